@@ -1,0 +1,64 @@
+"""guard: decide, before an AI agent's tool call runs, whether to allow, confirm or block it.
+
+    from guard import Guard, guarded
+
+    @guarded
+    def bash(command: str) -> str: ...
+
+``import guard`` stays lean: no LanceDB, no event loop, no logging handlers.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from loguru import logger
+
+from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM, DecisionRecord, Reason, Risk, ToolCall, Verdict
+
+logger.disable("guard")
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AUTO_ALLOW",
+    "BLOCK",
+    "REQUEST_CONFIRM",
+    "ConfirmationRequired",
+    "DecisionRecord",
+    "Guard",
+    "GuardError",
+    "MultiSourceFusionEngine",
+    "Reason",
+    "Risk",
+    "ToolBlocked",
+    "ToolCall",
+    "Verdict",
+    "guarded",
+]
+
+_LAZY = {
+    "Guard": "guard.core",
+    "guarded": "guard.guarded",
+    "MultiSourceFusionEngine": "guard.engine",
+    "GuardError": "guard.errors",
+    "ToolBlocked": "guard.errors",
+    "ConfirmationRequired": "guard.errors",
+}
+
+if TYPE_CHECKING:
+    from guard.core import Guard
+    from guard.engine import MultiSourceFusionEngine
+    from guard.errors import ConfirmationRequired, GuardError, ToolBlocked
+    from guard.guarded import guarded
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'guard' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

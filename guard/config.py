@@ -1,0 +1,284 @@
+"""Layered configuration: ``guard.toml`` in the workspace, then ``GUARD_*`` variables, then defaults.
+
+Each key is decided on its own (seed ``memory-tidy-config``): a bad value in the file or the
+environment is ignored with a warning that names the key and falls through to the next
+layer, never a crash; an explicit ``0`` is a value, not "unset". Values given in code
+(``Guard(config={...})``) win over everything.
+
+Keys are dotted (``weights.memory``); the file spells them as TOML tables
+(``[weights] memory = 0.4``) and the environment as ``GUARD_WEIGHTS_MEMORY``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+from loguru import logger
+
+CONFIG_FILENAME = "guard.toml"
+
+Parser = Callable[[Any], Any]
+
+
+def _float(lo: float | None = None, hi: float | None = None) -> Parser:
+    def parse(raw: Any) -> float:
+        if isinstance(raw, bool):
+            raise ValueError("expected a number, got a boolean")
+        value = float(raw)
+        if value != value:  # NaN
+            raise ValueError("NaN is not a value")
+        if lo is not None and value < lo:
+            raise ValueError(f"must be >= {lo}")
+        if hi is not None and value > hi:
+            raise ValueError(f"must be <= {hi}")
+        return value
+
+    return parse
+
+
+def _int(lo: int | None = None, hi: int | None = None) -> Parser:
+    def parse(raw: Any) -> int:
+        if isinstance(raw, bool):
+            raise ValueError("expected an integer, got a boolean")
+        if isinstance(raw, float) and not raw.is_integer():
+            raise ValueError("expected an integer")
+        value = int(str(raw).strip()) if isinstance(raw, str) else int(raw)
+        if lo is not None and value < lo:
+            raise ValueError(f"must be >= {lo}")
+        if hi is not None and value > hi:
+            raise ValueError(f"must be <= {hi}")
+        return value
+
+    return parse
+
+
+def _bool(raw: Any) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text in {"1", "true", "yes", "on"}:
+        return True
+    if text in {"0", "false", "no", "off"}:
+        return False
+    raise ValueError("expected true/false")
+
+
+def _choice(*options: str) -> Parser:
+    def parse(raw: Any) -> str:
+        text = str(raw).strip().lower()
+        if text not in options:
+            raise ValueError(f"expected one of {', '.join(options)}")
+        return text
+
+    return parse
+
+
+def _str(raw: Any) -> str:
+    if not isinstance(raw, str):
+        raise ValueError("expected a string")
+    return raw
+
+
+def _str_list(raw: Any) -> tuple[str, ...]:
+    if isinstance(raw, str):
+        text = raw.strip()
+        if text.startswith("["):
+            raw = json.loads(text)
+        else:
+            raw = [p.strip() for p in text.split(",") if p.strip()]
+    if not isinstance(raw, (list, tuple)) or not all(isinstance(x, str) for x in raw):
+        raise ValueError("expected a list of strings")
+    return tuple(raw)
+
+
+def _hhmm(raw: Any) -> str:
+    text = str(raw).strip()
+    hh, sep, mm = text.partition(":")
+    if not sep or not (0 <= int(hh) <= 23 and 0 <= int(mm) <= 59) or len(mm) != 2:
+        raise ValueError("expected HH:MM")
+    return f"{int(hh):02d}:{mm}"
+
+
+@attrs.frozen
+class Setting:
+    key: str
+    default: Any
+    parse: Parser
+    help: str
+
+    @property
+    def env(self) -> str:
+        return "GUARD_" + self.key.upper().replace(".", "_")
+
+
+# One table of every key guard reads. Areas keep to their own block.
+SETTINGS: tuple[Setting, ...] = (
+    # -- fusion (guard/layers/fusion.py)
+    Setting("weights.memory", 0.30, _float(0, 1), "weight of memory relevance"),
+    Setting("weights.cmd_success", 0.30, _float(0, 1), "weight of the tool's success rate"),
+    Setting("weights.user_pref", 0.25, _float(0, 1), "weight of the user's approvals"),
+    Setting("weights.system", 0.15, _float(0, 1), "weight of system health"),
+    Setting("thresholds.auto_allow", 75.0, _float(0, 100), "score at or above which a call runs"),
+    Setting("thresholds.request_confirm", 50.0, _float(0, 100), "score at or above which a call is confirmed, below it blocked"),
+    Setting("fusion.mode", "guard", _choice("guard", "seed"), "'seed' reproduces the spec's formulas exactly; 'guard' adds priors, decay and smoothing"),
+    Setting("fusion.prior_strength", 4.0, _float(0, 1000), "pseudo-counts of the prior that small samples are shrunk towards"),
+    Setting("fusion.tool_half_life_days", 7.0, _float(0, 3650), "half-life of a tool's success history (0 = no decay)"),
+    Setting("fusion.user_half_life_days", 21.0, _float(0, 3650), "half-life of the user's approvals (0 = no decay)"),
+    Setting("fusion.low_health", 40.0, _float(0, 100), "session health below which the seed's weight change applies"),
+    Setting("fusion.low_health_user_pref", 0.10, _float(0, 1), "user_pref weight in an unhealthy session"),
+    Setting("fusion.low_health_memory", 0.20, _float(0, 1), "memory weight in an unhealthy session"),
+    Setting("system.health", None, _float(0, 100), "pin system health (0-100) instead of sampling psutil"),
+    Setting("system.cache_seconds", 2.0, _float(0, 3600), "how long a system-health sample is reused"),
+    Setting("system.smoothing", 0.3, _float(0, 1), "EWMA factor for new system samples (1 = no smoothing)"),
+    Setting("system.disk_path", "/", _str, "filesystem whose usage counts towards system health"),
+    Setting("guard.headless", False, _bool, "no human can answer: request_confirm acts as block"),
+
+    # -- static layer (guard/static)
+
+    # -- behavior layer (guard/behavior)
+
+    # -- memory (guard/memory)
+
+    # -- hooks and integrations (integrations/)
+
+)
+
+_BY_KEY = {s.key: s for s in SETTINGS}
+
+
+@attrs.frozen
+class Config:
+    """Effective configuration: ``config.get("weights.memory")``, ``config.source(key)``."""
+
+    values: Mapping[str, Any]
+    sources: Mapping[str, str]
+    file: Path | None = None
+    raw_file: Mapping[str, Any] = attrs.field(factory=dict)
+    warnings: tuple[str, ...] = ()
+
+    def get(self, key: str) -> Any:
+        try:
+            return self.values[key]
+        except KeyError:
+            raise KeyError(f"unknown configuration key {key!r}") from None
+
+    def __getitem__(self, key: str) -> Any:
+        return self.get(key)
+
+    def source(self, key: str) -> str:
+        return self.sources[key]
+
+    def section(self, name: str) -> dict[str, Any]:
+        """The raw TOML table ``[name]`` of the workspace file (for list-shaped sections)."""
+        value = self.raw_file.get(name, {})
+        return dict(value) if isinstance(value, Mapping) else {}
+
+    @property
+    def weights(self) -> dict[str, float]:
+        return {k: self.values[f"weights.{k}"] for k in ("memory", "cmd_success", "user_pref", "system")}
+
+    @property
+    def thresholds(self) -> dict[str, float]:
+        return {
+            "auto_allow": self.values["thresholds.auto_allow"],
+            "request_confirm": self.values["thresholds.request_confirm"],
+            "block": 0.0,
+        }
+
+    def with_overrides(self, overrides: Mapping[str, Any]) -> Config:
+        values = dict(self.values)
+        sources = dict(self.sources)
+        warnings = list(self.warnings)
+        for key, raw in _flatten(overrides).items():
+            setting = _BY_KEY.get(key)
+            if setting is None:
+                warnings.append(_warn(f"unknown configuration key {key!r} (from code) ignored"))
+                continue
+            try:
+                values[key] = None if raw is None else setting.parse(raw)
+                sources[key] = "code"
+            except (ValueError, TypeError) as exc:
+                warnings.append(_warn(f"{key}: bad value {raw!r} from code ({exc}); keeping {values[key]!r}"))
+        return attrs.evolve(self, values=values, sources=sources, warnings=tuple(warnings))
+
+    @classmethod
+    def load(
+        cls,
+        workspace: Path | None = None,
+        env: Mapping[str, str] | None = None,
+        overrides: Mapping[str, Any] | None = None,
+    ) -> Config:
+        env = os.environ if env is None else env
+        warnings: list[str] = []
+        path = workspace / CONFIG_FILENAME if workspace is not None else None
+        raw_file: dict[str, Any] = {}
+        if path is not None and path.is_file():
+            try:
+                raw_file = tomllib.loads(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+                warnings.append(_warn(f"{path}: cannot read configuration ({exc}); using environment and defaults"))
+        flat = _flatten(raw_file)
+        known_sections = {k.split(".")[0] for k in _BY_KEY}
+        for key in flat:
+            if key not in _BY_KEY and key.split(".")[0] in known_sections and key.split(".")[0] not in _LIST_SECTIONS:
+                warnings.append(_warn(f"{path}: unknown key {key!r} ignored"))
+        values: dict[str, Any] = {}
+        sources: dict[str, str] = {}
+        for s in SETTINGS:
+            values[s.key], sources[s.key] = s.default, "default"
+            for origin, raw in (("file", flat.get(s.key, _MISSING)), ("env", env.get(s.env, _MISSING))):
+                if raw is _MISSING:
+                    continue
+                if origin == "env" and sources[s.key] == "file":
+                    break  # file wins over the environment, per key
+                try:
+                    values[s.key], sources[s.key] = s.parse(raw), origin
+                except (ValueError, TypeError, json.JSONDecodeError) as exc:
+                    where = str(path) if origin == "file" else f"${s.env}"
+                    warnings.append(_warn(f"{s.key}: bad value {raw!r} in {where} ({exc}); ignored"))
+        config = cls(values=values, sources=sources, file=path, raw_file=raw_file, warnings=tuple(warnings))
+        if values["thresholds.request_confirm"] > values["thresholds.auto_allow"]:
+            fixed = {k: _BY_KEY[k].default for k in ("thresholds.auto_allow", "thresholds.request_confirm")}
+            config = attrs.evolve(
+                config,
+                values={**values, **fixed},
+                sources={**sources, **dict.fromkeys(fixed, "default")},
+                warnings=(*config.warnings, _warn("thresholds.request_confirm is above thresholds.auto_allow; both reset to defaults")),
+            )
+        return config.with_overrides(overrides) if overrides else config
+
+
+# Sections whose keys are free-form lists (permission rules), not settings.
+_LIST_SECTIONS = frozenset({"rules", "permissions"})
+
+_MISSING = object()
+
+
+def _flatten(tree: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in tree.items():
+        full = f"{prefix}{key}"
+        if isinstance(value, Mapping) and f"{full}" not in _BY_KEY:
+            out.update(_flatten(value, full + "."))
+        else:
+            out[full] = value
+    return out
+
+
+def _warn(message: str) -> str:
+    logger.warning(message)
+    return message
+
+
+def describe(config: Config) -> list[dict[str, Any]]:
+    """Every key with its effective value, where it came from, and what it does."""
+    return [
+        {"key": s.key, "value": config.values[s.key], "source": config.sources[s.key], "env": s.env, "help": s.help}
+        for s in SETTINGS
+    ]

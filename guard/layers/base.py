@@ -1,0 +1,59 @@
+"""What a layer is: a callable ``(call, ctx) -> Verdict``.
+
+``Context`` carries what a layer may consult besides the call itself: the verdicts of the
+layers before it, the effective configuration, the shared state (stores, session
+tracker, memory), the clock, and whether a human can answer a prompt. Layers never write
+to it; the chain appends verdicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Protocol
+
+import attrs
+
+from guard.model import Risk, ToolCall, Verdict
+
+if TYPE_CHECKING:
+    from guard.config import Config
+
+
+@attrs.define
+class Context:
+    config: Config
+    now: datetime
+    state: Any = None  # guard.state.State: stores, sessions, memory (None in pure use)
+    human_present: bool = True
+    verdicts: list[Verdict] = attrs.field(factory=list)
+
+    def verdict(self, layer: str) -> Verdict | None:
+        for v in self.verdicts:
+            if v.layer == layer:
+                return v
+        return None
+
+    @property
+    def static_risk(self) -> Risk:
+        """The highest risk any earlier layer reported; MEDIUM when none did (unknown is not safe)."""
+        risks = [v.risk for v in self.verdicts if v.risk is not None]
+        return max(risks) if risks else Risk.MEDIUM
+
+    @property
+    def tags(self) -> frozenset[str]:
+        out: set[str] = set()
+        for v in self.verdicts:
+            out |= v.tags
+        return frozenset(out)
+
+
+class Layer(Protocol):
+    """A chain layer. ``name`` is how the record names it."""
+
+    name: str
+
+    def __call__(self, call: ToolCall, ctx: Context) -> Verdict: ...
+
+
+LayerList = Sequence[Layer]

@@ -1,0 +1,234 @@
+"""The records that flow through the chain: a call, a layer's verdict, the decision.
+
+Every record is a frozen attrs class: layers never mutate what they are handed, they
+return a new ``Verdict``; the chain folds verdicts into one ``DecisionRecord``.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+import attrs
+
+AUTO_ALLOW = "auto_allow"
+REQUEST_CONFIRM = "request_confirm"
+BLOCK = "block"
+DECISIONS = (AUTO_ALLOW, REQUEST_CONFIRM, BLOCK)
+
+# Caution order: a larger index is more cautious.
+_DECISION_RANK = {AUTO_ALLOW: 0, REQUEST_CONFIRM: 1, BLOCK: 2}
+
+
+def stricter(a: str, b: str) -> str:
+    """The more cautious of two decisions (``block`` > ``request_confirm`` > ``auto_allow``)."""
+    return a if _DECISION_RANK[a] >= _DECISION_RANK[b] else b
+
+
+def decision_at_most(decision: str, ceiling: str) -> str:
+    """Lower ``decision`` to ``ceiling`` if it is *less* cautious than ``ceiling`` allows.
+
+    ``decision_at_most(AUTO_ALLOW, REQUEST_CONFIRM)`` is ``REQUEST_CONFIRM``: a call capped at
+    "confirm" can never be auto-allowed.
+    """
+    return stricter(decision, ceiling)
+
+
+class Risk(enum.IntEnum):
+    """Static risk levels, ordered: ``Risk.HIGH > Risk.LOW``."""
+
+    SAFE = 0
+    LOW = 1
+    MEDIUM = 2
+    HIGH = 3
+    CRITICAL = 4
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, value: str | int | Risk) -> Risk:
+        if isinstance(value, Risk):
+            return value
+        if isinstance(value, int):
+            return cls(value)
+        try:
+            return cls[str(value).strip().upper()]
+        except KeyError:
+            raise ValueError(f"unknown risk level {value!r}; expected one of "
+                             f"{', '.join(r.label for r in cls)}") from None
+
+
+def _score_range(instance: object, attribute: attrs.Attribute[Any], value: float | None) -> None:
+    if value is not None and not 0.0 <= value <= 100.0:
+        raise ValueError(f"{attribute.name} must be within 0..100, got {value!r}")
+
+
+def _decision_valid(instance: object, attribute: attrs.Attribute[Any], value: str | None) -> None:
+    if value is not None and value not in DECISIONS:
+        raise ValueError(f"{attribute.name} must be one of {DECISIONS}, got {value!r}")
+
+
+def _freeze_params(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    return dict(value or {})
+
+
+@attrs.frozen
+class ToolCall:
+    """One tool call the agent wants to make.
+
+    ``tool`` is the name as the host sent it; ``kind`` is the canonical family
+    (``bash``, ``write``, ``edit``, ``read``, ``glob``, ``grep``, ``web_fetch`` or the
+    lower-cased name for anything else), used by layers to pick their rules.
+    """
+
+    tool: str
+    params: Mapping[str, Any] = attrs.field(factory=dict, converter=_freeze_params)
+    session_id: str | None = None
+    cwd: str | None = None
+    agent_id: str | None = None
+    timestamp: datetime | None = None
+
+    @property
+    def kind(self) -> str:
+        from guard.toolnames import canonical_tool
+
+        return canonical_tool(self.tool)
+
+
+@attrs.frozen
+class Reason:
+    """Why a layer judged as it did: a stable rule id and a sentence for a person."""
+
+    rule_id: str
+    message: str
+    alternative: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.rule_id, "message": self.message}
+        if self.alternative:
+            out["alternative"] = self.alternative
+        return out
+
+
+@attrs.frozen
+class Verdict:
+    """What one layer found.
+
+    - ``risk``: this layer's risk estimate (``None`` when it has no opinion on risk).
+    - ``score``: a 0-100 trust score, when the layer computes one (fusion does).
+    - ``decision``: a decision this layer *imposes*; ``block`` stops the chain.
+    - ``ceiling``: the least cautious decision this layer permits (e.g. ``request_confirm``
+      for a high-risk call): later layers may be stricter, never looser.
+    - ``floor``: the most cautious decision this layer thinks is warranted *if nothing
+      else objects* (the static layer's "safe read-only" allowance); ceilings still win.
+    - ``tags``: facts other layers use (``read_only``, ``egress``, ``secret_read``,
+      ``untrusted_input``, ``write``, ...).
+    - ``data``: layer-specific details for the record (components, health, parse, ...).
+    - ``error``: set when the layer failed; the chain degrades towards caution.
+    """
+
+    layer: str
+    risk: Risk | None = None
+    score: float | None = attrs.field(default=None, validator=_score_range)
+    decision: str | None = attrs.field(default=None, validator=_decision_valid)
+    ceiling: str | None = attrs.field(default=None, validator=_decision_valid)
+    floor: str | None = attrs.field(default=None, validator=_decision_valid)
+    reasons: tuple[Reason, ...] = attrs.field(default=(), converter=tuple)
+    tags: frozenset[str] = attrs.field(default=frozenset(), converter=frozenset)
+    data: Mapping[str, Any] = attrs.field(factory=dict)
+    elapsed_us: float = 0.0
+    error: str | None = None
+    unavailable: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "layer": self.layer,
+            "risk": self.risk.label if self.risk is not None else None,
+            "score": None if self.score is None else round(self.score, 2),
+            "decision": self.decision,
+            "ceiling": self.ceiling,
+            "reasons": [r.to_dict() for r in self.reasons],
+            "elapsed_us": round(self.elapsed_us, 1),
+        }
+        if self.floor:
+            out["floor"] = self.floor
+        if self.tags:
+            out["tags"] = sorted(self.tags)
+        if self.data:
+            out["data"] = dict(self.data)
+        if self.error:
+            out["error"] = self.error
+        if self.unavailable:
+            out["unavailable"] = list(self.unavailable)
+        return out
+
+
+COMPONENT_KEYS = ("memory", "cmd_success", "user_pref", "system")
+
+
+@attrs.frozen
+class DecisionRecord:
+    """The chain's answer for one call, with every layer's reasoning."""
+
+    call: ToolCall
+    decision: str = attrs.field(validator=_decision_valid)
+    final_score: float = attrs.field(validator=_score_range)
+    risk: Risk
+    components: Mapping[str, float] = attrs.field(factory=dict)
+    weights: Mapping[str, float] = attrs.field(factory=dict)
+    layers: tuple[Verdict, ...] = attrs.field(default=(), converter=tuple)
+    unavailable: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    notes: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    timestamp: datetime = attrs.field(factory=lambda: datetime.now().astimezone())
+    elapsed_us: float = 0.0
+
+    @property
+    def tool(self) -> str:
+        return self.call.tool
+
+    @property
+    def session_id(self) -> str | None:
+        return self.call.session_id
+
+    @property
+    def reasons(self) -> tuple[Reason, ...]:
+        return tuple(r for v in self.layers for r in v.reasons)
+
+    @property
+    def blocked(self) -> bool:
+        return self.decision == BLOCK
+
+    def layer(self, name: str) -> Verdict | None:
+        for v in self.layers:
+            if v.layer == name:
+                return v
+        return None
+
+    def summary(self) -> str:
+        """One line for a person: the decision and its first reasons."""
+        why = "; ".join(f"[{r.rule_id}] {r.message}" for r in self.reasons[:3])
+        return f"{self.decision} (score {self.final_score:.1f}, risk {self.risk.label})" + (
+            f": {why}" if why else ""
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The seed's decision-log shape plus guard's explanation fields."""
+        return {
+            "timestamp": self.timestamp.isoformat(timespec="seconds"),
+            "tool": self.call.tool,
+            "session_id": self.call.session_id,
+            "fusion_score": round(self.final_score, 2),
+            "decision": self.decision,
+            "components": {k: round(float(self.components.get(k, 0.0)), 2) for k in COMPONENT_KEYS},
+            "risk": self.risk.label,
+            "weights": {k: round(float(v), 4) for k, v in self.weights.items()},
+            "reasons": [r.to_dict() for r in self.reasons],
+            "layers": [v.to_dict() for v in self.layers],
+            "unavailable": list(self.unavailable),
+            "notes": list(self.notes),
+            "elapsed_us": round(self.elapsed_us, 1),
+        }
