@@ -1,0 +1,76 @@
+"""The ``guard`` command. Each subcommand is a module in this package with ``register(subparsers)``.
+
+Exit codes of ``guard check`` (documented in ``--help``): 0 auto_allow, 10 request_confirm,
+20 block, 2 usage or input error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# Subcommand modules, in the order ``--help`` lists them. One line each.
+COMMANDS = (
+    "check",
+    "feed",
+    "explain",
+    "log",
+    "stats",
+    "config_cmd",
+    # -- behavior (issue 4): reset
+    # -- memory (issue 5): tidy
+    # -- integrations (issue 6): hook, install, uninstall, serve
+    # -- policy (issue 8): rules, replay, report
+)
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+EXIT_CODES = {"auto_allow": 0, "request_confirm": 10, "block": 20}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="guard",
+        description="Decide, before an AI agent's tool call runs, whether to auto_allow it, "
+        "request_confirm it with the person, or block it, and say why.",
+        epilog="Workspace: --workspace DIR, else $GUARD_HOME, else ~/.guard. "
+        "Run 'guard COMMAND --help' for a command's options.",
+    )
+    parser.add_argument("--version", action="version", version=_version())
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"guard.cli.{name}").register(sub)
+    return parser
+
+
+def add_workspace(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--workspace", metavar="DIR", help="guard's data directory (default: $GUARD_HOME, else ~/.guard)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from guard.cli.common import enable_logging
+
+    enable_logging()
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return int(args.func(args) or 0)
+    except BrokenPipeError:
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130
+
+
+def _version() -> str:
+    from guard import __version__
+
+    return f"guard {__version__}"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

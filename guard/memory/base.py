@@ -1,0 +1,114 @@
+"""The memory-provider protocol and a provider built on the history files.
+
+Seed formula: related memories exist → ``40 + avg_importance·40 + success_rate·20``;
+none → ``40``. ``confidence`` (0-1) says how much evidence stands behind the score so the
+fusion layer can weigh it (guard mode); the seed mode ignores it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Protocol
+
+import attrs
+
+from guard.model import Risk, ToolCall
+
+if TYPE_CHECKING:
+    from guard.stores import Aggregates
+
+NO_MEMORY_SCORE = 40.0
+
+
+@attrs.frozen
+class MemoryResult:
+    score: float = NO_MEMORY_SCORE
+    matched: int = 0
+    available: bool = True
+    confidence: float = 0.0
+    success_rate: float | None = None
+    avg_importance: float | None = None
+    note: str = ""
+
+
+@attrs.frozen
+class MemoryEvent:
+    """One completed operation, as memory stores it."""
+
+    tool: str
+    signature: str
+    success: bool
+    risk: Risk
+    timestamp: datetime
+    session_id: str | None = None
+    agent_id: str | None = None
+    importance: float | None = None
+
+    @property
+    def effective_importance(self) -> float:
+        return importance_of(self.success, self.risk) if self.importance is None else self.importance
+
+
+def importance_of(success: bool, risk: Risk) -> float:
+    """How much an outcome should count, 0-1: failures and risky operations matter more.
+
+    A successful ``ls`` (safe) is 0.2; a failed ``rm -rf`` (high) is 1.0.
+    """
+    base = {Risk.SAFE: 0.2, Risk.LOW: 0.35, Risk.MEDIUM: 0.5, Risk.HIGH: 0.75, Risk.CRITICAL: 0.9}[risk]
+    return min(1.0, base + (0.0 if success else 0.25))
+
+
+def seed_score(avg_importance: float, success_rate: float) -> float:
+    return 40.0 + avg_importance * 40.0 + success_rate * 20.0
+
+
+class MemoryProvider(Protocol):
+    name: str
+
+    def relevance(self, call: ToolCall, signature: str, risk: Risk, now: datetime) -> MemoryResult: ...
+
+    def remember(self, event: MemoryEvent) -> None: ...
+
+    def flush(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class HistoryMemory:
+    """Memory from ``.command-execution.jsonl``: past runs of the exact same signature.
+
+    Used where LanceDB is off or too heavy (per-call hook processes). Related memories are
+    the earlier results of the same normalised call; importance per result follows
+    :func:`importance_of` with the risk recorded at the time.
+    """
+
+    name = "history"
+
+    def __init__(self, aggregates: Aggregates, prior_strength: float = 4.0) -> None:
+        self._aggregates = aggregates
+        self._m = prior_strength
+
+    def relevance(self, call: ToolCall, signature: str, risk: Risk, now: datetime) -> MemoryResult:
+        stats = self._aggregates.pattern(signature)
+        if stats is None or stats.runs == 0:
+            return MemoryResult(note="no similar past operation")
+        rate = stats.successes / stats.runs
+        imp = stats.importance_sum / stats.runs
+        return MemoryResult(
+            score=seed_score(imp, rate),
+            matched=stats.runs,
+            confidence=stats.runs / (stats.runs + self._m) if self._m else 1.0,
+            success_rate=rate,
+            avg_importance=imp,
+            note=f"{stats.runs} earlier run(s) of this exact call, {rate:.0%} succeeded",
+        )
+
+    def remember(self, event: MemoryEvent) -> None:
+        # The history file is the source of truth; the aggregates pick the line up.
+        return None
+
+    def flush(self) -> None:
+        return None
+
+    def close(self) -> None:
+        return None

@@ -1,0 +1,51 @@
+"""The normalised text of a call: what "the same operation" means across history.
+
+Used as the key for per-pattern history, the loop detector and the memory store. Pure and
+cheap: whitespace folded, NFKC, volatile values kept (``rm a`` and ``rm b`` differ).
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Mapping
+from typing import Any
+
+from guard.toolnames import canonical_tool
+
+_MAX = 512
+_COMMAND_KEYS = ("command", "cmd", "script")
+_PATH_KEYS = ("file_path", "path", "file", "filePath", "absolute_path", "notebook_path", "url", "pattern")
+
+
+def signature(tool: str, params: Mapping[str, Any]) -> str:
+    """``signature("Bash", {"command": "ls   -la"}) == "bash:ls -la"``."""
+    kind = canonical_tool(tool)
+    text: str | None = None
+    for key in _COMMAND_KEYS:
+        value = params.get(key)
+        if isinstance(value, str):
+            text = value
+            break
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            text = " ".join(value)
+            break
+    if text is None:
+        for key in _PATH_KEYS:
+            value = params.get(key)
+            if isinstance(value, str):
+                text = value
+                break
+    if text is None:
+        try:
+            text = json.dumps(params, sort_keys=True, default=str, ensure_ascii=False)
+        except (TypeError, ValueError):
+            text = repr(sorted(params))
+    text = " ".join(unicodedata.normalize("NFKC", text).split())
+    return f"{kind}:{text[:_MAX]}"
+
+
+def command_prefix(sig: str, words: int = 2) -> str:
+    """The first ``words`` words of a signature's text: the pattern rules are learned on."""
+    kind, _, text = sig.partition(":")
+    return f"{kind}:{' '.join(text.split()[:words])}"
