@@ -144,6 +144,8 @@ SETTINGS: tuple[Setting, ...] = (
     # -- behavior layer (guard/behavior)
 
     # -- memory (guard/memory)
+    Setting("memory.backend", "auto", _choice("auto", "lancedb", "history", "off"), "where memory relevance comes from: 'auto' uses LanceDB in long-lived processes and the history files in per-call processes"),
+    Setting("memory.uri", None, _str, "LanceDB URI for memory (default: <workspace>/memory.lance); may be s3://..."),
 
     # -- hooks and integrations (integrations/)
 
