@@ -1,0 +1,121 @@
+"""The middleware chain: static → behavior → fusion, a block short-circuits.
+
+Each layer returns a ``Verdict``; ``combine`` folds them into one decision:
+
+1. any layer's ``block`` → block (the chain stopped there);
+2. otherwise the fused band (no fusion layer → request_confirm: nobody vouched for it);
+3. a ``floor`` of auto_allow (the static layer's safe read-only) lifts a request_confirm
+   whose score is still at or above the confirm threshold — so ``ls`` on a fresh install
+   runs — unless a layer set a ceiling;
+4. every ``ceiling`` caps the decision (high risk, a struggling session, a failed layer);
+5. with no human present, request_confirm acts as block.
+
+A layer that raises is recorded with its error and degrades the call towards caution:
+request_confirm, or block when an earlier layer already rated the call high or worse.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import attrs
+
+from guard.layers.base import Context, Layer
+from guard.model import (
+    AUTO_ALLOW,
+    BLOCK,
+    COMPONENT_KEYS,
+    REQUEST_CONFIRM,
+    DecisionRecord,
+    Reason,
+    Risk,
+    ToolCall,
+    Verdict,
+    stricter,
+)
+
+DEFAULT_ORDER = ("static", "behavior", "fusion")
+
+
+class Chain:
+    """Runs its layers in order; frozen once built."""
+
+    def __init__(self, layers: Sequence[Layer]) -> None:
+        self.layers = tuple(layers)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(getattr(layer, "name", type(layer).__name__) for layer in self.layers)
+
+    def run(self, call: ToolCall, ctx: Context) -> DecisionRecord:
+        start = time.perf_counter()
+        for layer in self.layers:
+            t0 = time.perf_counter()
+            try:
+                verdict = layer(call, ctx)
+            except Exception as exc:
+                verdict = _failed(layer, exc, ctx)
+            ctx.verdicts.append(attrs.evolve(verdict, elapsed_us=(time.perf_counter() - t0) * 1e6))
+            if verdict.decision == BLOCK:
+                break
+        return combine(call, ctx, elapsed_us=(time.perf_counter() - start) * 1e6)
+
+
+def _failed(layer: Layer, exc: BaseException, ctx: Context) -> Verdict:
+    name = getattr(layer, "name", type(layer).__name__)
+    risky = any(v.risk is not None and v.risk >= Risk.HIGH for v in ctx.verdicts)
+    return Verdict(
+        layer=name,
+        risk=Risk.MEDIUM,
+        decision=BLOCK if risky else None,
+        ceiling=REQUEST_CONFIRM,
+        reasons=[Reason("G001", f"layer {name!r} failed ({type(exc).__name__}: {exc}); deciding with caution")],
+        error=f"{type(exc).__name__}: {exc}",
+        unavailable=(name,),
+    )
+
+
+def combine(call: ToolCall, ctx: Context, elapsed_us: float = 0.0) -> DecisionRecord:
+    verdicts = ctx.verdicts
+    notes: list[str] = []
+    fusion = next((v for v in verdicts if v.score is not None), None)
+    thresholds = ctx.config.thresholds
+    if any(v.decision == BLOCK for v in verdicts):
+        decision = BLOCK
+    elif fusion is not None and fusion.decision is not None:
+        decision = fusion.decision
+    else:
+        decision = REQUEST_CONFIRM
+        notes.append("no layer scored the call; asking")
+    ceilings = [v for v in verdicts if v.ceiling is not None]
+    if decision == REQUEST_CONFIRM and any(v.floor == AUTO_ALLOW for v in verdicts) and not ceilings:
+        if fusion is None or fusion.score is None or fusion.score >= thresholds["request_confirm"]:
+            decision = AUTO_ALLOW
+            notes.append("static: safe read-only call, allowed without history")
+    for v in ceilings:
+        capped = stricter(decision, v.ceiling or AUTO_ALLOW)
+        if capped != decision:
+            notes.append(f"{v.layer}: capped at {v.ceiling}")
+            decision = capped
+    if decision == REQUEST_CONFIRM and not ctx.human_present:
+        decision = BLOCK
+        notes.append("no human present: request_confirm acts as block")
+    risks = [v.risk for v in verdicts if v.risk is not None]
+    risk = max(risks) if risks else Risk.MEDIUM
+    unavailable = tuple(dict.fromkeys(u for v in verdicts for u in v.unavailable))
+    components = dict(fusion.data.get("components", {})) if fusion is not None else {}
+    weights = dict(fusion.data.get("weights", {})) if fusion is not None else dict(ctx.config.weights)
+    return DecisionRecord(
+        call=call,
+        decision=decision,
+        final_score=fusion.score if fusion is not None and fusion.score is not None else 0.0,
+        risk=risk,
+        components={k: float(components.get(k, 0.0)) for k in COMPONENT_KEYS},
+        weights=weights,
+        layers=tuple(verdicts),
+        unavailable=unavailable,
+        notes=tuple(notes),
+        timestamp=ctx.now,
+        elapsed_us=elapsed_us,
+    )

@@ -1,0 +1,66 @@
+"""Helpers every subcommand shares: logging, opening a Guard, JSON in and out."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from guard.errors import InputError
+
+
+def enable_logging() -> None:
+    """Warnings to stderr, one line each; ``GUARD_LOG_LEVEL`` changes the level."""
+    from loguru import logger
+
+    logger.remove()
+    logger.add(sys.stderr, level=os.environ.get("GUARD_LOG_LEVEL", "WARNING").upper(),
+               format="guard: {level}: {message}")
+    logger.enable("guard")
+
+
+def open_guard(args: argparse.Namespace, *, per_call: bool = True, **kw: Any) -> Any:
+    """A ``Guard`` on ``--workspace``; per-call commands keep LanceDB out unless configured in."""
+    from guard.config import Config
+    from guard.core import Guard
+    from guard.workspace import ensure, resolve
+
+    workspace = resolve(getattr(args, "workspace", None))
+    ensure(workspace)
+    config = Config.load(workspace if workspace.is_dir() else None)
+    backend = None
+    if per_call and config.get("memory.backend") == "auto":
+        backend = "history"
+    return Guard(workspace, config, memory_backend=backend, **kw)
+
+
+def parse_params(text: str) -> dict[str, Any]:
+    """PARAMS_JSON → dict, with an error that says what is wrong."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"PARAMS_JSON is not valid JSON ({exc.msg} at column {exc.colno}): {text[:80]!r}") from None
+    if not isinstance(value, dict):
+        raise InputError(f"PARAMS_JSON must be a JSON object like '{{\"command\": \"ls\"}}', got {type(value).__name__}")
+    return value
+
+
+def print_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def error(message: str) -> int:
+    sys.stderr.write(f"guard: error: {message}\n")
+    return 2
+
+
+def table(rows: list[list[Any]], headers: list[str]) -> str:
+    """A plain aligned text table."""
+    cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)

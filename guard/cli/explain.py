@@ -1,0 +1,51 @@
+"""guard explain TOOL PARAMS_JSON: each layer's reasoning, for a person."""
+
+from __future__ import annotations
+
+import argparse
+
+from guard.cli import add_workspace
+from guard.cli.common import error, open_guard, parse_params, print_json
+from guard.cli.render import explain_text
+from guard.errors import InputError
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "explain", help="show how each layer judged a call",
+        description="Show the parse, the rules that fired, session health and the fused score's parts "
+        "for one call. Nothing is saved.\n\nexample:\n  guard explain bash '{\"command\": \"sudo rm -rf /var\"}'",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("tool")
+    p.add_argument("params", metavar="PARAMS_JSON")
+    p.add_argument("--session-id")
+    p.add_argument("--cwd")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_workspace(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        params = parse_params(args.params)
+    except InputError as exc:
+        return error(str(exc))
+    with open_guard(args) as g:
+        try:
+            record = g.decide(args.tool, params, session_id=args.session_id, cwd=args.cwd, save=False)
+        except InputError as exc:
+            return error(str(exc))
+        details = {}
+        for layer in g.chain.layers:
+            fn = getattr(layer, "explain", None)
+            if callable(fn):
+                try:
+                    details[layer.name] = fn(record.call)
+                except Exception as exc:
+                    details[layer.name] = {"error": f"{type(exc).__name__}: {exc}"}
+        if args.json:
+            print_json(record.to_dict() | {"explain": details})
+        else:
+            print(explain_text(record, details))
+    return 0

@@ -1,0 +1,282 @@
+"""``Guard``: the chain, the stores and the configuration behind one object.
+
+    g = Guard(workspace="/tmp/ws")
+    record = g.decide("bash", {"command": "ls"})
+    g.record_result("bash", {"command": "ls"}, success=True, duration_ms=3)
+
+``decide`` never awaits and never waits on a slow store: it reads in-memory aggregates
+(caught up from the history files by byte offset) and appends one decision line.
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+import weakref
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import attrs
+from loguru import logger
+
+from guard import workspace as ws
+from guard.chain import Chain
+from guard.config import Config
+from guard.errors import InputError
+from guard.layers.base import Context, Layer
+from guard.model import DecisionRecord, Risk, ToolCall
+from guard.redact import redact
+from guard.state import State
+
+
+def _now() -> datetime:
+    return datetime.now().astimezone()
+
+
+class Guard:
+    """Decide on tool calls and learn from their outcomes.
+
+    ``config`` is a ``Config`` or a mapping of overrides (``{"weights.memory": 0.4}`` or
+    ``{"weights": {"memory": 0.4}}``) applied over the workspace file and environment.
+    ``layers`` replaces the default chain (static → behavior → fusion); build on
+    :meth:`default_layers` to add your own.
+    """
+
+    def __init__(
+        self,
+        workspace: str | Path | None = None,
+        config: Config | Mapping[str, Any] | None = None,
+        *,
+        layers: Sequence[Layer] | None = None,
+        human_present: bool | None = None,
+        memory_backend: str | None = None,
+        evaluators: Any | None = None,
+    ) -> None:
+        self.workspace = ws.resolve(workspace)
+        self.writable = ws.ensure(self.workspace)
+        if isinstance(config, Config):
+            self.config = config
+        else:
+            self.config = Config.load(self.workspace if self.workspace.is_dir() else None, overrides=config)
+        self.human_present = (not self.config.get("guard.headless")) if human_present is None else human_present
+        self.state = State(self.workspace, self.config, memory_backend=memory_backend)
+        self.evaluators = evaluators
+        self.chain = Chain(layers if layers is not None else self.default_layers())
+        self._closed = False
+        _LIVE.add(self)
+
+    def default_layers(self) -> list[Layer]:
+        """The declared order: static → behavior → fusion."""
+        from guard.layers.behavior import BehaviorLayer
+        from guard.layers.fusion import FusionLayer
+        from guard.layers.static import StaticLayer
+
+        return [
+            StaticLayer(self.config, workspace=self.workspace),
+            BehaviorLayer(self.config),
+            FusionLayer(self.config, self.evaluators),
+        ]
+
+    # -- deciding -----------------------------------------------------------------------
+    def make_call(
+        self,
+        tool: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        session_id: str | None = None,
+        cwd: str | None = None,
+        agent_id: str | None = None,
+    ) -> ToolCall:
+        if not isinstance(tool, str) or not tool.strip():
+            raise InputError(f"tool must be a non-empty string, got {tool!r}")
+        if params is None:
+            params = {}
+        if not isinstance(params, Mapping):
+            raise InputError(f"params must be a JSON object (mapping), got {type(params).__name__}")
+        if session_id is not None and not isinstance(session_id, str):
+            session_id = str(session_id)
+        return ToolCall(tool=tool, params=params, session_id=session_id, cwd=cwd, agent_id=agent_id, timestamp=_now())
+
+    def decide(
+        self,
+        tool: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        session_id: str | None = None,
+        cwd: str | None = None,
+        agent_id: str | None = None,
+        save: bool = True,
+    ) -> DecisionRecord:
+        """Run the chain on one call and (by default) log the decision."""
+        call = self.make_call(tool, params, session_id=session_id, cwd=cwd, agent_id=agent_id)
+        return self.decide_call(call, save=save)
+
+    def decide_call(self, call: ToolCall, *, save: bool = True) -> DecisionRecord:
+        unavailable: list[str] = []
+        try:
+            self.state.aggregates.catch_up()
+        except Exception as exc:
+            logger.warning(f"history unavailable: {exc}")
+            unavailable.append("history")
+        ctx = Context(config=self.config, now=call.timestamp or _now(), state=self.state,
+                      human_present=self.human_present)
+        record = self.chain.run(call, ctx)
+        if save:
+            try:
+                self.state.decisions.append(decision_line(record))
+            except OSError as exc:
+                logger.warning(f"decision log unavailable: {exc}")
+                unavailable.append("decision_log")
+        try:
+            self.state.sessions.on_dispatch(call, record)
+        except Exception as exc:
+            logger.warning(f"session tracking unavailable: {exc}")
+            unavailable.append("sessions")
+        if unavailable:
+            record = attrs.evolve(record, unavailable=(*record.unavailable, *unavailable))
+        return record
+
+    # -- learning -----------------------------------------------------------------------
+    def record_result(
+        self,
+        tool: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        session_id: str | None = None,
+        success: bool,
+        duration_ms: float | None = None,
+        error: str | None = None,
+        risk: Risk | str | None = None,
+        timestamp: datetime | None = None,
+        agent_id: str | None = None,
+    ) -> None:
+        """Record how a call went (the seed's ``.command-execution.jsonl``)."""
+        call = self.make_call(tool, params, session_id=session_id, agent_id=agent_id)
+        now = timestamp or _now()
+        risk = self._risk_of(call) if risk is None else Risk.parse(risk)
+        sig = self.state.signature_of(call)
+        line = {
+            "timestamp": now.isoformat(timespec="seconds"),
+            "tool": tool,
+            "status": "success" if success else "failure",
+            "session_id": session_id,
+            "duration_ms": duration_ms,
+            "error": redact(error) if error else None,
+            "signature": redact(sig),
+            "risk": risk.label,
+            "params": redact(dict(call.params)),
+        }
+        self.state.aggregates.executions.append(line)
+        self.state.aggregates.catch_up()
+        self.state.sessions.on_result(call, success, now)
+        self.state.remember(call, sig, success=success, risk=risk, now=now)
+
+    def record_interaction(
+        self,
+        tool: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        session_id: str | None = None,
+        approved: bool,
+        satisfaction: int | None = None,
+        timestamp: datetime | None = None,
+    ) -> None:
+        """Record the person's answer to a confirmation (the seed's ``.user-interactions.jsonl``)."""
+        if satisfaction is not None and (isinstance(satisfaction, bool) or not 1 <= satisfaction <= 5):
+            raise InputError(f"satisfaction must be 1-5, got {satisfaction!r}")
+        call = self.make_call(tool, params, session_id=session_id)
+        now = timestamp or _now()
+        line = {
+            "timestamp": now.isoformat(timespec="seconds"),
+            "tool": tool,
+            "action": "approved" if approved else "denied",
+            "satisfaction": satisfaction,
+            "session_id": session_id,
+            "signature": redact(self.state.signature_of(call)),
+            "params": redact(dict(call.params)),
+        }
+        self.state.aggregates.interactions.append(line)
+        self.state.aggregates.catch_up()
+        self.state.sessions.on_interaction(call, approved, now)
+
+    def _risk_of(self, call: ToolCall) -> Risk:
+        static = self.chain.layers[0] if self.chain.layers else None
+        if static is None or getattr(static, "name", "") != "static":
+            return Risk.MEDIUM
+        try:
+            ctx = Context(config=self.config, now=_now(), state=None, human_present=self.human_present)
+            verdict = static(call, ctx)
+            return verdict.risk or Risk.MEDIUM
+        except Exception:
+            return Risk.MEDIUM
+
+    # -- explaining -----------------------------------------------------------------------
+    def explain(self, tool: str, params: Mapping[str, Any] | None = None, **kw: Any) -> dict[str, Any]:
+        """The decision plus each layer's own explanation (the static parse, ...), not saved."""
+        record = self.decide(tool, params, save=False, **kw)
+        out = record.to_dict()
+        details = {}
+        for layer in self.chain.layers:
+            explain = getattr(layer, "explain", None)
+            if callable(explain):
+                try:
+                    details[getattr(layer, "name", type(layer).__name__)] = explain(record.call)
+                except Exception as exc:
+                    details[getattr(layer, "name", "?")] = {"error": f"{type(exc).__name__}: {exc}"}
+        out["explain"] = details
+        return out
+
+    # -- lifecycle ------------------------------------------------------------------------
+    def flush(self) -> None:
+        """Persist aggregates and hand buffered memories to their store."""
+        self.state.flush()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self.state.close()
+
+    def __enter__(self) -> Guard:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def decision_line(record: DecisionRecord) -> dict[str, Any]:
+    """The decision-log line: the seed's shape, redacted params, first reasons."""
+    out = record.to_dict()
+    out["params"] = redact(dict(record.call.params))
+    out["layers"] = [
+        {"layer": v["layer"], "risk": v["risk"], "decision": v["decision"], "reasons": v["reasons"],
+         "elapsed_us": v["elapsed_us"]} | ({"error": v["error"]} if "error" in v else {})
+        for v in out["layers"]
+    ]
+    return redact(out)  # type: ignore[no-any-return]
+
+
+_LIVE: weakref.WeakSet[Guard] = weakref.WeakSet()
+_DEFAULT: Guard | None = None
+_DEFAULT_LOCK = threading.Lock()
+
+
+def default_guard() -> Guard:
+    """One ``Guard`` per process for ``@guarded`` without ``guard=``."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        with _DEFAULT_LOCK:
+            if _DEFAULT is None:
+                _DEFAULT = Guard()
+    return _DEFAULT
+
+
+@atexit.register
+def _close_all() -> None:
+    for g in list(_LIVE):
+        try:
+            g.close()
+        except Exception:  # at exit, nothing is worth a traceback
+            pass

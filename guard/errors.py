@@ -1,0 +1,46 @@
+"""guard's exceptions.
+
+    GuardError
+     ├── ToolBlocked (also PermissionError)          a call was blocked; carries the record
+     │    └── ConfirmationRequired                    needs a human and none can answer
+     ├── ConfigError (also ValueError)               a configuration value is unusable
+     └── InputError (also ValueError)                a tool call or event is malformed
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from guard.model import DecisionRecord
+
+
+class GuardError(Exception):
+    """Root of every exception guard raises on purpose."""
+
+
+class ToolBlocked(GuardError, PermissionError):
+    """The call was not allowed to run. ``record`` says why."""
+
+    def __init__(self, record: DecisionRecord, message: str | None = None) -> None:
+        self.record = record
+        super().__init__(message or f"guard blocked {record.tool}: {record.summary()}")
+
+
+class ConfirmationRequired(ToolBlocked):
+    """The call needs a person's confirmation and no confirm callback was given."""
+
+    def __init__(self, record: DecisionRecord) -> None:
+        super().__init__(
+            record,
+            f"guard needs a confirmation for {record.tool} and nobody can answer "
+            f"(pass confirm= to @guarded): {record.summary()}",
+        )
+
+
+class ConfigError(GuardError, ValueError):
+    """A configuration value cannot be used."""
+
+
+class InputError(GuardError, ValueError):
+    """A tool call, hook event or parameter is malformed."""

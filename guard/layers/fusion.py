@@ -1,0 +1,204 @@
+"""The fused score: four dimensions, weighted, mapped to a decision band.
+
+Seed formulas (``fusion.mode = "seed"`` reproduces them exactly):
+
+    memory      = 40 + avg_importance·40 + success_rate·20   (no similar memory: 40)
+    cmd_success = min(100, successes / runs · 100)            (no runs: 50)
+    user_pref   = approval_rate·0.6 + satisfaction·0.4        (satisfaction 1-5 → 20·s;
+                                                                no satisfaction given: the
+                                                                approval rate; no data: 50)
+    system      = mean(100-cpu%, 100-mem%, 100-disk%)
+    score       = Σ weight·dimension;  >= 75 auto_allow, >= 50 request_confirm, else block
+
+guard mode (the default) keeps the formulas and fixes where they misbehave:
+
+- *Small samples are shrunk towards a prior* set by the static risk (safe 90, low 80,
+  medium 55, high 35): a dimension with n observations counts ``c = n/(n+m)`` of its own
+  value and ``1-c`` of the prior (``fusion.prior_strength`` = m). One success out of one
+  run no longer scores 100, and no history is not bad history.
+- *Old history decays* (half-lives ``fusion.tool_half_life_days``, ``fusion.user_half_life_days``).
+- *System health is smoothed and cached*, does not count for safe/low calls (an overloaded
+  machine does not make ``cat README`` riskier), and can never by itself push a call that
+  would otherwise be confirmed into block.
+
+Dynamic weights: session health below ``fusion.low_health`` (40) sets user_pref to 0.10 and
+memory to 0.20 without renormalising (seed), so an unhealthy session scores lower.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from guard.config import Config
+from guard.layers.base import Context
+from guard.model import AUTO_ALLOW, BLOCK, COMPONENT_KEYS, REQUEST_CONFIRM, Reason, Risk, ToolCall, Verdict
+
+if TYPE_CHECKING:
+    from guard.state import State
+
+PRIORS = {Risk.SAFE: 90.0, Risk.LOW: 80.0, Risk.MEDIUM: 55.0, Risk.HIGH: 35.0, Risk.CRITICAL: 0.0}
+NEUTRAL = 50.0
+DAY = 86_400.0
+
+
+@attrs.frozen
+class Component:
+    """One dimension: its value 0-100, how much evidence stands behind it (0-1), a note."""
+
+    value: float
+    confidence: float = 1.0
+    note: str = ""
+    available: bool = True
+    matched: int | None = None
+
+
+Evaluator = Callable[[ToolCall, Context], Component]
+
+
+def band(score: float, thresholds: dict[str, float]) -> str:
+    if score >= thresholds["auto_allow"]:
+        return AUTO_ALLOW
+    if score >= thresholds["request_confirm"]:
+        return REQUEST_CONFIRM
+    return BLOCK
+
+
+class Evaluators:
+    """The default dimension evaluators, reading the shared state. Override any of them."""
+
+    def __init__(self, config: Config) -> None:
+        self.seed = config.get("fusion.mode") == "seed"
+        self.m = float(config.get("fusion.prior_strength"))
+        self.tool_half_life = float(config.get("fusion.tool_half_life_days")) * DAY
+        self.user_half_life = float(config.get("fusion.user_half_life_days")) * DAY
+
+    def memory(self, call: ToolCall, ctx: Context) -> Component:
+        state: State | None = ctx.state
+        if state is None or state.memory is None:
+            return Component(40.0, 0.0, "memory: off", available=False)
+        res = state.memory.relevance(call, state.signature_of(call), ctx.static_risk, ctx.now)
+        note = res.note or (f"{res.matched} similar past operation(s)" if res.matched else "no similar past operation")
+        return Component(res.score, 1.0 if self.seed else res.confidence, note, res.available, res.matched)
+
+    def cmd_success(self, call: ToolCall, ctx: Context) -> Component:
+        state: State | None = ctx.state
+        stats = state.aggregates.tool(call.tool) if state is not None else None
+        if self.seed:
+            if stats is None or stats.runs == 0:
+                return Component(NEUTRAL, 1.0, "no execution history: neutral 50")
+            rate = stats.successes / stats.runs * 100
+            return Component(min(100.0, rate), 1.0, f"{stats.successes}/{stats.runs} runs succeeded", matched=stats.runs)
+        if stats is None:
+            return Component(NEUTRAL, 0.0, "no execution history")
+        n, s = stats.decayed.at(ctx.now.timestamp(), self.tool_half_life)
+        if n <= 0:
+            return Component(NEUTRAL, 0.0, "no recent execution history")
+        return Component(
+            100.0 * s / n, n / (n + self.m) if self.m else 1.0,
+            f"{stats.successes}/{stats.runs} runs succeeded (recent weight {n:.1f})", matched=stats.runs,
+        )
+
+    def user_pref(self, call: ToolCall, ctx: Context) -> Component:
+        state: State | None = ctx.state
+        stats = state.aggregates.user(call.tool) if state is not None else None
+        if stats is None or stats.interactions == 0:
+            return Component(NEUTRAL, 0.0 if not self.seed else 1.0, "no interaction history: neutral 50")
+        if self.seed:
+            rate = stats.approvals / stats.interactions * 100
+            n = float(stats.interactions)
+        else:
+            n, a = stats.decayed.at(ctx.now.timestamp(), self.user_half_life)
+            rate = 100.0 * a / n if n > 0 else NEUTRAL
+        sat = (
+            stats.satisfaction_sum / stats.satisfaction_count * 20.0 if stats.satisfaction_count else rate
+        )
+        value = rate * 0.6 + sat * 0.4
+        conf = 1.0 if self.seed else (n / (n + self.m) if self.m else 1.0)
+        return Component(value, conf, f"{stats.approvals}/{stats.interactions} approved", matched=stats.interactions)
+
+    def system(self, call: ToolCall, ctx: Context) -> Component:
+        state: State | None = ctx.state
+        if state is None:
+            return Component(NEUTRAL, 0.0, "system: unknown", available=False)
+        sample = state.system.sample()
+        if not sample.available:
+            return Component(NEUTRAL, 0.0, sample.detail, available=False)
+        # guard mode: an overloaded box makes heavy operations wait, not reads.
+        conf = 1.0 if self.seed or ctx.static_risk >= Risk.MEDIUM else 0.0
+        return Component(sample.score, conf, sample.detail)
+
+
+class FusionLayer:
+    """Weighted fusion of the four dimensions into a 0-100 score and a band decision."""
+
+    name = "fusion"
+
+    def __init__(self, config: Config, evaluators: Any | None = None) -> None:
+        self.config = config
+        self.evaluators = evaluators or Evaluators(config)
+        self.seed = config.get("fusion.mode") == "seed"
+        self.weights = config.weights
+        self.thresholds = config.thresholds
+        self.low_health = float(config.get("fusion.low_health"))
+        self.low_weights = {
+            "user_pref": float(config.get("fusion.low_health_user_pref")),
+            "memory": float(config.get("fusion.low_health_memory")),
+        }
+
+    def __call__(self, call: ToolCall, ctx: Context) -> Verdict:
+        risk = ctx.static_risk
+        prior = PRIORS[risk]
+        weights = dict(self.weights)
+        reasons: list[Reason] = []
+        behavior = ctx.verdict("behavior")
+        health = float(behavior.data.get("health", 100.0)) if behavior is not None else 100.0
+        if health < self.low_health:
+            weights.update(self.low_weights)
+            reasons.append(Reason("G301", f"session health {health:.0f} < {self.low_health:.0f}: "
+                                          f"user_pref weight {weights['user_pref']}, memory weight {weights['memory']}"))
+        parts: dict[str, Component] = {}
+        unavailable: list[str] = []
+        for key in COMPONENT_KEYS:
+            try:
+                comp = getattr(self.evaluators, key)(call, ctx)
+            except Exception as exc:  # one broken source must not break the decision
+                comp = Component(NEUTRAL, 0.0, f"{key}: unavailable ({type(exc).__name__}: {exc})", available=False)
+            if not comp.available:
+                unavailable.append(key)
+            parts[key] = comp
+        effective = {
+            k: c.value if self.seed else c.confidence * c.value + (1 - c.confidence) * prior for k, c in parts.items()
+        }
+        score = _clip(sum(weights[k] * effective[k] for k in COMPONENT_KEYS))
+        decision = band(score, self.thresholds)
+        if not self.seed and decision == BLOCK:
+            # System pressure alone never turns a confirm into a block.
+            without_system = _clip(score - weights["system"] * effective["system"] + weights["system"] * prior)
+            if band(without_system, self.thresholds) != BLOCK:
+                decision = REQUEST_CONFIRM
+                reasons.append(Reason("G303", "system pressure alone does not block; asking instead"))
+        if decision == BLOCK:
+            reasons.append(Reason("G302", f"fused score {score:.1f} is below {self.thresholds['request_confirm']:.0f}"))
+        data = {
+            "components": {k: round(effective[k], 2) for k in COMPONENT_KEYS},
+            "weights": weights,
+            "health": health,
+            "mode": "seed" if self.seed else "guard",
+            "prior": prior,
+            "dimensions": {
+                k: {"value": round(c.value, 2), "confidence": round(c.confidence, 3), "note": c.note}
+                | ({"matched": c.matched} if c.matched is not None else {})
+                for k, c in parts.items()
+            },
+        }
+        return Verdict(
+            layer=self.name, score=score, decision=decision, reasons=reasons, data=data,
+            unavailable=tuple(unavailable),
+        )
+
+
+def _clip(x: float) -> float:
+    return max(0.0, min(100.0, x))

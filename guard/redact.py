@@ -1,0 +1,77 @@
+"""Redact secrets from parameters before anything is written to disk.
+
+Two passes: keys that name a secret (``password``, ``api_key``, ``token``...) have their
+value replaced wholesale; every string is scanned for known secret shapes (AWS keys,
+GitHub/Slack/OpenAI tokens, bearer tokens, passwords in URLs, private-key blocks,
+``--password=…`` flags, ``KEY=value`` assignments of secret-named variables).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+MASK = "[REDACTED]"
+
+_SECRET_KEY = re.compile(
+    r"(?i)(pass(word|wd|phrase)?|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|"
+    r"client[_-]?secret|auth(orization)?|credentials?|cookie|session[_-]?key|signature)$"
+)
+
+_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)", re.S), MASK),
+    (re.compile(r"\b(AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b"), MASK),
+    (re.compile(r"\b(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})\b"), MASK),
+    (re.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}\b"), MASK),
+    (re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}\b"), MASK),
+    (re.compile(r"\bsk-(ant-|proj-)?[A-Za-z0-9_\-]{20,}\b"), MASK),
+    (re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"), MASK),
+    (re.compile(r"\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\b"), MASK),
+    (re.compile(r"(?i)\b(bearer|token|basic)\s+[A-Za-z0-9._~+/\-]{12,}=*"), r"\1 " + MASK),
+    (re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:)[^\s@/]+(@)"), r"\1" + MASK + r"\2"),
+    (
+        re.compile(
+            r"(?i)(--?(?:password|passwd|pass|token|secret|api[-_]?key|access[-_]?key|auth)(?:=|\s+))"
+            r"(\"[^\"]*\"|'[^']*'|\S+)"
+        ),
+        r"\1" + MASK,
+    ),
+    (
+        re.compile(
+            r"(?i)\b([A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY)[A-Z0-9_]*)"
+            r"(\s*[=:]\s*)(\"[^\"]*\"|'[^']*'|[^\s\"'$;&|]+)"
+        ),
+        r"\1\2" + MASK,
+    ),
+    (re.compile(r"(?i)(-H\s*['\"]?(?:authorization|x-api-key|cookie):\s*)[^'\"\n]+"), r"\1" + MASK),
+)
+
+
+def redact_text(text: str) -> str:
+    """``redact_text("curl -u bob:hunter2@x")`` hides what looks like a secret."""
+    if len(text) > 1_000_000:
+        text = text[:1_000_000] + "…[truncated]"
+    for pattern, repl in _PATTERNS:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def redact(value: Any, _key: str | None = None, _depth: int = 0) -> Any:
+    """A copy of ``value`` (params, nested dicts/lists) with secrets masked."""
+    if _depth > 32:
+        return "[nested too deep]"
+    if _key is not None and _SECRET_KEY.search(_key) and value not in (None, "", [], {}):
+        if isinstance(value, (str, int, float, bytes)):
+            return MASK
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, Mapping):
+        return {str(k): redact(v, str(k), _depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact(v, None, _depth + 1) for v in value]
+    if isinstance(value, bytes):
+        return redact_text(value.decode("utf-8", "replace"))
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    return redact_text(repr(value))

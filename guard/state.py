@@ -1,0 +1,106 @@
+"""Shared state a ``Guard`` hands its layers: history aggregates, memory, system, sessions.
+
+Everything here is explicit and thread-safe; layers read it, only ``Guard`` writes it.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from loguru import logger
+
+from guard import workspace as ws
+from guard.config import Config
+from guard.memory.base import HistoryMemory, MemoryEvent, MemoryProvider
+from guard.model import Risk, ToolCall
+from guard.signature import signature
+from guard.stores import Aggregates, JsonlLog
+from guard.system import SystemHealth
+
+DAY = 86_400.0
+
+
+class State:
+    def __init__(self, workspace: Path, config: Config, *, memory_backend: str | None = None) -> None:
+        self.workspace = workspace
+        self.config = config
+        self.aggregates = Aggregates(
+            workspace,
+            float(config.get("fusion.tool_half_life_days")) * DAY,
+            float(config.get("fusion.user_half_life_days")) * DAY,
+        )
+        try:
+            self.aggregates.load()
+        except Exception as exc:
+            logger.warning(f"state unavailable: {exc}")
+        self.decisions = JsonlLog(workspace / ws.DECISIONS)
+        self.system = SystemHealth(config)
+        self.sessions = _make_sessions(workspace, config)
+        self.memory: MemoryProvider | None = _make_memory(
+            workspace, config, self.aggregates, memory_backend or str(config.get("memory.backend"))
+        )
+        self._lock = threading.Lock()
+
+    def signature_of(self, call: ToolCall) -> str:
+        return signature(call.tool, call.params)
+
+    def remember(self, call: ToolCall, sig: str, *, success: bool, risk: Risk, now: datetime) -> None:
+        if self.memory is None:
+            return
+        try:
+            self.memory.remember(
+                MemoryEvent(tool=call.kind, signature=sig, success=success, risk=risk, timestamp=now,
+                            session_id=call.session_id, agent_id=call.agent_id)
+            )
+        except Exception as exc:
+            logger.warning(f"memory unavailable: {exc}")
+
+    def flush(self) -> None:
+        self.aggregates.catch_up()
+        self.aggregates.save()
+        if self.memory is not None:
+            try:
+                self.memory.flush()
+            except Exception as exc:
+                logger.warning(f"memory flush failed: {exc}")
+        flush = getattr(self.sessions, "flush", None)
+        if callable(flush):
+            flush()
+
+    def close(self) -> None:
+        try:
+            self.flush()
+        finally:
+            if self.memory is not None:
+                try:
+                    self.memory.close()
+                except Exception as exc:
+                    logger.warning(f"memory close failed: {exc}")
+            self.sessions.close()
+            self.aggregates.close()
+            self.decisions.close()
+
+
+def _make_sessions(workspace: Path, config: Config) -> Any:
+    from guard.layers.behavior import SessionTracker
+
+    return SessionTracker(config)
+
+
+def _make_memory(workspace: Path, config: Config, aggregates: Aggregates, backend: str) -> MemoryProvider | None:
+    """'auto' and 'lancedb' use LanceDB when its module is present; 'history' the history files."""
+    if backend == "off":
+        return None
+    if backend in ("auto", "lancedb"):
+        try:
+            from guard.memory.lance import LanceMemory  # imports lancedb lazily, in the background
+        except ImportError:
+            if backend == "lancedb":
+                logger.warning("LanceDB memory is not available; using the history files")
+        else:
+            uri = config.get("memory.uri") or str(workspace / "memory.lance")
+            return LanceMemory(uri, config)  # type: ignore[no-any-return]
+    return HistoryMemory(aggregates, float(config.get("fusion.prior_strength")))

@@ -1,0 +1,386 @@
+"""The workspace's history files and the aggregates a decision reads instead of them.
+
+``JsonlLog`` appends one JSON line per record, safely across threads (a lock) and
+processes (``flock`` around one ``write`` on an ``O_APPEND`` descriptor), so lines never
+interleave or get lost. A writer that died mid-line leaves a torn fragment; the next
+append starts on a fresh line, and readers skip the fragment with a warning.
+
+``Aggregates`` folds the history into per-tool and per-pattern counters (raw counts for
+the seed's formulas, exponentially decayed counts for guard's). It is caught up by
+reading only the bytes appended since the last look (byte offsets), and persisted to a
+small state file so that a new process starts without re-reading millions of lines.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import math
+import os
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import attrs
+from loguru import logger
+
+from guard import workspace as ws
+from guard.toolnames import canonical_tool
+
+STATE_VERSION = 2
+MAX_PATTERNS = 20_000
+MAX_PERSISTED_PATTERNS = 5_000
+
+
+class JsonlLog:
+    """An append-only JSON-lines file, 0600."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._fd: int | None = None
+
+    def _open(self) -> int:
+        if self._fd is None:
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        return self._fd
+
+    def append(self, record: Mapping[str, Any]) -> None:
+        """Write one record as one line; raises OSError (disk full, read-only) to the caller."""
+        data = (json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode()
+        with self._lock:
+            fd = self._open()
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                size = os.fstat(fd).st_size
+                if size and _last_byte(self.path, size) != b"\n":
+                    data = b"\n" + data  # a torn line before us: start clean
+                view = memoryview(data)
+                while view:
+                    written = os.write(fd, view)
+                    view = view[written:]
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+
+    def read_from(self, offset: int) -> tuple[list[dict[str, Any]], int]:
+        """Complete records after ``offset`` and the offset after the last complete line.
+
+        A trailing fragment without its newline is left for the next call (it may still be
+        being written); malformed complete lines are skipped with a warning.
+        """
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(offset)
+                chunk = f.read()
+        except FileNotFoundError:
+            return [], offset
+        end = chunk.rfind(b"\n")
+        if end < 0:
+            return [], offset
+        records = list(_parse_lines(chunk[: end + 1], self.path, offset))
+        return records, offset + end + 1
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        """Every readable record, torn last line included in the warning count."""
+        try:
+            with open(self.path, "rb") as f:
+                data = f.read()
+        except FileNotFoundError:
+            return
+        if data and not data.endswith(b"\n"):
+            logger.warning(f"{self.path}: torn last line skipped")
+            data = data[: data.rfind(b"\n") + 1]
+        yield from _parse_lines(data, self.path, 0)
+
+
+def _last_byte(path: Path, size: int) -> bytes:
+    with open(path, "rb") as f:
+        f.seek(size - 1)
+        return f.read(1)
+
+
+def _parse_lines(data: bytes, path: Path, base: int) -> Iterator[dict[str, Any]]:
+    pos = base
+    for raw in data.split(b"\n"):
+        line_at = pos
+        pos += len(raw) + 1
+        if not raw.strip():
+            continue
+        try:
+            rec = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            logger.warning(f"{path}: unreadable line at byte {line_at} skipped")
+            continue
+        if isinstance(rec, dict):
+            yield rec
+        else:
+            logger.warning(f"{path}: line at byte {line_at} is not a JSON object; skipped")
+
+
+def parse_ts(value: Any, default: float) -> float:
+    """Epoch seconds from an ISO timestamp or a number; ``default`` when unusable."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            return default
+    return default
+
+
+@attrs.define
+class Decayed:
+    """A count and a sum that halve every ``half_life`` seconds (0 = never)."""
+
+    n: float = 0.0
+    s: float = 0.0
+    t: float = 0.0
+
+    def add(self, x: float, ts: float, half_life: float) -> None:
+        if self.n == 0.0 and self.s == 0.0:
+            self.t = ts
+        if ts >= self.t:
+            self._decay_to(ts, half_life)
+            self.n += 1.0
+            self.s += x
+        else:  # an older event arriving late counts for less
+            w = _factor(self.t - ts, half_life)
+            self.n += w
+            self.s += x * w
+
+    def at(self, ts: float, half_life: float) -> tuple[float, float]:
+        f = _factor(max(0.0, ts - self.t), half_life)
+        return self.n * f, self.s * f
+
+    def _decay_to(self, ts: float, half_life: float) -> None:
+        f = _factor(ts - self.t, half_life)
+        self.n *= f
+        self.s *= f
+        self.t = ts
+
+
+def _factor(dt: float, half_life: float) -> float:
+    return 1.0 if half_life <= 0 else 2.0 ** (-dt / half_life)
+
+
+@attrs.define
+class ToolStats:
+    runs: int = 0
+    successes: int = 0
+    decayed: Decayed = attrs.field(factory=Decayed)
+
+
+@attrs.define
+class UserStats:
+    interactions: int = 0
+    approvals: int = 0
+    satisfaction_sum: float = 0.0
+    satisfaction_count: int = 0
+    decayed: Decayed = attrs.field(factory=Decayed)
+
+
+@attrs.define
+class PatternStats:
+    runs: int = 0
+    successes: int = 0
+    importance_sum: float = 0.0
+    last: float = 0.0
+
+
+class Aggregates:
+    """Counters over the history files, caught up incrementally."""
+
+    def __init__(self, root: Path, tool_half_life_s: float, user_half_life_s: float) -> None:
+        self.root = root
+        self.executions = JsonlLog(root / ws.EXECUTIONS)
+        self.interactions = JsonlLog(root / ws.INTERACTIONS)
+        self.half_lives = (tool_half_life_s, user_half_life_s)
+        self.tools: dict[str, ToolStats] = {}
+        self.users: dict[str, UserStats] = {}
+        self.patterns: OrderedDict[str, PatternStats] = OrderedDict()
+        self.offsets: dict[str, list[int]] = {}  # file name -> [inode, offset]
+        self.lines_applied = 0
+        self._lock = threading.RLock()
+        self._dirty = False
+
+    # -- reading ------------------------------------------------------------------------
+    def tool(self, tool: str) -> ToolStats | None:
+        return self.tools.get(canonical_tool(tool))
+
+    def user(self, tool: str) -> UserStats | None:
+        return self.users.get(canonical_tool(tool))
+
+    def pattern(self, signature: str) -> PatternStats | None:
+        return self.patterns.get(signature)
+
+    # -- catching up ----------------------------------------------------------------------
+    def catch_up(self) -> int:
+        """Apply lines appended since the last look; returns how many."""
+        applied = 0
+        with self._lock:
+            for log, apply in ((self.executions, self._apply_execution), (self.interactions, self._apply_interaction)):
+                applied += self._catch_up_one(log, apply)
+        return applied
+
+    def _catch_up_one(self, log: JsonlLog, apply: Any) -> int:
+        name = log.path.name
+        try:
+            st = os.stat(log.path)
+        except FileNotFoundError:
+            return 0
+        inode, offset = self.offsets.get(name, [st.st_ino, 0])
+        if inode != st.st_ino or st.st_size < offset:
+            logger.warning(f"{log.path} was replaced or truncated; recounting history")
+            self._reset()
+            return self.catch_up()
+        if st.st_size == offset:
+            return 0
+        records, new_offset = log.read_from(offset)
+        now = time.time()
+        for rec in records:
+            apply(rec, now)
+        self.offsets[name] = [st.st_ino, new_offset]
+        self.lines_applied += len(records)
+        self._dirty = self._dirty or bool(records)
+        return len(records)
+
+    def _reset(self) -> None:
+        self.tools.clear()
+        self.users.clear()
+        self.patterns.clear()
+        self.offsets.clear()
+
+    def _apply_execution(self, rec: Mapping[str, Any], now: float) -> None:
+        tool = rec.get("tool")
+        status = rec.get("status")
+        if not isinstance(tool, str) or status not in ("success", "failure", "failed", "error"):
+            return
+        ok = status == "success"
+        ts = parse_ts(rec.get("timestamp"), now)
+        stats = self.tools.setdefault(canonical_tool(tool), ToolStats())
+        stats.runs += 1
+        stats.successes += ok
+        stats.decayed.add(1.0 if ok else 0.0, ts, self.half_lives[0])
+        sig = rec.get("signature")
+        if isinstance(sig, str):
+            from guard.memory.base import importance_of
+            from guard.model import Risk
+
+            try:
+                risk = Risk.parse(rec.get("risk") or "medium")
+            except ValueError:
+                risk = Risk.MEDIUM
+            p = self.patterns.get(sig)
+            if p is None:
+                p = self.patterns[sig] = PatternStats()
+                if len(self.patterns) > MAX_PATTERNS:
+                    self.patterns.popitem(last=False)
+            else:
+                self.patterns.move_to_end(sig)
+            p.runs += 1
+            p.successes += ok
+            p.importance_sum += importance_of(ok, risk)
+            p.last = ts
+
+    def _apply_interaction(self, rec: Mapping[str, Any], now: float) -> None:
+        tool = rec.get("tool")
+        action = rec.get("action")
+        if not isinstance(tool, str) or action not in ("approved", "denied", "rejected"):
+            return
+        ok = action == "approved"
+        ts = parse_ts(rec.get("timestamp"), now)
+        stats = self.users.setdefault(canonical_tool(tool), UserStats())
+        stats.interactions += 1
+        stats.approvals += ok
+        sat = rec.get("satisfaction")
+        if isinstance(sat, (int, float)) and not isinstance(sat, bool) and 1 <= sat <= 5:
+            stats.satisfaction_sum += float(sat)
+            stats.satisfaction_count += 1
+        stats.decayed.add(1.0 if ok else 0.0, ts, self.half_lives[1])
+
+    # -- persistence ----------------------------------------------------------------------
+    def load(self) -> None:
+        """Start from the persisted state when it matches the files and settings."""
+        path = self.root / ws.STATE
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError) as exc:
+            logger.warning(f"{path}: unreadable state ({exc}); recounting history")
+            return
+        try:
+            if raw.get("version") != STATE_VERSION or list(raw.get("half_lives", [])) != list(self.half_lives):
+                return
+            with self._lock:
+                self.offsets = {k: [int(v[0]), int(v[1])] for k, v in raw["offsets"].items()}
+                self.tools = {
+                    k: ToolStats(v["runs"], v["successes"], Decayed(*v["decayed"])) for k, v in raw["tools"].items()
+                }
+                self.users = {
+                    k: UserStats(v["interactions"], v["approvals"], v["sat_sum"], v["sat_count"], Decayed(*v["decayed"]))
+                    for k, v in raw["users"].items()
+                }
+                self.patterns = OrderedDict((k, PatternStats(*v)) for k, v in raw["patterns"])
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            logger.warning(f"{path}: state does not match this version ({exc}); recounting history")
+            self._reset()
+
+    def save(self) -> None:
+        """Write the state atomically (tmp + rename), 0600. Errors are logged, not raised."""
+        with self._lock:
+            if not self._dirty:
+                return
+            patterns = list(self.patterns.items())[-MAX_PERSISTED_PATTERNS:]
+            raw = {
+                "version": STATE_VERSION,
+                "half_lives": list(self.half_lives),
+                "offsets": self.offsets,
+                "tools": {
+                    k: {"runs": v.runs, "successes": v.successes, "decayed": attrs.astuple(v.decayed)}
+                    for k, v in self.tools.items()
+                },
+                "users": {
+                    k: {
+                        "interactions": v.interactions,
+                        "approvals": v.approvals,
+                        "sat_sum": v.satisfaction_sum,
+                        "sat_count": v.satisfaction_count,
+                        "decayed": attrs.astuple(v.decayed),
+                    }
+                    for k, v in self.users.items()
+                },
+                "patterns": [[k, attrs.astuple(v)] for k, v in patterns],
+            }
+            self._dirty = False
+        write_private_atomic(self.root / ws.STATE, json.dumps(raw, separators=(",", ":")))
+
+    def close(self) -> None:
+        self.executions.close()
+        self.interactions.close()
+
+
+def write_private_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        logger.warning(f"{path}: cannot save ({exc})")
+        try:
+            tmp.unlink()
+        except OSError:
+            pass

@@ -1,0 +1,71 @@
+"""System health 0-100 from psutil: the mean of ``100-cpu%``, ``100-mem%``, ``100-disk%``.
+
+Samples are cached for ``system.cache_seconds`` and, in guard mode, smoothed with an EWMA
+so one CPU spike does not flip a decision. ``GUARD_SYSTEM_HEALTH`` (``system.health``)
+pins the value for CI and reproducible runs.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import attrs
+
+from guard.config import Config
+
+
+@attrs.frozen
+class SystemSample:
+    score: float
+    available: bool = True
+    detail: str = ""
+
+
+class SystemHealth:
+    def __init__(self, config: Config) -> None:
+        self._pinned = config.get("system.health")
+        self._ttl = float(config.get("system.cache_seconds"))
+        self._alpha = 1.0 if config.get("fusion.mode") == "seed" else float(config.get("system.smoothing"))
+        self._disk = str(config.get("system.disk_path"))
+        self._lock = threading.Lock()
+        self._value: float | None = None
+        self._at = -1e18
+        self._detail = ""
+        self._primed = False
+
+    def sample(self) -> SystemSample:
+        if self._pinned is not None:
+            return SystemSample(float(self._pinned), detail="pinned by system.health")
+        now = time.monotonic()
+        if self._value is not None and now - self._at < self._ttl:
+            return SystemSample(self._value, detail=self._detail)
+        with self._lock:
+            if self._value is not None and now - self._at < self._ttl:
+                return SystemSample(self._value, detail=self._detail)
+            try:
+                raw, detail = self._measure()
+            except Exception as exc:  # psutil can fail in containers; never fatal
+                return SystemSample(50.0, available=False, detail=f"system: unavailable ({exc})")
+            value = raw if self._value is None else self._alpha * raw + (1 - self._alpha) * self._value
+            self._value, self._at, self._detail = value, now, detail
+            return SystemSample(value, detail=detail)
+
+    def _measure(self) -> tuple[float, str]:
+        import psutil
+
+        if not self._primed:
+            # The first cpu_percent(None) has no interval to compare with; use the load average.
+            psutil.cpu_percent(None)
+            self._primed = True
+            load1 = psutil.getloadavg()[0] if hasattr(psutil, "getloadavg") else 0.0
+            cpu = min(100.0, 100.0 * load1 / max(1, psutil.cpu_count() or 1))
+        else:
+            cpu = psutil.cpu_percent(None)
+        mem = psutil.virtual_memory().percent
+        try:
+            disk = psutil.disk_usage(self._disk).percent
+        except OSError:
+            disk = 0.0
+        score = ((100 - cpu) + (100 - mem) + (100 - disk)) / 3
+        return max(0.0, min(100.0, score)), f"cpu {cpu:.0f}%, mem {mem:.0f}%, disk {disk:.0f}%"
