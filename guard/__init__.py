@@ -5,18 +5,15 @@
     @guarded
     def bash(command: str) -> str: ...
 
-``import guard`` stays lean: no LanceDB, no event loop, no logging handlers.
+``import guard`` stays lean: no LanceDB, no event loop, no logging handlers (loguru is
+loaded on first use with the ``guard`` namespace disabled; see ``guard.log``).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from loguru import logger
-
 from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM, DecisionRecord, Reason, Risk, ToolCall, Verdict
-
-logger.disable("guard")
 
 __version__ = "0.1.0"
 

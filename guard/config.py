@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from loguru import logger
+
+from guard.log import logger
 
 CONFIG_FILENAME = "guard.toml"
 
@@ -125,9 +126,24 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("weights.user_pref", 0.25, _float(0, 1), "weight of the user's approvals"),
     Setting("weights.system", 0.15, _float(0, 1), "weight of system health"),
     Setting("thresholds.auto_allow", 75.0, _float(0, 100), "score at or above which a call runs"),
-    Setting("thresholds.request_confirm", 50.0, _float(0, 100), "score at or above which a call is confirmed, below it blocked"),
-    Setting("fusion.mode", "guard", _choice("guard", "seed"), "'seed' reproduces the spec's formulas exactly; 'guard' adds priors, decay and smoothing"),
-    Setting("fusion.prior_strength", 4.0, _float(0, 1000), "pseudo-counts of the prior that small samples are shrunk towards"),
+    Setting(
+        "thresholds.request_confirm",
+        50.0,
+        _float(0, 100),
+        "score at or above which a call is confirmed, below it blocked",
+    ),
+    Setting(
+        "fusion.mode",
+        "guard",
+        _choice("guard", "seed"),
+        "'seed' reproduces the spec's formulas exactly; 'guard' adds priors, decay and smoothing",
+    ),
+    Setting(
+        "fusion.prior_strength",
+        4.0,
+        _float(0, 1000),
+        "pseudo-counts of the prior that small samples are shrunk towards",
+    ),
     Setting("fusion.tool_half_life_days", 7.0, _float(0, 3650), "half-life of a tool's success history (0 = no decay)"),
     Setting("fusion.user_half_life_days", 21.0, _float(0, 3650), "half-life of the user's approvals (0 = no decay)"),
     Setting("fusion.low_health", 40.0, _float(0, 100), "session health below which the seed's weight change applies"),
@@ -138,17 +154,17 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("system.smoothing", 0.3, _float(0, 1), "EWMA factor for new system samples (1 = no smoothing)"),
     Setting("system.disk_path", "/", _str, "filesystem whose usage counts towards system health"),
     Setting("guard.headless", False, _bool, "no human can answer: request_confirm acts as block"),
-
     # -- static layer (guard/static)
-
     # -- behavior layer (guard/behavior)
-
     # -- memory (guard/memory)
-    Setting("memory.backend", "auto", _choice("auto", "lancedb", "history", "off"), "where memory relevance comes from: 'auto' uses LanceDB in long-lived processes and the history files in per-call processes"),
+    Setting(
+        "memory.backend",
+        "auto",
+        _choice("auto", "lancedb", "history", "off"),
+        "where memory relevance comes from: 'auto' uses LanceDB in long-lived processes and the history files in per-call processes",
+    ),
     Setting("memory.uri", None, _str, "LanceDB URI for memory (default: <workspace>/memory.lance); may be s3://..."),
-
     # -- hooks and integrations (integrations/)
-
 )
 
 _BY_KEY = {s.key: s for s in SETTINGS}
@@ -251,7 +267,10 @@ class Config:
                 config,
                 values={**values, **fixed},
                 sources={**sources, **dict.fromkeys(fixed, "default")},
-                warnings=(*config.warnings, _warn("thresholds.request_confirm is above thresholds.auto_allow; both reset to defaults")),
+                warnings=(
+                    *config.warnings,
+                    _warn("thresholds.request_confirm is above thresholds.auto_allow; both reset to defaults"),
+                ),
             )
         return config.with_overrides(overrides) if overrides else config
 

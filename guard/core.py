@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from loguru import logger
 
 from guard import workspace as ws
 from guard.chain import Chain
 from guard.config import Config
 from guard.errors import InputError
 from guard.layers.base import Context, Layer
+from guard.log import logger
 from guard.model import DecisionRecord, Risk, ToolCall
 from guard.redact import redact
 from guard.state import State
@@ -120,8 +120,9 @@ class Guard:
         except Exception as exc:
             logger.warning(f"history unavailable: {exc}")
             unavailable.append("history")
-        ctx = Context(config=self.config, now=call.timestamp or _now(), state=self.state,
-                      human_present=self.human_present)
+        ctx = Context(
+            config=self.config, now=call.timestamp or _now(), state=self.state, human_present=self.human_present
+        )
         record = self.chain.run(call, ctx)
         if save:
             try:
@@ -251,8 +252,14 @@ def decision_line(record: DecisionRecord) -> dict[str, Any]:
     out = record.to_dict()
     out["params"] = redact(dict(record.call.params))
     out["layers"] = [
-        {"layer": v["layer"], "risk": v["risk"], "decision": v["decision"], "reasons": v["reasons"],
-         "elapsed_us": v["elapsed_us"]} | ({"error": v["error"]} if "error" in v else {})
+        {
+            "layer": v["layer"],
+            "risk": v["risk"],
+            "decision": v["decision"],
+            "reasons": v["reasons"],
+            "elapsed_us": v["elapsed_us"],
+        }
+        | ({"error": v["error"]} if "error" in v else {})
         for v in out["layers"]
     ]
     return redact(out)  # type: ignore[no-any-return]

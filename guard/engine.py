@@ -159,13 +159,17 @@ class MultiSourceFusionEngine:
         self._guard.chain = type(self._guard.chain)(layers)
 
     # -- the seed's API ---------------------------------------------------------------------
-    def fuse_decision_context(self, tool_name: str, params: Mapping[str, Any] | None = None,
-                              session_id: str | None = None) -> FusionScore:
+    def fuse_decision_context(
+        self, tool_name: str, params: Mapping[str, Any] | None = None, session_id: str | None = None
+    ) -> FusionScore:
         record = self._guard.decide(tool_name, params or {}, session_id=session_id, save=False)
         fusion = record.layer("fusion")
         dims = fusion.data.get("dimensions", {}) if fusion is not None else {}
         reasoning = {
-            k: {"score": round(float(record.components.get(k, 0.0)), 2), "note": dims.get(k, {}).get("note") or _NOTES[k]}
+            k: {
+                "score": round(float(record.components.get(k, 0.0)), 2),
+                "note": dims.get(k, {}).get("note") or _NOTES[k],
+            }
             for k in COMPONENT_KEYS
         }
         return FusionScore(record.final_score, record.decision, dict(record.components), reasoning, record)

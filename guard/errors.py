@@ -1,10 +1,10 @@
 """guard's exceptions.
 
-    GuardError
-     ├── ToolBlocked (also PermissionError)          a call was blocked; carries the record
-     │    └── ConfirmationRequired                    needs a human and none can answer
-     ├── ConfigError (also ValueError)               a configuration value is unusable
-     └── InputError (also ValueError)                a tool call or event is malformed
+GuardError
+ ├── ToolBlocked (also PermissionError)          a call was blocked; carries the record
+ │    └── ConfirmationRequired                    needs a human and none can answer
+ ├── ConfigError (also ValueError)               a configuration value is unusable
+ └── InputError (also ValueError)                a tool call or event is malformed
 """
 
 from __future__ import annotations

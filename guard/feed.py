@@ -37,8 +37,12 @@ _EVENTS = {
 
 
 def error_record(line_no: int, message: str, raw: str | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"line": line_no, "error": message, "decision": BLOCK,
-                           "reasons": [{"id": "G003", "message": f"unreadable event: {message}"}]}
+    out: dict[str, Any] = {
+        "line": line_no,
+        "error": message,
+        "decision": BLOCK,
+        "reasons": [{"id": "G003", "message": f"unreadable event: {message}"}],
+    }
     if raw is not None:
         out["input"] = raw[:200]
     return out
@@ -88,22 +92,30 @@ def apply_event(guard: Guard, event: dict[str, Any], line_no: int = 0) -> dict[s
     if kind == "tool_result":
         status = event.get("status")
         if status not in ("success", "failure"):
-            raise InputError(f"'status' must be \"success\" or \"failure\", got {status!r}")
+            raise InputError(f'\'status\' must be "success" or "failure", got {status!r}')
         duration = event.get("duration_ms")
         if duration is not None and (isinstance(duration, bool) or not isinstance(duration, (int, float))):
             raise InputError("'duration_ms' must be a number")
         err = event.get("error")
-        guard.record_result(tool, params, session_id=sid, success=status == "success", duration_ms=duration,
-                            error=None if err is None else str(err), timestamp=ts)
+        guard.record_result(
+            tool,
+            params,
+            session_id=sid,
+            success=status == "success",
+            duration_ms=duration,
+            error=None if err is None else str(err),
+            timestamp=ts,
+        )
         return None
     action = event.get("action")
     if action not in ("approved", "denied"):
-        raise InputError(f"'action' must be \"approved\" or \"denied\", got {action!r}")
+        raise InputError(f'\'action\' must be "approved" or "denied", got {action!r}')
     sat = event.get("satisfaction")
     if sat is not None and (isinstance(sat, bool) or not isinstance(sat, int) or not 1 <= sat <= 5):
         raise InputError(f"'satisfaction' must be an integer 1-5, got {sat!r}")
-    guard.record_interaction(tool, params, session_id=sid, approved=action == "approved", satisfaction=sat,
-                             timestamp=ts)
+    guard.record_interaction(
+        tool, params, session_id=sid, approved=action == "approved", satisfaction=sat, timestamp=ts
+    )
     return None
 
 

@@ -121,8 +121,15 @@ def guarded(
 class _Spec:
     """What a decoration fixed once: names, parameter mapping, session, callback, guard."""
 
-    def __init__(self, fn: Callable[..., Any], tool: str, params: ParamsSpec, session_id: SessionSpec,
-                 confirm: ConfirmCallback | None, guard: Guard | None) -> None:
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        tool: str,
+        params: ParamsSpec,
+        session_id: SessionSpec,
+        confirm: ConfirmCallback | None,
+        guard: Guard | None,
+    ) -> None:
         self.signature = inspect.signature(fn)
         self.tool = tool
         self.params = params
@@ -151,7 +158,9 @@ class _Spec:
         sid = self.session_id() if callable(self.session_id) else self.session_id
         return None if sid is None else str(sid)
 
-    def before(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[dict[str, Any], str | None, DecisionRecord]:
+    def before(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[dict[str, Any], str | None, DecisionRecord]:
         call_params = self.call_params(args, kwargs)
         sid = self.session()
         record = self.guard.decide(self.tool, call_params, session_id=sid)
@@ -172,6 +181,10 @@ class _Spec:
     def after(self, params: dict[str, Any], sid: str | None, start: float, exc: BaseException | None) -> None:
         duration = (time.perf_counter() - start) * 1000
         self.guard.record_result(
-            self.tool, params, session_id=sid, success=exc is None, duration_ms=round(duration, 3),
+            self.tool,
+            params,
+            session_id=sid,
+            success=exc is None,
+            duration_ms=round(duration, 3),
             error=None if exc is None else f"{type(exc).__name__}: {exc}",
         )

@@ -58,8 +58,9 @@ class Risk(enum.IntEnum):
         try:
             return cls[str(value).strip().upper()]
         except KeyError:
-            raise ValueError(f"unknown risk level {value!r}; expected one of "
-                             f"{', '.join(r.label for r in cls)}") from None
+            raise ValueError(
+                f"unknown risk level {value!r}; expected one of {', '.join(r.label for r in cls)}"
+            ) from None
 
 
 def _score_range(instance: object, attribute: attrs.Attribute[Any], value: float | None) -> None:
@@ -211,9 +212,7 @@ class DecisionRecord:
     def summary(self) -> str:
         """One line for a person: the decision and its first reasons."""
         why = "; ".join(f"[{r.rule_id}] {r.message}" for r in self.reasons[:3])
-        return f"{self.decision} (score {self.final_score:.1f}, risk {self.risk.label})" + (
-            f": {why}" if why else ""
-        )
+        return f"{self.decision} (score {self.final_score:.1f}, risk {self.risk.label})" + (f": {why}" if why else "")
 
     def to_dict(self) -> dict[str, Any]:
         """The seed's decision-log shape plus guard's explanation fields."""

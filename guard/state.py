@@ -10,10 +10,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from loguru import logger
-
 from guard import workspace as ws
 from guard.config import Config
+from guard.log import logger
 from guard.memory.base import HistoryMemory, MemoryEvent, MemoryProvider
 from guard.model import Risk, ToolCall
 from guard.signature import signature
@@ -52,8 +51,15 @@ class State:
             return
         try:
             self.memory.remember(
-                MemoryEvent(tool=call.kind, signature=sig, success=success, risk=risk, timestamp=now,
-                            session_id=call.session_id, agent_id=call.agent_id)
+                MemoryEvent(
+                    tool=call.kind,
+                    signature=sig,
+                    success=success,
+                    risk=risk,
+                    timestamp=now,
+                    session_id=call.session_id,
+                    agent_id=call.agent_id,
+                )
             )
         except Exception as exc:
             logger.warning(f"memory unavailable: {exc}")

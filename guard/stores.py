@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from loguru import logger
 
 from guard import workspace as ws
+from guard.log import logger
 from guard.toolnames import canonical_tool
 
 STATE_VERSION = 2
@@ -329,7 +329,9 @@ class Aggregates:
                     k: ToolStats(v["runs"], v["successes"], Decayed(*v["decayed"])) for k, v in raw["tools"].items()
                 }
                 self.users = {
-                    k: UserStats(v["interactions"], v["approvals"], v["sat_sum"], v["sat_count"], Decayed(*v["decayed"]))
+                    k: UserStats(
+                        v["interactions"], v["approvals"], v["sat_sum"], v["sat_count"], Decayed(*v["decayed"])
+                    )
                     for k, v in raw["users"].items()
                 }
                 self.patterns = OrderedDict((k, PatternStats(*v)) for k, v in raw["patterns"])

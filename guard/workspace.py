@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from loguru import logger
+from guard.log import logger
 
 EXECUTIONS = ".command-execution.jsonl"
 INTERACTIONS = ".user-interactions.jsonl"

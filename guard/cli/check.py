@@ -22,8 +22,9 @@ exit codes: 0 auto_allow, 10 request_confirm, 20 block, 2 bad input.
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("check", help="decide one tool call", description=HELP,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "check", help="decide one tool call", description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("tool", help="tool name, e.g. bash, write, Read, WebFetch")
     p.add_argument("params", metavar="PARAMS_JSON", help="the call's parameters as a JSON object")
     p.add_argument("--session-id", help="session the call belongs to")

@@ -13,12 +13,9 @@ from guard.errors import InputError
 
 def enable_logging() -> None:
     """Warnings to stderr, one line each; ``GUARD_LOG_LEVEL`` changes the level."""
-    from loguru import logger
+    from guard.log import to_stderr
 
-    logger.remove()
-    logger.add(sys.stderr, level=os.environ.get("GUARD_LOG_LEVEL", "WARNING").upper(),
-               format="guard: {level}: {message}")
-    logger.enable("guard")
+    to_stderr(os.environ.get("GUARD_LOG_LEVEL", "WARNING"))
 
 
 def open_guard(args: argparse.Namespace, *, per_call: bool = True, **kw: Any) -> Any:
@@ -43,7 +40,7 @@ def parse_params(text: str) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise InputError(f"PARAMS_JSON is not valid JSON ({exc.msg} at column {exc.colno}): {text[:80]!r}") from None
     if not isinstance(value, dict):
-        raise InputError(f"PARAMS_JSON must be a JSON object like '{{\"command\": \"ls\"}}', got {type(value).__name__}")
+        raise InputError(f'PARAMS_JSON must be a JSON object like \'{{"command": "ls"}}\', got {type(value).__name__}')
     return value
 
 

@@ -12,7 +12,8 @@ from guard.workspace import resolve
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
-        "config", help="show effective configuration",
+        "config",
+        help="show effective configuration",
         description="Print every setting's effective value and its source (code, file, env, default). "
         "Set values in <workspace>/guard.toml ([weights] memory = 0.4) or as GUARD_WEIGHTS_MEMORY=0.4.",
     )
@@ -26,8 +27,9 @@ def run(args: argparse.Namespace) -> int:
     config = Config.load(root if root.is_dir() else None)
     rows = describe(config)
     if args.json:
-        print_json({"file": str(config.file) if config.file else None, "settings": rows,
-                    "warnings": list(config.warnings)})
+        print_json(
+            {"file": str(config.file) if config.file else None, "settings": rows, "warnings": list(config.warnings)}
+        )
         return 0
     print(f"configuration file: {config.file} ({'present' if config.file and config.file.is_file() else 'absent'})")
     print(table([[r["key"], r["value"], r["source"], r["env"]] for r in rows], ["key", "value", "source", "env"]))

@@ -12,9 +12,10 @@ from guard.errors import InputError
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
-        "explain", help="show how each layer judged a call",
+        "explain",
+        help="show how each layer judged a call",
         description="Show the parse, the rules that fired, session health and the fused score's parts "
-        "for one call. Nothing is saved.\n\nexample:\n  guard explain bash '{\"command\": \"sudo rm -rf /var\"}'",
+        'for one call. Nothing is saved.\n\nexample:\n  guard explain bash \'{"command": "sudo rm -rf /var"}\'',
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("tool")

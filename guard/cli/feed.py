@@ -23,8 +23,12 @@ No "event" key means tool_dispatch; unknown keys are ignored. Exit code 0, or 1 
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("feed", help="apply a stream of hook events", description=HELP,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "feed",
+        help="apply a stream of hook events",
+        description=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("file", nargs="?", default="-", help="JSON-lines file, or - for standard input (default)")
     add_workspace(p)
     p.set_defaults(func=run)

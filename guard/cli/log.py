@@ -12,8 +12,9 @@ from guard.stores import JsonlLog
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("log", help="show recent decisions",
-                       description="Show the most recent decisions from .fusion-decisions.jsonl.")
+    p = sub.add_parser(
+        "log", help="show recent decisions", description="Show the most recent decisions from .fusion-decisions.jsonl."
+    )
     p.add_argument("-n", "--limit", type=int, default=20, help="how many (default 20)")
     p.add_argument("--session-id", help="only this session")
     p.add_argument("--decision", choices=("auto_allow", "request_confirm", "block"), help="only this decision")
@@ -43,10 +44,16 @@ def run(args: argparse.Namespace) -> int:
         reasons = rec.get("reasons") or []
         first = reasons[0] if reasons and isinstance(reasons[0], dict) else {}
         score = rec.get("fusion_score")
-        rows.append([
-            str(rec.get("timestamp", ""))[:19], rec.get("tool"), rec.get("session_id") or "-", rec.get("decision"),
-            f"{score:.1f}" if isinstance(score, (int, float)) else "-", rec.get("risk", "-"),
-            f"{first.get('id', '')} {first.get('message', '')}"[:70],
-        ])
+        rows.append(
+            [
+                str(rec.get("timestamp", ""))[:19],
+                rec.get("tool"),
+                rec.get("session_id") or "-",
+                rec.get("decision"),
+                f"{score:.1f}" if isinstance(score, (int, float)) else "-",
+                rec.get("risk", "-"),
+                f"{first.get('id', '')} {first.get('message', '')}"[:70],
+            ]
+        )
     print(table(rows, ["time", "tool", "session", "decision", "score", "risk", "first reason"]))
     return 0

@@ -14,17 +14,26 @@ from guard.toolnames import canonical_tool
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("stats", help="per-tool statistics",
-                       description="Per-tool runs, success rate, approvals and decisions, from the workspace's history.")
+    p = sub.add_parser(
+        "stats",
+        help="per-tool statistics",
+        description="Per-tool runs, success rate, approvals and decisions, from the workspace's history.",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     add_workspace(p)
     p.set_defaults(func=run)
 
 
 def collect(root: Any) -> dict[str, dict[str, Any]]:
-    tools: dict[str, dict[str, Any]] = defaultdict(lambda: {
-        "runs": 0, "successes": 0, "interactions": 0, "approvals": 0, "decisions": Counter(),
-    })
+    tools: dict[str, dict[str, Any]] = defaultdict(
+        lambda: {
+            "runs": 0,
+            "successes": 0,
+            "interactions": 0,
+            "approvals": 0,
+            "decisions": Counter(),
+        }
+    )
     for rec in JsonlLog(root / ws.EXECUTIONS):
         if isinstance(rec.get("tool"), str) and rec.get("status") in ("success", "failure"):
             t = tools[canonical_tool(rec["tool"])]
@@ -55,7 +64,17 @@ def run(args: argparse.Namespace) -> int:
         rate = f"{s['successes'] / s['runs']:.0%}" if s["runs"] else "-"
         appr = f"{s['approvals'] / s['interactions']:.0%}" if s["interactions"] else "-"
         d = s["decisions"]
-        rows.append([tool, s["runs"], rate, s["interactions"], appr, d.get("auto_allow", 0),
-                     d.get("request_confirm", 0), d.get("block", 0)])
+        rows.append(
+            [
+                tool,
+                s["runs"],
+                rate,
+                s["interactions"],
+                appr,
+                d.get("auto_allow", 0),
+                d.get("request_confirm", 0),
+                d.get("block", 0),
+            ]
+        )
     print(table(rows, ["tool", "runs", "success", "asked", "approved", "allowed", "confirmed", "blocked"]))
     return 0

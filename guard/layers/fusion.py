@@ -90,15 +90,19 @@ class Evaluators:
             if stats is None or stats.runs == 0:
                 return Component(NEUTRAL, 1.0, "no execution history: neutral 50")
             rate = stats.successes / stats.runs * 100
-            return Component(min(100.0, rate), 1.0, f"{stats.successes}/{stats.runs} runs succeeded", matched=stats.runs)
+            return Component(
+                min(100.0, rate), 1.0, f"{stats.successes}/{stats.runs} runs succeeded", matched=stats.runs
+            )
         if stats is None:
             return Component(NEUTRAL, 0.0, "no execution history")
         n, s = stats.decayed.at(ctx.now.timestamp(), self.tool_half_life)
         if n <= 0:
             return Component(NEUTRAL, 0.0, "no recent execution history")
         return Component(
-            100.0 * s / n, n / (n + self.m) if self.m else 1.0,
-            f"{stats.successes}/{stats.runs} runs succeeded (recent weight {n:.1f})", matched=stats.runs,
+            100.0 * s / n,
+            n / (n + self.m) if self.m else 1.0,
+            f"{stats.successes}/{stats.runs} runs succeeded (recent weight {n:.1f})",
+            matched=stats.runs,
         )
 
     def user_pref(self, call: ToolCall, ctx: Context) -> Component:
@@ -112,9 +116,7 @@ class Evaluators:
         else:
             n, a = stats.decayed.at(ctx.now.timestamp(), self.user_half_life)
             rate = 100.0 * a / n if n > 0 else NEUTRAL
-        sat = (
-            stats.satisfaction_sum / stats.satisfaction_count * 20.0 if stats.satisfaction_count else rate
-        )
+        sat = stats.satisfaction_sum / stats.satisfaction_count * 20.0 if stats.satisfaction_count else rate
         value = rate * 0.6 + sat * 0.4
         conf = 1.0 if self.seed else (n / (n + self.m) if self.m else 1.0)
         return Component(value, conf, f"{stats.approvals}/{stats.interactions} approved", matched=stats.interactions)
@@ -157,8 +159,13 @@ class FusionLayer:
         health = float(behavior.data.get("health", 100.0)) if behavior is not None else 100.0
         if health < self.low_health:
             weights.update(self.low_weights)
-            reasons.append(Reason("G301", f"session health {health:.0f} < {self.low_health:.0f}: "
-                                          f"user_pref weight {weights['user_pref']}, memory weight {weights['memory']}"))
+            reasons.append(
+                Reason(
+                    "G301",
+                    f"session health {health:.0f} < {self.low_health:.0f}: "
+                    f"user_pref weight {weights['user_pref']}, memory weight {weights['memory']}",
+                )
+            )
         parts: dict[str, Component] = {}
         unavailable: list[str] = []
         for key in COMPONENT_KEYS:
@@ -195,7 +202,11 @@ class FusionLayer:
             },
         }
         return Verdict(
-            layer=self.name, score=score, decision=decision, reasons=reasons, data=data,
+            layer=self.name,
+            score=score,
+            decision=decision,
+            reasons=reasons,
+            data=data,
             unavailable=tuple(unavailable),
         )
 

@@ -14,12 +14,42 @@ from typing import Any
 
 from guard.config import Config
 from guard.layers.base import Context
-from guard.model import BLOCK, REQUEST_CONFIRM, AUTO_ALLOW, Reason, Risk, ToolCall, Verdict
+from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM, Reason, Risk, ToolCall, Verdict
 
-_READ_ONLY = frozenset("ls cat head tail less wc grep rg pwd whoami id hostname uptime date echo stat du df ps".split())
+_READ_ONLY = frozenset(
+    [
+        "ls",
+        "cat",
+        "head",
+        "tail",
+        "less",
+        "wc",
+        "grep",
+        "rg",
+        "pwd",
+        "whoami",
+        "id",
+        "hostname",
+        "uptime",
+        "date",
+        "echo",
+        "stat",
+        "du",
+        "df",
+        "ps",
+    ]
+)
 _CRITICAL = (
-    (re.compile(r"\brm\s+-[a-zA-Z]*[rR][a-zA-Z]*\s+(/|~|\$HOME)\S*\s*$"), "G101", "recursive delete of the root or home directory"),
-    (re.compile(r"\b(curl|wget)\b[^|]*\|\s*(sudo\s+)?(ba|z|da)?sh\b"), "G110", "runs code downloaded from the internet"),
+    (
+        re.compile(r"\brm\s+-[a-zA-Z]*[rR][a-zA-Z]*\s+(/|~|\$HOME)\S*\s*$"),
+        "G101",
+        "recursive delete of the root or home directory",
+    ),
+    (
+        re.compile(r"\b(curl|wget)\b[^|]*\|\s*(sudo\s+)?(ba|z|da)?sh\b"),
+        "G110",
+        "runs code downloaded from the internet",
+    ),
 )
 
 
@@ -28,26 +58,38 @@ def classify(call: ToolCall, workspace: Path | None = None) -> Verdict:
     if kind == "bash":
         command = call.params.get("command")
         if not isinstance(command, str):
-            return Verdict("static", Risk.MEDIUM, ceiling=REQUEST_CONFIRM,
-                           reasons=[Reason("G001", "no command text to judge")])
+            return Verdict(
+                "static", Risk.MEDIUM, ceiling=REQUEST_CONFIRM, reasons=[Reason("G001", "no command text to judge")]
+            )
         for pattern, rule, why in _CRITICAL:
             if pattern.search(command):
                 return Verdict("static", Risk.CRITICAL, decision=BLOCK, reasons=[Reason(rule, why)])
         try:
             words = shlex.split(command)
         except ValueError:
-            return Verdict("static", Risk.MEDIUM, ceiling=REQUEST_CONFIRM,
-                           reasons=[Reason("G002", "the command cannot be parsed")])
+            return Verdict(
+                "static", Risk.MEDIUM, ceiling=REQUEST_CONFIRM, reasons=[Reason("G002", "the command cannot be parsed")]
+            )
         if words and words[0] in _READ_ONLY and not re.search(r"[>|;&`$]", command):
-            return Verdict("static", Risk.SAFE, floor=AUTO_ALLOW, tags={"read_only"},
-                           reasons=[Reason("G150", f"{words[0]} only reads")])
-        return Verdict("static", Risk.MEDIUM, reasons=[Reason("G199", "an ordinary command; outcome depends on context")])
+            return Verdict(
+                "static",
+                Risk.SAFE,
+                floor=AUTO_ALLOW,
+                tags={"read_only"},
+                reasons=[Reason("G150", f"{words[0]} only reads")],
+            )
+        return Verdict(
+            "static", Risk.MEDIUM, reasons=[Reason("G199", "an ordinary command; outcome depends on context")]
+        )
     if kind in ("read", "glob", "grep"):
-        return Verdict("static", Risk.SAFE, floor=AUTO_ALLOW, tags={"read_only"},
-                       reasons=[Reason("G150", f"{kind} only reads")])
+        return Verdict(
+            "static", Risk.SAFE, floor=AUTO_ALLOW, tags={"read_only"}, reasons=[Reason("G150", f"{kind} only reads")]
+        )
     if kind in ("write", "edit"):
         return Verdict("static", Risk.LOW, tags={"write"}, reasons=[Reason("G160", "a file edit")])
-    return Verdict("static", Risk.MEDIUM, tags={"unknown_tool"}, reasons=[Reason("G198", f"unknown tool {call.tool!r}")])
+    return Verdict(
+        "static", Risk.MEDIUM, tags={"unknown_tool"}, reasons=[Reason("G198", f"unknown tool {call.tool!r}")]
+    )
 
 
 class StaticLayer:
