@@ -73,7 +73,7 @@ class _WatchedDict(dict[str, float]):
         super().__setitem__(key, value)
         self._on_change()
 
-    def update(self, *args: Any, **kw: Any) -> None:  # type: ignore[override]
+    def update(self, *args: Any, **kw: Any) -> None:
         super().update(*args, **kw)
         self._on_change()
 

@@ -113,7 +113,7 @@ def guarded(
             spec.after(call_params, sid, start, None)
             return result
 
-        return wrapper  # type: ignore[return-value]
+        return wrapper
 
     return decorate(func) if func is not None else decorate
 

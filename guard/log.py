@@ -14,9 +14,11 @@ _state: dict[str, Any] = {"real": None, "stderr_level": None}
 
 
 def _load() -> Any:
-    real = _state["real"]
+    real: Any = _state["real"]
     if real is None:
-        from loguru import logger as real
+        from loguru import logger as loguru_logger
+
+        real = loguru_logger
 
         level = _state["stderr_level"]
         if level is None:

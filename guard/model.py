@@ -7,7 +7,7 @@ return a new ``Verdict``; the chain folds verdicts into one ``DecisionRecord``.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -71,6 +71,22 @@ def _score_range(instance: object, attribute: attrs.Attribute[Any], value: float
 def _decision_valid(instance: object, attribute: attrs.Attribute[Any], value: str | None) -> None:
     if value is not None and value not in DECISIONS:
         raise ValueError(f"{attribute.name} must be one of {DECISIONS}, got {value!r}")
+
+
+def _reasons(value: Iterable[Reason]) -> tuple[Reason, ...]:
+    return tuple(value)
+
+
+def _strs(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
+def _tags(value: Iterable[str]) -> frozenset[str]:
+    return frozenset(value)
+
+
+def _verdicts(value: Iterable[Verdict]) -> tuple[Verdict, ...]:
+    return tuple(value)
 
 
 def _freeze_params(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -138,12 +154,12 @@ class Verdict:
     decision: str | None = attrs.field(default=None, validator=_decision_valid)
     ceiling: str | None = attrs.field(default=None, validator=_decision_valid)
     floor: str | None = attrs.field(default=None, validator=_decision_valid)
-    reasons: tuple[Reason, ...] = attrs.field(default=(), converter=tuple)
-    tags: frozenset[str] = attrs.field(default=frozenset(), converter=frozenset)
+    reasons: tuple[Reason, ...] = attrs.field(default=(), converter=_reasons)
+    tags: frozenset[str] = attrs.field(default=frozenset(), converter=_tags)
     data: Mapping[str, Any] = attrs.field(factory=dict)
     elapsed_us: float = 0.0
     error: str | None = None
-    unavailable: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    unavailable: tuple[str, ...] = attrs.field(default=(), converter=_strs)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -181,9 +197,9 @@ class DecisionRecord:
     risk: Risk
     components: Mapping[str, float] = attrs.field(factory=dict)
     weights: Mapping[str, float] = attrs.field(factory=dict)
-    layers: tuple[Verdict, ...] = attrs.field(default=(), converter=tuple)
-    unavailable: tuple[str, ...] = attrs.field(default=(), converter=tuple)
-    notes: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    layers: tuple[Verdict, ...] = attrs.field(default=(), converter=_verdicts)
+    unavailable: tuple[str, ...] = attrs.field(default=(), converter=_strs)
+    notes: tuple[str, ...] = attrs.field(default=(), converter=_strs)
     timestamp: datetime = attrs.field(factory=lambda: datetime.now().astimezone())
     elapsed_us: float = 0.0
 
