@@ -248,21 +248,23 @@ class Guard:
 
 
 def decision_line(record: DecisionRecord) -> dict[str, Any]:
-    """The decision-log line: the seed's shape, redacted params, first reasons."""
+    """The decision-log line: the seed's shape, redacted params, each layer's reasons."""
     out = record.to_dict()
     out["params"] = redact(dict(record.call.params))
+    out["reasons"] = redact(out["reasons"])
+    out["notes"] = redact(out["notes"])
     out["layers"] = [
         {
             "layer": v["layer"],
             "risk": v["risk"],
             "decision": v["decision"],
-            "reasons": v["reasons"],
+            "reasons": redact(v["reasons"]),
             "elapsed_us": v["elapsed_us"],
         }
-        | ({"error": v["error"]} if "error" in v else {})
+        | ({"error": redact(v["error"])} if "error" in v else {})
         for v in out["layers"]
     ]
-    return redact(out)  # type: ignore[no-any-return]
+    return out
 
 
 _LIVE: weakref.WeakSet[Guard] = weakref.WeakSet()
