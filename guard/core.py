@@ -217,17 +217,20 @@ class Guard:
     def explain(self, tool: str, params: Mapping[str, Any] | None = None, **kw: Any) -> dict[str, Any]:
         """The decision plus each layer's own explanation (the static parse, ...), not saved."""
         record = self.decide(tool, params, save=False, **kw)
-        out = record.to_dict()
-        details = {}
+        return record.to_dict() | {"explain": self.layer_details(record.call)}
+
+    def layer_details(self, call: ToolCall) -> dict[str, Any]:
+        """What each layer with an ``explain(call)`` method says about the call."""
+        details: dict[str, Any] = {}
         for layer in self.chain.layers:
             explain = getattr(layer, "explain", None)
             if callable(explain):
+                name = getattr(layer, "name", type(layer).__name__)
                 try:
-                    details[getattr(layer, "name", type(layer).__name__)] = explain(record.call)
+                    details[name] = explain(call)
                 except Exception as exc:
-                    details[getattr(layer, "name", "?")] = {"error": f"{type(exc).__name__}: {exc}"}
-        out["explain"] = details
-        return out
+                    details[name] = {"error": f"{type(exc).__name__}: {exc}"}
+        return details
 
     # -- lifecycle ------------------------------------------------------------------------
     def flush(self) -> None:

@@ -37,14 +37,7 @@ def run(args: argparse.Namespace) -> int:
             record = g.decide(args.tool, params, session_id=args.session_id, cwd=args.cwd, save=False)
         except InputError as exc:
             return error(str(exc))
-        details = {}
-        for layer in g.chain.layers:
-            fn = getattr(layer, "explain", None)
-            if callable(fn):
-                try:
-                    details[layer.name] = fn(record.call)
-                except Exception as exc:
-                    details[layer.name] = {"error": f"{type(exc).__name__}: {exc}"}
+        details = g.layer_details(record.call)
         if args.json:
             print_json(record.to_dict() | {"explain": details})
         else:
