@@ -23,6 +23,7 @@ COMMANDS = (
     # -- memory (issue 5): tidy
     # -- integrations (issue 6): hook, install, uninstall, serve
     "rules",
+    "replay",
 )
 
 EXIT_OK = 0
