@@ -24,6 +24,7 @@ COMMANDS = (
     # -- integrations (issue 6): hook, install, uninstall, serve
     "rules",
     "replay",
+    "report",
 )
 
 EXIT_OK = 0
