@@ -20,21 +20,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import attrs
-
 from guard.errors import ConfigError
+from guard.policy.tomlscan import Entry, headers, scan, skip_space_and_comments
 
 KEYS = ("allow", "deny", "ask")
-
-
-@attrs.frozen
-class _Entry:
-    section: tuple[str, ...]
-    key: tuple[str, ...]
-    line_start: int
-    value_start: int
-    value_end: int
-    elements: tuple[tuple[int, int], ...]  # spans of array elements, when the value is an array
 
 
 def read_permissions(text: str) -> dict[str, list[str]]:
@@ -69,7 +58,7 @@ def edit(
     expected = _expected(before, adding, removing)
     if expected == before:
         return text
-    entries = _scan(text)
+    entries = scan(text)
     if any(e.section == () and e.key[:1] == ("permissions",) for e in entries):
         raise ConfigError(
             "guard.toml sets permissions with dotted keys or an inline table; "
@@ -140,7 +129,7 @@ def _expected(before: dict[str, Any], add: Mapping[str, list[str]], remove: Mapp
 
 
 # -- splicing -------------------------------------------------------------------------------------
-def _position(entries: Sequence[_Entry], key: str) -> int:
+def _position(entries: Sequence[Entry], key: str) -> int:
     for e in entries:
         if e.section == ("permissions",) and e.key == (key,):
             return e.value_start
@@ -158,7 +147,7 @@ def _element_line(value: str, indent: str, comments: Mapping[str, str]) -> str:
 
 
 def _insert_key(
-    text: str, entries: Sequence[_Entry], key: str, values: Sequence[str], comments: Mapping[str, str]
+    text: str, entries: Sequence[Entry], key: str, values: Sequence[str], comments: Mapping[str, str]
 ) -> str:
     block = f"{key} = [\n" + "".join(_element_line(v, "    ", comments) for v in dict.fromkeys(values)) + "]\n"
     header = _header_end(text, entries)
@@ -168,9 +157,9 @@ def _insert_key(
     return text[:header] + block + text[header:]
 
 
-def _header_end(text: str, entries: Sequence[_Entry]) -> int | None:
+def _header_end(text: str, entries: Sequence[Entry]) -> int | None:
     """Offset just after the ``[permissions]`` header line, if the file has one."""
-    for start, name in _headers(text):
+    for start, name in headers(text):
         if name == ("permissions",):
             nl = text.find("\n", start)
             return len(text) if nl < 0 else nl + 1
@@ -179,7 +168,7 @@ def _header_end(text: str, entries: Sequence[_Entry]) -> int | None:
 
 def _edit_array(
     text: str,
-    entry: _Entry,
+    entry: Entry,
     values: Sequence[Any],
     add: Sequence[str],
     remove: set[str],
@@ -223,7 +212,7 @@ def _indent_of(text: str, pos: int) -> str:
 
 
 def _comma_after(text: str, pos: int, limit: int) -> bool:
-    i = _skip_space_and_comments(text, pos, limit)
+    i = skip_space_and_comments(text, pos, limit)
     return i < limit and text[i] == ","
 
 
@@ -251,174 +240,3 @@ def _remove_element(text: str, s: int, e: int) -> str:
     if i > 0 and text[i - 1] == ",":
         i -= 1
     return text[:i] + text[e:]
-
-
-# -- a structural scanner: tables, keys and value spans ---------------------------------------
-def _headers(text: str) -> list[tuple[int, tuple[str, ...]]]:
-    return [(e.line_start, e.section) for e in _scan(text, headers=True)]
-
-
-def _scan(text: str, headers: bool = False) -> list[_Entry]:
-    """Key/value entries (or, with ``headers``, table headers) at the document's top level."""
-    out: list[_Entry] = []
-    section: tuple[str, ...] = ()
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c in " \t\r\n":
-            i += 1
-            continue
-        if c == "#":
-            i = _line_end(text, i)
-            continue
-        if c == "[":
-            line_start = i
-            double = text.startswith("[[", i)
-            i += 2 if double else 1
-            names, i = _parse_key(text, i)
-            section = tuple(names)
-            i = _line_end(text, i)
-            if headers and not double:
-                out.append(_Entry(section, (), line_start, line_start, line_start, ()))
-            if double:
-                section = ("[[" + ".".join(names) + "]]",)
-            continue
-        line_start = i
-        names, i = _parse_key(text, i)
-        i = _skip_space(text, i)
-        if i >= n or text[i] != "=":
-            raise ConfigError(f"guard.toml: cannot read the line at offset {line_start}")
-        i = _skip_space(text, i + 1)
-        value_start = i
-        i, elements = _skip_value(text, i)
-        if not headers:
-            out.append(_Entry(section, tuple(names), line_start, value_start, i, tuple(elements)))
-        i = _line_end(text, i)
-    return out
-
-
-def _line_end(text: str, i: int) -> int:
-    nl = text.find("\n", i)
-    return len(text) if nl < 0 else nl + 1
-
-
-def _skip_space(text: str, i: int) -> int:
-    while i < len(text) and text[i] in " \t":
-        i += 1
-    return i
-
-
-def _skip_space_and_comments(text: str, i: int, limit: int | None = None) -> int:
-    limit = len(text) if limit is None else limit
-    while i < limit:
-        if text[i] in " \t\r\n":
-            i += 1
-        elif text[i] == "#":
-            i = min(_line_end(text, i), limit)
-        else:
-            break
-    return i
-
-
-def _parse_key(text: str, i: int) -> tuple[list[str], int]:
-    """A dotted key (bare or quoted parts); stops at '=' or ']'."""
-    names: list[str] = []
-    n = len(text)
-    while i < n:
-        i = _skip_space(text, i)
-        if i < n and text[i] in "\"'":
-            end = _skip_string(text, i)
-            names.append(tomllib.loads(f"k = {text[i:end]}")["k"])
-            i = end
-        else:
-            j = i
-            while j < n and (text[j].isalnum() or text[j] in "_-"):
-                j += 1
-            names.append(text[i:j])
-            i = j
-        i = _skip_space(text, i)
-        if i < n and text[i] == ".":
-            i += 1
-            continue
-        if i < n and text[i] == "]":
-            i += 1
-            if i < n and text[i] == "]":
-                i += 1
-        return names, i
-    return names, i
-
-
-def _skip_string(text: str, i: int) -> int:
-    for quote in ('"""', "'''"):
-        if text.startswith(quote, i):
-            j = i + 3
-            while True:
-                k = text.find(quote, j)
-                if k < 0:
-                    return len(text)
-                if quote == '"""' and _escaped(text, k):
-                    j = k + 1
-                    continue
-                while text.startswith(quote[0], k + 3):  # up to two quotes may close the content
-                    k += 1
-                return k + 3
-    q = text[i]
-    j = i + 1
-    while j < len(text) and text[j] != "\n":
-        if text[j] == "\\" and q == '"':
-            j += 2
-            continue
-        if text[j] == q:
-            return j + 1
-        j += 1
-    return j
-
-
-def _escaped(text: str, k: int) -> bool:
-    backslashes = 0
-    while k - 1 - backslashes >= 0 and text[k - 1 - backslashes] == "\\":
-        backslashes += 1
-    return backslashes % 2 == 1
-
-
-def _skip_value(text: str, i: int) -> tuple[int, list[tuple[int, int]]]:
-    """End offset of the value at ``i``, and its element spans when it is an array."""
-    n = len(text)
-    if i < n and text[i] in "\"'":
-        return _skip_string(text, i), []
-    if i < n and text[i] == "[":
-        elements: list[tuple[int, int]] = []
-        i += 1
-        while i < n:
-            i = _skip_space_and_comments(text, i)
-            if i >= n or text[i] == "]":
-                return i + 1, elements
-            if text[i] == ",":
-                i += 1
-                continue
-            start = i
-            i, _ = _skip_value(text, i)
-            elements.append((start, i))
-        return n, elements
-    if i < n and text[i] == "{":
-        depth_end = i + 1
-        while depth_end < n:
-            depth_end = _skip_space(text, depth_end)
-            if depth_end < n and text[depth_end] == "}":
-                return depth_end + 1, []
-            if depth_end < n and text[depth_end] == ",":
-                depth_end += 1
-                continue
-            _, depth_end = _parse_key(text, depth_end)
-            depth_end = _skip_space(text, depth_end)
-            if depth_end < n and text[depth_end] == "=":
-                depth_end, _ = _skip_value(text, _skip_space(text, depth_end + 1))
-            else:
-                return depth_end, []
-        return n, []
-    j = i
-    while j < n and text[j] not in ",]}\n#":
-        j += 1
-    while j > i and text[j - 1] in " \t\r":
-        j -= 1
-    return j, []
