@@ -165,6 +165,15 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("memory.uri", None, _str, "LanceDB URI for memory (default: <workspace>/memory.lance); may be s3://..."),
     # -- hooks and integrations (integrations/)
+    # -- policy (guard/policy)
+    Setting(
+        "policy.min_observations",
+        3,
+        _int(1, 10_000),
+        "verified answers the same way before guard rules suggest suggests an allow or deny rule",
+    ),
+    Setting("policy.min_sessions", 2, _int(1, 10_000), "distinct sessions those answers must come from"),
+    Setting("policy.max_suggestions", 20, _int(1, 10_000), "cap on rules suggested by one guard rules suggest run"),
 )
 
 _BY_KEY = {s.key: s for s in SETTINGS}

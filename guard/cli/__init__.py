@@ -22,7 +22,9 @@ COMMANDS = (
     # -- behavior (issue 4): reset
     # -- memory (issue 5): tidy
     # -- integrations (issue 6): hook, install, uninstall, serve
-    # -- policy (issue 8): rules, replay, report
+    "rules",
+    "replay",
+    "report",
 )
 
 EXIT_OK = 0

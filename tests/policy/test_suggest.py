@@ -1,0 +1,194 @@
+"""guard rules suggest: rules only where answers agree, are verified, and the static layer does not object."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from guard import Guard
+from guard.policy import rules
+from guard.policy.suggest import Policy, SuggestResult, rule_id, suggest
+
+from .helpers import Stream, cli, play
+
+
+def run_suggest(workspace: Path, **policy: Any) -> SuggestResult:
+    with Guard(workspace, {"memory.backend": "history"}) as g:
+        return suggest(
+            workspace,
+            g.chain.layers[0],
+            g.config,
+            policy=attrs.evolve(Policy.from_config(g.config), **policy),
+            configured=rules.configured_rules(workspace),
+            skip=rules.skip_states(workspace),
+        )
+
+
+def by_rule(result: SuggestResult) -> dict[str, str]:
+    return {s.rule: s.status for s in (*result.suggested, *result.held, *result.rejected)}
+
+
+class TestAllowRules:
+    def test_a_pattern_approved_and_run_in_several_sessions_is_suggested(self, workspace: Path, stream: Stream) -> None:
+        stream.approved("npm run test -- --watch", "s1").approved("npm run test", "s2").approved(
+            "npm run test -x", "s3"
+        )
+        play(workspace, stream)
+        result = run_suggest(workspace)
+        [s] = result.suggested
+        assert (s.kind, s.rule, s.status) == ("allow", "Bash(npm run test:*)", "candidate")
+        assert (s.evidence.verified, s.evidence.sessions, s.evidence.contradictions) == (3, 3, 0)
+        assert s.evidence.examples == ("npm run test -- --watch", "npm run test", "npm run test -x")
+        assert s.evidence.static_risk == "medium"
+        assert s.id == rule_id("allow", "Bash(npm run test:*)")
+
+    def test_enough_approvals_in_one_session_are_not_enough(self, workspace: Path, stream: Stream) -> None:
+        for _ in range(5):
+            stream.approved("npm run test", "s1")
+        play(workspace, stream)
+        result = run_suggest(workspace)
+        assert not result.suggested and result.counts["insufficient"] == 1
+
+    def test_two_approvals_are_below_the_minimum(self, workspace: Path, stream: Stream) -> None:
+        stream.approved("npm run test", "s1").approved("npm run test", "s2")
+        play(workspace, stream)
+        assert not run_suggest(workspace).suggested
+        assert run_suggest(workspace, min_observations=2).suggested
+
+    def test_only_approvals_followed_by_a_successful_run_count(self, workspace: Path, stream: Stream) -> None:
+        stream.approved("make build", "s1").approved("make build", "s2", ok=False).approved("make build", "s3", ok=None)
+        stream.approved("make build", "s4")
+        play(workspace, stream)
+        assert not run_suggest(workspace).suggested  # 2 verified of 4 approvals
+        [s] = run_suggest(workspace, min_observations=2).suggested
+        assert (s.evidence.observations, s.evidence.verified, s.evidence.failures) == (4, 2, 1)
+
+    def test_a_run_in_another_session_does_not_verify_an_approval(self, workspace: Path, stream: Stream) -> None:
+        for s in ("s1", "s2", "s3"):
+            stream.approved("make build", s, ok=None)
+            stream.result({"command": "make build"}, "other")
+        play(workspace, stream)
+        assert not run_suggest(workspace).suggested
+
+    def test_one_denial_holds_the_pattern_for_a_person(self, workspace: Path, stream: Stream) -> None:
+        stream.approved("git push origin", "s1").approved("git push origin", "s2").approved("git push origin", "s3")
+        stream.denied("git push origin --tags", "s4")
+        play(workspace, stream)
+        result = run_suggest(workspace)
+        assert not result.suggested
+        [h] = result.held
+        assert (h.kind, h.rule, h.status) == ("allow", "Bash(git push origin:*)", "held")
+        assert "contradicted" in h.reason and h.evidence.contradictions == 1
+
+    def test_a_prefix_that_would_also_allow_a_critical_command_is_rejected(
+        self, workspace: Path, stream: Stream
+    ) -> None:
+        for s in ("s1", "s2", "s3"):
+            stream.approved("rm -rf build", s)
+        play(workspace, stream)
+        result = run_suggest(workspace)
+        assert not result.suggested and not result.held
+        [r] = result.rejected
+        assert r.rule == "Bash(rm:*)" and r.status == "rejected"
+        assert "'rm -rf ~'" in r.reason and "critical" in r.reason and r.evidence.static_risk == "critical"
+
+    def test_an_observed_critical_command_is_rejected_even_when_contradicted(
+        self, workspace: Path, stream: Stream
+    ) -> None:
+        # Approved by hand elsewhere (another program wrote the history): the spine rates it critical.
+        for s in ("s1", "s2", "s3"):
+            stream.approved("rm -rf /tmp/build", s)
+        stream.denied("rm -rf /tmp/cache", "s4")
+        play(workspace, stream)
+        [r] = run_suggest(workspace).rejected
+        assert "an observed call" in r.reason and "critical" in r.reason
+
+    def test_file_writes_generalise_to_their_directory(self, workspace: Path, stream: Stream) -> None:
+        for i, s in enumerate(("s1", "s2", "s1")):
+            stream.approved(f"src/mod{i}.py", s, tool="Write")
+        play(workspace, stream)
+        [s] = run_suggest(workspace).suggested
+        assert s.rule == "Write(src/**)"
+
+    def test_a_directory_rule_covering_guards_workspace_is_rejected(self, workspace: Path, stream: Stream) -> None:
+        for i, s in enumerate(("s1", "s2", "s3")):
+            stream.approved(str(workspace / "notes" / f"n{i}.md"), s, tool="Write")
+        play(workspace, stream)
+        [r] = run_suggest(workspace).rejected
+        assert "guard's own workspace" in r.reason
+
+
+class TestDenyRules:
+    def test_a_pattern_refused_in_several_sessions_becomes_a_deny_candidate(
+        self, workspace: Path, stream: Stream
+    ) -> None:
+        stream.denied("docker system prune -a", "s1").denied("docker system prune", "s2").denied(
+            "docker system prune", "s2"
+        )
+        play(workspace, stream)
+        [s] = run_suggest(workspace).suggested
+        assert (s.kind, s.rule) == ("deny", "Bash(docker system prune:*)")
+        assert (s.evidence.verified, s.evidence.sessions) == (3, 2)
+
+    def test_a_denied_call_run_successfully_anyway_contradicts_the_denial(
+        self, workspace: Path, stream: Stream
+    ) -> None:
+        stream.denied("docker system prune", "s1").denied("docker system prune", "s2").denied(
+            "docker system prune", "s3"
+        )
+        stream.result({"command": "docker system prune"}, "s3")
+        play(workspace, stream)
+        result = run_suggest(workspace, min_observations=2)
+        assert not result.suggested
+        [h] = result.held
+        assert h.kind == "deny" and "run anyway" in h.reason
+
+
+class TestRunLimits:
+    def test_the_cap_keeps_the_strongest_and_reports_what_it_left_off(self, workspace: Path, stream: Stream) -> None:
+        programs = ["alpha", "bravo", "charlie", "delta", "echo"]
+        for n, prog in enumerate(programs):
+            for i in range(3 + n):
+                stream.approved(f"{prog} run", f"s{i % 2}")
+        play(workspace, stream)
+        result = run_suggest(workspace, max_suggestions=2)
+        assert [s.rule for s in result.suggested] == ["Bash(echo run:*)", "Bash(delta run:*)"]
+        assert result.cap_hit and result.counts["left_off"] == 3
+        assert result.to_dict()["cap"] == {"limit": 2, "hit": True, "left_off": 3}
+
+    def test_rules_already_in_guard_toml_are_not_suggested_again(self, workspace: Path, stream: Stream) -> None:
+        for s in ("s1", "s2", "s3"):
+            stream.approved("npm run test", s)
+        play(workspace, stream)
+        (workspace / "guard.toml").write_text('[permissions]\nallow = ["Bash(npm run test:*)"]\n')
+        result = run_suggest(workspace)
+        assert not result.suggested and result.counts["already_configured"] == 1
+
+    def test_ids_are_stable_and_depend_on_kind_and_rule(self) -> None:
+        assert rule_id("allow", "Bash(git status:*)") == rule_id("allow", "Bash(git status:*)")
+        assert rule_id("allow", "Bash(git status:*)") != rule_id("deny", "Bash(git status:*)")
+        assert rule_id("allow", "Bash(git status:*)").startswith("allow-")
+
+
+def test_cli_suggest_prints_evidence_and_records_candidates(workspace: Path, stream: Stream) -> None:
+    for s in ("s1", "s2", "s3"):
+        stream.approved("npm run test", s).approved("rm -rf build", s)
+    stream.approved("git push origin", "s1").approved("git push origin", "s2").approved("git push origin", "s3")
+    stream.denied("git push origin", "s3")
+    play(workspace, stream)
+    out = json.loads(cli("rules", "suggest", "--json", workspace=workspace).stdout)
+    assert [s["rule"] for s in out["suggested"]] == ["Bash(npm run test:*)"]
+    assert [s["rule"] for s in out["held"]] == ["Bash(git push origin:*)"]
+    assert [s["rule"] for s in out["rejected"]] == ["Bash(rm:*)"]
+    assert out["suggested"][0]["evidence"]["verified"] == 3
+    book = rules.load(workspace)
+    assert {r.rule: r.status for r in book.values()} == {
+        "Bash(npm run test:*)": "candidate",
+        "Bash(git push origin:*)": "held",
+    }
+    assert (workspace / "rules.json").stat().st_mode & 0o777 == 0o600
+    text = cli("rules", "suggest", workspace=workspace).stdout
+    assert "held for you" in text and "Bash(rm:*)" in text and "never an allow rule" in text
