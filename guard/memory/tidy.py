@@ -1,0 +1,411 @@
+"""Memory maintenance: retention, near-duplicate merges, compaction and version cleanup.
+
+One run, in order (each step is capped, and every cap reports what it left undone):
+
+1. **Retention by age**: rows older than ``memory.retention_days`` are deleted, oldest first.
+2. **Retention by size**: above ``memory.max_rows`` rows (or ``memory.max_mb`` of data), the
+   least important rows go first, the oldest among equals. Failures and risky operations
+   carry more importance, so they are kept longest. Steps 1 and 2 share the cap
+   ``memory.tidy_max_delete`` per run.
+3. **Near-duplicate merge**: rows of the same tool, embedder and outcome whose vectors have
+   cosine ≥ ``memory.merge_similarity`` (0.95) become one row: the newest row of the group
+   stays, with ``count`` = the sum of the group's counts, ``importance`` = the group's
+   maximum and ``ts`` = the newest. Identical signatures always group; distinct ones are
+   compared pairwise for the newest ``memory.tidy_scan_limit`` signatures per partition.
+   At most ``memory.tidy_max_merge`` rows are merged away per run. A merge is one commit
+   (update the survivor, delete the rest), so a crash cannot lose or double-count a group.
+4. **Compaction and cleanup**: ``optimize()`` folds fragments into one and removes versions
+   older than ``memory.version_retention_minutes``.
+
+Runs are idempotent per :data:`RULE_VERSION`: a small JSON marker in the workspace
+records, per rule version, the last run, the table version it left and what it left
+undone; a run on an unchanged table with nothing left and nothing expired does nothing.
+Bump :data:`RULE_VERSION` whenever a rule's outcome changes, so every table is reconsidered.
+A dry run computes the same plan and changes nothing, not even the marker.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import attrs
+import numpy as np
+
+from guard.config import Config
+from guard.memory.table import sql_str, table_stats
+
+RULE_VERSION = "tidy-1"
+MARKER_NAME = "memory-tidy.json"
+_ID_CHUNK = 500  # ids per SQL ``IN (...)`` and per merge commit
+
+
+@attrs.frozen
+class TidyLimits:
+    retention: timedelta = timedelta(days=365)
+    max_rows: int = 200_000
+    max_bytes: int | None = None
+    merge_similarity: float = 0.95
+    max_merge: int = 1000
+    max_delete: int = 10_000
+    scan_limit: int = 5000
+    version_retention: timedelta = timedelta(minutes=60)
+
+    @classmethod
+    def from_config(cls, config: Config) -> TidyLimits:
+        max_mb = config.get("memory.max_mb")
+        return cls(
+            retention=timedelta(days=config.get("memory.retention_days")),
+            max_rows=config.get("memory.max_rows"),
+            max_bytes=None if max_mb is None else int(max_mb * 1_000_000),
+            merge_similarity=config.get("memory.merge_similarity"),
+            max_merge=config.get("memory.tidy_max_merge"),
+            max_delete=config.get("memory.tidy_max_delete"),
+            scan_limit=config.get("memory.tidy_scan_limit"),
+            version_retention=timedelta(minutes=config.get("memory.version_retention_minutes")),
+        )
+
+
+@attrs.define
+class TidyReport:
+    uri: str
+    dry_run: bool
+    started: str
+    rule_version: str = RULE_VERSION
+    before: dict[str, Any] = attrs.Factory(dict)
+    after: dict[str, Any] = attrs.Factory(dict)
+    expired: int = 0  # rows past the age limit
+    over_limit: int = 0  # rows above the row/size limit
+    deleted: int = 0
+    delete_left: int = 0
+    duplicate_groups: int = 0
+    duplicates: int = 0  # rows that would merge into another
+    merged: int = 0
+    merge_left: int = 0
+    scan_left: int = 0  # signatures not compared for near-duplicates this run
+    old_versions: int = 0
+    compact: bool = False
+    skipped: str | None = None
+    errors: list[str] = attrs.Factory(list)
+
+    @property
+    def left(self) -> int:
+        return self.delete_left + self.merge_left + self.scan_left
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**attrs.asdict(self), "left": self.left}
+
+    def lines(self) -> list[str]:
+        """The report for a person; "would" in a dry run."""
+        do = "would " if self.dry_run else ""
+        out = [f"memory tidy ({self.rule_version}{', dry run' if self.dry_run else ''}): {self.uri}"]
+        if self.skipped:
+            return [*out, f"  {self.skipped}", *(f"  error: {e}" for e in self.errors)]
+        b, a = self.before, self.after or self.before
+        out.append(
+            "  rows {rows} → {0}, versions {versions} → {1}, fragments {fragments} → {2}".format(
+                a.get("rows"), a.get("versions"), a.get("fragments"), **b
+            )
+            + (f", files {b['files']} → {a.get('files')}" if b.get("files") is not None else "")
+        )
+        out.append(f"  retention: {self.expired} expired, {self.over_limit} over the limit; {do}delete {self.deleted}")
+        out.append(
+            f"  near-duplicates: {self.duplicates} row(s) in {self.duplicate_groups} group(s); {do}merge {self.merged}"
+        )
+        out.append(
+            f"  compaction: {do}compact and remove {self.old_versions} old version(s)"
+            if self.compact
+            else "  compaction: nothing to do"
+        )
+        if self.delete_left:
+            out.append(f"  cap reached: {self.delete_left} row(s) left to delete (memory.tidy_max_delete)")
+        if self.merge_left:
+            out.append(f"  cap reached: {self.merge_left} row(s) left to merge (memory.tidy_max_merge)")
+        if self.scan_left:
+            out.append(f"  cap reached: {self.scan_left} signature(s) not compared (memory.tidy_scan_limit)")
+        out.extend(f"  error: {e}" for e in self.errors)
+        return out
+
+
+def run(
+    table: Any,
+    uri: str,
+    limits: TidyLimits,
+    *,
+    now: datetime | None = None,
+    dry_run: bool = False,
+    force: bool = False,
+    marker: Path | None = None,
+    lock: contextlib.AbstractContextManager[Any] | None = None,
+) -> TidyReport:
+    """One maintenance run over ``table``; never raises for a table error (see ``errors``)."""
+    now = now or datetime.now().astimezone()
+    report = TidyReport(uri=uri, dry_run=dry_run, started=now.isoformat(timespec="seconds"))
+    guard_lock = lock if lock is not None else contextlib.nullcontext()
+    with _exclusive(marker) as got:
+        if not got:
+            report.skipped = "another maintenance run holds the lock; skipped"
+            return report
+        try:
+            with guard_lock:
+                table.checkout_latest()
+                report.before = table_stats(table, uri)
+            cutoff = (now - limits.retention).timestamp()
+            expired = table.count_rows(f"ts < {cutoff!r}")
+            last = read_marker(marker).get(RULE_VERSION, {})
+            unchanged = last.get("table_version") == table.version and not last.get("left")
+            if unchanged and not expired and not force:
+                report.skipped = f"up to date: nothing changed since the last run at {last.get('last_run')}"
+                return report
+            _retention(table, limits, report, cutoff, guard_lock)
+            _merge(table, limits, report, guard_lock)
+            _compact(table, limits, report, guard_lock)
+            with guard_lock:
+                table.checkout_latest()
+                report.after = table_stats(table, uri)
+            if not dry_run and marker is not None:
+                write_marker(marker, now, table.version, report)
+        except Exception as exc:  # a broken table is reported, never raised from maintenance
+            report.errors.append(f"{type(exc).__name__}: {exc}")
+    return report
+
+
+def _retention(table: Any, limits: TidyLimits, report: TidyReport, cutoff: float, lock: Any) -> None:
+    rows = _read(table, ["id", "ts", "importance"])
+    ts, importance, ids = rows["ts"], rows["importance"], rows["id"]
+    expired = np.flatnonzero(ts < cutoff)
+    expired = expired[np.argsort(ts[expired], kind="stable")]
+    keep = np.setdiff1d(np.arange(len(ids)), expired, assume_unique=True)
+    limit = limits.max_rows
+    if limits.max_bytes is not None and report.before.get("rows"):
+        per_row = max(1.0, report.before["bytes"] / report.before["rows"])
+        limit = min(limit, int(limits.max_bytes // per_row))
+    excess = max(0, len(keep) - limit)
+    over = keep[np.lexsort((ts[keep], importance[keep]))][:excess]
+    report.expired, report.over_limit = len(expired), len(over)
+    victims = np.concatenate([expired, over])
+    report.deleted = min(len(victims), limits.max_delete)
+    report.delete_left = len(victims) - report.deleted
+    if report.dry_run:
+        return
+    for chunk in _chunks([str(ids[i]) for i in victims[: report.deleted]]):
+        with lock:
+            table.delete(f"id IN ({', '.join(map(sql_str, chunk))})")
+
+
+@attrs.frozen
+class Group:
+    keep: int  # row index of the survivor
+    merge: tuple[int, ...]  # row indexes merged into it
+
+
+def plan_merges(
+    signatures: list[str], ts: np.ndarray, vectors: np.ndarray, similarity: float, scan_limit: int
+) -> tuple[list[Group], int]:
+    """Group the rows of one (tool, embedder, outcome) partition; returns groups and the
+    number of distinct signatures left uncompared.
+
+    The newest row of each signature represents it; identical signatures always join.
+    Representatives are compared newest first (greedy leader clustering): a row joins the
+    first, newest leader it is at least ``similarity`` close to.
+    """
+    order = np.argsort(-ts, kind="stable")
+    first: dict[str, int] = {}
+    same: dict[int, list[int]] = {}
+    for i in order.tolist():
+        lead = first.setdefault(signatures[i], i)
+        if lead != i:
+            same.setdefault(lead, []).append(i)
+    reps = list(first.values())
+    scanned, rest = reps[:scan_limit], reps[scan_limit:]
+    members: dict[int, list[int]] = {}
+    if len(scanned) > 1 and similarity <= 1.0:
+        matrix = vectors[scanned]
+        taken = np.zeros(len(scanned), bool)
+        for a in range(len(scanned)):
+            if taken[a]:
+                continue
+            sims = matrix[a + 1 :] @ matrix[a]
+            join = np.flatnonzero((sims >= similarity - 1e-6) & ~taken[a + 1 :]) + a + 1
+            taken[join] = True
+            if len(join):
+                members[scanned[a]] = [scanned[j] for j in join.tolist()]
+    groups = []
+    for lead in reps:
+        merged = list(same.get(lead, []))
+        for m in members.get(lead, []):
+            merged += [m, *same.get(m, [])]
+        if merged:
+            groups.append(Group(lead, tuple(merged)))
+    return groups, len(rest)
+
+
+def _merge(table: Any, limits: TidyLimits, report: TidyReport, lock: Any) -> None:
+    meta = _read(table, ["tool", "embedder", "success"])
+    budget = limits.max_merge
+    partitions = sorted({(str(t), str(e)) for t, e in zip(meta["tool"], meta["embedder"], strict=True)})
+    for tool, embedder in partitions:
+        where = f"tool = {sql_str(tool)} AND embedder = {sql_str(embedder)}"
+        rows = _read(table, None, where)
+        for outcome in (True, False):
+            part = np.flatnonzero(rows["success"] == outcome)
+            if len(part) < 2:
+                continue
+            groups, not_scanned = plan_merges(
+                [str(s) for s in rows["signature"][part]],
+                rows["ts"][part],
+                rows["vector"][part],
+                limits.merge_similarity,
+                limits.scan_limit,
+            )
+            report.scan_left += not_scanned
+            groups = sorted(groups, key=lambda g: -len(g.merge))
+            report.duplicate_groups += len(groups)
+            report.duplicates += sum(len(g.merge) for g in groups)
+            todo: list[Group] = []
+            for g in groups:
+                take = g.merge[: max(0, budget)]
+                budget -= len(take)
+                report.merge_left += len(g.merge) - len(take)
+                if take:
+                    todo.append(Group(int(part[g.keep]), tuple(int(part[m]) for m in take)))
+            report.merged += sum(len(g.merge) for g in todo)
+            if not report.dry_run and todo:
+                _apply_merges(table, rows, todo, lock)
+
+
+def _apply_merges(table: Any, rows: dict[str, Any], groups: list[Group], lock: Any) -> None:
+    batch: list[Group] = []
+    size = 0
+    for g in groups:
+        batch.append(g)
+        size += len(g.merge)
+        if size >= _ID_CHUNK:
+            _commit_merges(table, rows, batch, lock)
+            batch, size = [], 0
+    if batch:
+        _commit_merges(table, rows, batch, lock)
+
+
+def _commit_merges(table: Any, rows: dict[str, Any], batch: list[Group], lock: Any) -> None:
+    """One commit: update each survivor and delete the rows merged into it."""
+    import pyarrow as pa
+
+    arrow = rows["_arrow"]
+    survivors = arrow.take([g.keep for g in batch]).to_pylist()
+    for row, g in zip(survivors, batch, strict=True):
+        idx = [g.keep, *g.merge]
+        row["count"] = int(rows["count"][idx].sum())
+        row["importance"] = float(rows["importance"][idx].max())
+        row["ts"] = float(rows["ts"][idx].max())
+    gone = ", ".join(sql_str(str(rows["id"][m])) for g in batch for m in g.merge)
+    update = pa.Table.from_pylist(survivors, schema=arrow.schema)
+    with lock:
+        (
+            table.merge_insert("id")
+            .when_matched_update_all()
+            .when_not_matched_by_source_delete(f"id IN ({gone})")
+            .execute(update)
+        )
+
+
+def _compact(table: Any, limits: TidyLimits, report: TidyReport, lock: Any) -> None:
+    with lock:
+        table.checkout_latest()
+        versions = table.list_versions()
+        fragments = table.stats()["fragment_stats"]["num_fragments"]
+    horizon = datetime.now() - limits.version_retention
+    report.old_versions = sum(1 for v in versions[:-1] if v["timestamp"] < horizon)
+    report.compact = fragments > 1 or report.old_versions > 0 or report.deleted > 0 or report.merged > 0
+    if report.dry_run or not report.compact:
+        return
+    # 1 ms, not 0: lancedb warns on 0, and "older than 1 ms" keeps only the latest version.
+    with lock:
+        table.optimize(cleanup_older_than=max(limits.version_retention, timedelta(milliseconds=1)))
+
+
+def _read(table: Any, columns: list[str] | None, where: str | None = None) -> dict[str, Any]:
+    query = table.search()
+    if where:
+        query = query.where(where)
+    if columns:
+        query = query.select(columns)
+    arrow = query.limit(None).to_arrow()
+    out: dict[str, Any] = {"_arrow": arrow}
+    for name in arrow.column_names:
+        col = arrow.column(name)
+        if name == "vector":
+            dim = col.type.list_size
+            out[name] = col.combine_chunks().values.to_numpy(zero_copy_only=False).reshape(-1, dim)
+        else:
+            out[name] = np.asarray(col.to_numpy(zero_copy_only=False))
+    return out
+
+
+def _chunks(items: list[str]) -> Iterator[list[str]]:
+    for i in range(0, len(items), _ID_CHUNK):
+        yield items[i : i + _ID_CHUNK]
+
+
+def read_marker(marker: Path | None) -> dict[str, Any]:
+    """The last run per rule version (``{}`` when there is none or it cannot be read)."""
+    if marker is None:
+        return {}
+    try:
+        data = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    rules = data.get("rules") if isinstance(data, dict) else None
+    return rules if isinstance(rules, dict) else {}
+
+
+def last_run(marker: Path | None) -> datetime | None:
+    entry = read_marker(marker).get(RULE_VERSION, {})
+    try:
+        return datetime.fromisoformat(entry["last_run"]).astimezone().replace(tzinfo=None)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def write_marker(marker: Path, now: datetime, table_version: int, report: TidyReport) -> None:
+    rules = read_marker(marker)
+    rules[RULE_VERSION] = {
+        "last_run": now.isoformat(timespec="seconds"),
+        "table_version": table_version,
+        "left": report.left,
+        "deleted": report.deleted,
+        "merged": report.merged,
+    }
+    tmp = marker.with_name(marker.name + ".tmp")
+    tmp.write_text(json.dumps({"rules": rules}, indent=2, sort_keys=True), encoding="utf-8")
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, marker)
+
+
+@contextlib.contextmanager
+def _exclusive(marker: Path | None) -> Iterator[bool]:
+    """A per-workspace lock so two processes never tidy the same table at once."""
+    if marker is None:
+        yield True
+        return
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no cross-process lock
+        yield True
+        return
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(marker.with_name(marker.name + ".lock"), os.O_CREAT | os.O_RDWR, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)
