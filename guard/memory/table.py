@@ -137,28 +137,30 @@ def schema(dim: int) -> pa.Schema:
     )
 
 
-def connect(uri: str, config: Config) -> Any:
+def connect(uri: str, config: Config, *, create: bool = True) -> Any:
+    """A LanceDB connection; a local directory is created (mode 0700) only when ``create``."""
     import lancedb
 
-    if not is_remote(uri):
+    if create and not is_remote(uri):
         Path(uri.removeprefix("file://")).mkdir(parents=True, exist_ok=True, mode=0o700)
     return lancedb.connect(uri, storage_options=storage_options(uri, config) or None)
 
 
-def open_table(db: Any, dim: int, *, create: bool = True) -> Any | None:
+def open_table(db: Any, dim: int | None, *, create: bool = True) -> Any | None:
     """Open the memory table, creating it when ``create``; check its vector dimension.
 
     Returns ``None`` when the table does not exist and ``create`` is false. Raises
-    ``ValueError`` when the table's vectors have another dimension than ``dim``.
+    ``ValueError`` when the table's vectors have another dimension than ``dim`` (``None``:
+    any dimension).
     """
     if TABLE_NAME in list_tables(db):
         table = db.open_table(TABLE_NAME)
-    elif create:
+    elif create and dim is not None:
         table = db.create_table(TABLE_NAME, schema=schema(dim), exist_ok=True)
     else:
         return None
     found = vector_dim(table)
-    if found != dim:
+    if dim is not None and found != dim:
         raise ValueError(f"the table holds {found}-d vectors but the embedder makes {dim}-d ones")
     return table
 
@@ -200,14 +202,14 @@ def sql_str(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def table_stats(table: Any, uri: str) -> dict[str, int | None]:
+def table_stats(table: Any, uri: str, *, versions: int | None = None) -> dict[str, int | None]:
     """Rows, versions, fragments and (local tables) data files: what maintenance reduces."""
     stats = table.stats()
     directory = local_table_dir(uri)
     files = sum(len(f) for _, _, f in os.walk(directory)) if directory is not None and directory.is_dir() else None
     return {
         "rows": int(stats["num_rows"]),
-        "versions": len(table.list_versions()),
+        "versions": len(table.list_versions()) if versions is None else versions,
         "fragments": int(stats["fragment_stats"]["num_fragments"]),
         "files": files,
         "bytes": int(stats["total_bytes"]),

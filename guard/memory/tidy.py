@@ -104,8 +104,8 @@ class TidyReport:
         """The report for a person; "would" in a dry run."""
         do = "would " if self.dry_run else ""
         out = [f"memory tidy ({self.rule_version}{', dry run' if self.dry_run else ''}): {self.uri}"]
-        if self.skipped:
-            return [*out, f"  {self.skipped}", *(f"  error: {e}" for e in self.errors)]
+        if self.skipped or not self.before:
+            return [*out, *([f"  {self.skipped}"] if self.skipped else []), *(f"  error: {e}" for e in self.errors)]
         b, a = self.before, self.after or self.before
         out.append(
             "  rows {rows} → {0}, versions {versions} → {1}, fragments {fragments} → {2}".format(
@@ -154,7 +154,8 @@ def run(
         try:
             with guard_lock:
                 table.checkout_latest()
-                report.before = table_stats(table, uri)
+                versions = table.list_versions()
+                report.before = table_stats(table, uri, versions=len(versions))
             cutoff = (now - limits.retention).timestamp()
             expired = table.count_rows(f"ts < {cutoff!r}")
             last = read_marker(marker).get(RULE_VERSION, {})
@@ -162,9 +163,17 @@ def run(
             if unchanged and not expired and not force:
                 report.skipped = f"up to date: nothing changed since the last run at {last.get('last_run')}"
                 return report
+            horizon = datetime.now() - limits.version_retention  # lance stamps versions in local time
+            report.old_versions = sum(1 for v in versions[:-1] if v["timestamp"] < horizon)
+            report.compact = (report.before["fragments"] or 0) > 1 or report.old_versions > 0
+            if report.compact and not dry_run:
+                _optimize(table, limits, guard_lock)  # first, so the reads below are fast
             _retention(table, limits, report, cutoff, guard_lock)
             _merge(table, limits, report, guard_lock)
-            _compact(table, limits, report, guard_lock)
+            if report.deleted or report.merged:
+                report.compact = True
+                if not dry_run:
+                    _optimize(table, limits, guard_lock)
             with guard_lock:
                 table.checkout_latest()
                 report.after = table_stats(table, uri)
@@ -173,6 +182,34 @@ def run(
         except Exception as exc:  # a broken table is reported, never raised from maintenance
             report.errors.append(f"{type(exc).__name__}: {exc}")
     return report
+
+
+def tidy_uri(
+    uri: str,
+    config: Config,
+    *,
+    marker: Path | None,
+    now: datetime | None = None,
+    dry_run: bool = False,
+    force: bool = False,
+) -> TidyReport:
+    """Open the memory at ``uri`` (never creating it) and run maintenance on it."""
+    from guard.memory.table import connect, local_table_dir, open_table
+
+    report = TidyReport(uri=uri, dry_run=dry_run, started=(now or datetime.now().astimezone()).isoformat())
+    directory = local_table_dir(uri)
+    if directory is not None and not directory.exists():
+        report.skipped = "no memory stored yet; nothing to do"
+        return report
+    try:
+        table = open_table(connect(uri, config, create=False), None, create=False)
+    except Exception as exc:  # unreadable store: report, never raise
+        report.errors.append(f"cannot open {uri}: {type(exc).__name__}: {exc}")
+        return report
+    if table is None:
+        report.skipped = "no memory stored yet; nothing to do"
+        return report
+    return run(table, uri, TidyLimits.from_config(config), now=now, dry_run=dry_run, force=force, marker=marker)
 
 
 def _retention(table: Any, limits: TidyLimits, report: TidyReport, cutoff: float, lock: Any) -> None:
@@ -235,8 +272,11 @@ def plan_merges(
             taken[join] = True
             if len(join):
                 members[scanned[a]] = [scanned[j] for j in join.tolist()]
+    absorbed = {m for joined in members.values() for m in joined}
     groups = []
     for lead in reps:
+        if lead in absorbed:
+            continue
         merged = list(same.get(lead, []))
         for m in members.get(lead, []):
             merged += [m, *same.get(m, [])]
@@ -314,17 +354,11 @@ def _commit_merges(table: Any, rows: dict[str, Any], batch: list[Group], lock: A
         )
 
 
-def _compact(table: Any, limits: TidyLimits, report: TidyReport, lock: Any) -> None:
-    with lock:
-        table.checkout_latest()
-        versions = table.list_versions()
-        fragments = table.stats()["fragment_stats"]["num_fragments"]
-    horizon = datetime.now() - limits.version_retention
-    report.old_versions = sum(1 for v in versions[:-1] if v["timestamp"] < horizon)
-    report.compact = fragments > 1 or report.old_versions > 0 or report.deleted > 0 or report.merged > 0
-    if report.dry_run or not report.compact:
-        return
-    # 1 ms, not 0: lancedb warns on 0, and "older than 1 ms" keeps only the latest version.
+def _optimize(table: Any, limits: TidyLimits, lock: Any) -> None:
+    """Compact fragments and remove versions older than the retention.
+
+    1 ms rather than 0: lancedb warns on 0, and "older than 1 ms" keeps only the latest.
+    """
     with lock:
         table.optimize(cleanup_older_than=max(limits.version_retention, timedelta(milliseconds=1)))
 

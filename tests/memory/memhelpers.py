@@ -33,3 +33,20 @@ def event(command: str, success: bool = True, risk: Risk = Risk.LOW, tool: str =
 def ask(memory: Any, command: str, tool: str = "Bash") -> Any:
     call = ToolCall(tool, {"command": command} if tool.lower() == "bash" else {"file_path": command})
     return memory.relevance(call, signature(call.tool, call.params), Risk.LOW, datetime(2026, 1, 2, tzinfo=UTC))
+
+
+def open_memory(tmp: Path, **overrides: Any) -> Any:
+    """A LanceMemory without background threads, opened in this thread."""
+    from guard.memory.lance import LanceMemory
+
+    m = LanceMemory(str(tmp / "memory.lance"), make_config(**overrides), start_background=False)
+    assert m.open(), m.status
+    return m
+
+
+def add_one_by_one(memory: Any, events: list[MemoryEvent]) -> None:
+    """One LanceDB commit (version, fragment) per event, like an unbatched writer."""
+    from guard.memory.table import events_to_arrow
+
+    for e in events:
+        memory._table.add(events_to_arrow([e], memory.embedder))
