@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import re
+from array import array
 from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from typing import Protocol
@@ -108,6 +109,7 @@ class HashingEmbedder:
             raise ValueError(f"dim must be >= 8, got {dim}")
         self.dim = dim
         self.name = f"hashing-v{self.VERSION}"
+        self._zero = array("f", bytes(4 * dim))
         self._cached = lru_cache(maxsize=cache_size)(self._embed)
 
     def embed(self, text: str) -> Vector:
@@ -118,13 +120,13 @@ class HashingEmbedder:
         return _features(text)
 
     def _embed(self, text: str) -> Vector:
-        vec = np.zeros(self.dim, dtype=np.float32)
+        acc = array("f", self._zero)  # a plain array: item updates cost a tenth of numpy's
         dim = self.dim
         for feature, weight in _features(text):
             h = crc32(feature.encode("utf-8", "surrogatepass"))
             # Bucket from the top byte then the low bits, sign from bit 16: independent bits.
-            vec[((h >> 24) | (h & 0xFFFF) << 8) % dim] += -weight if h & 0x10000 else weight
-        return _unit(vec)
+            acc[((h >> 24) | (h & 0xFFFF) << 8) % dim] += -weight if h & 0x10000 else weight
+        return _unit(np.frombuffer(acc, dtype=np.float32).copy())
 
 
 class CallableEmbedder:
@@ -198,10 +200,14 @@ def _features(text: str) -> list[tuple[str, float]]:
 def _head(tokens: list[str]) -> tuple[str, str]:
     """The program a segment runs and its subcommand (``git push`` → ``("git", "push")``)."""
     for i, token in enumerate(tokens):
-        if _ASSIGN.match(token) or token in _WRAPPERS or token.startswith("-"):
+        if token[0] == "-" or token in _WRAPPERS or ("=" in token and _ASSIGN.match(token)):
             continue
-        sub = next((t for t in tokens[i + 1 : i + 3] if not t.startswith("-")), "")
-        return token.rsplit("/", 1)[-1], sub if _WORD.match(sub) else ""
+        sub = ""
+        for after in tokens[i + 1 : i + 3]:
+            if after[0] != "-":
+                sub = after if _WORD.match(after) else ""
+                break
+        return token.rsplit("/", 1)[-1], sub
     return "", ""
 
 
