@@ -126,7 +126,7 @@ class HashingEmbedder:
             h = crc32(feature.encode("utf-8", "surrogatepass"))
             # Bucket from the top byte then the low bits, sign from bit 16: independent bits.
             acc[((h >> 24) | (h & 0xFFFF) << 8) % dim] += -weight if h & 0x10000 else weight
-        return _unit(np.frombuffer(acc, dtype=np.float32).copy())
+        return _unit(np.frombuffer(acc, dtype=np.float32))
 
 
 class CallableEmbedder:
@@ -153,15 +153,15 @@ class CallableEmbedder:
             raise ValueError(f"embedder {self.name!r} returned {vec.shape[0]} values, expected {self.dim}")
         if not np.all(np.isfinite(vec)):
             raise ValueError(f"embedder {self.name!r} returned a non-finite value")
-        return _unit(vec.copy())
+        return _unit(vec)
 
 
 def _unit(vec: Vector) -> Vector:
+    """A new, read-only, L2-normalised float32 copy of ``vec``."""
     norm = math.sqrt(float(vec @ vec))
-    if norm > 0.0:
-        vec *= 1.0 / norm
-    vec.flags.writeable = False
-    return vec
+    out: Vector = vec * np.float32(1.0 / norm) if norm > 0.0 else vec.copy()
+    out.flags.writeable = False
+    return out
 
 
 def _features(text: str) -> list[tuple[str, float]]:

@@ -87,6 +87,11 @@ class ToolIndex:
     def __len__(self) -> int:
         return self.n
 
+    @property
+    def nbytes(self) -> int:
+        a = self._a
+        return int(a.vectors_t.nbytes) + sum(int(getattr(a, name).nbytes) for name in _AGGREGATES)
+
     def add(self, signature: str, vector: Vector, count: float, success: bool, importance: float) -> None:
         values = (count, count if success else 0.0, importance * count, importance * count if success else 0.0)
         i = self._rows.get(signature)
@@ -162,6 +167,11 @@ class Snapshot:
     def __len__(self) -> int:
         return sum(len(t) for t in self.tools.values())
 
+    @property
+    def nbytes(self) -> int:
+        """Memory held by the arrays (capacity included)."""
+        return sum(t.nbytes for t in self.tools.values())
+
     def add(self, tool: str, signature: str, vector: Vector, count: float, success: bool, importance: float) -> None:
         index = self.tools.get(tool)
         if index is None:
@@ -171,6 +181,47 @@ class Snapshot:
     def extend(self, rows: Iterable[tuple[str, str, Vector, float, bool, float]]) -> None:
         for row in rows:
             self.add(*row)
+
+    @classmethod
+    def build(
+        cls,
+        dim: int,
+        version: int | None,
+        tools: list[str],
+        signatures: list[str],
+        vectors: npt.NDArray[np.float32],
+        count: F64,
+        success: npt.NDArray[np.bool_],
+        importance: F64,
+    ) -> Snapshot:
+        """A snapshot of many rows at once, sized to fit (a quarter spare for new rows)."""
+        snapshot = cls(dim, version)
+        columns: dict[str, dict[str, int]] = {}
+        members: dict[str, list[int]] = {}
+        firsts: dict[str, list[int]] = {}
+        col = np.empty(len(tools), np.intp)
+        for i, (tool, sig) in enumerate(zip(tools, signatures, strict=True)):
+            seen = columns.setdefault(tool, {})
+            j = seen.get(sig)
+            if j is None:
+                j = seen[sig] = len(seen)
+                firsts.setdefault(tool, []).append(i)
+            col[i] = j
+            members.setdefault(tool, []).append(i)
+        weighted = importance * count
+        for tool, seen in columns.items():
+            rows = np.asarray(members[tool], np.intp)
+            n = len(seen)
+            a = _Arrays.empty(dim, n + n // 4 + 16)
+            a.vectors_t[:, :n] = vectors[firsts[tool]].T
+            ok = success[rows]
+            for name, values in zip(
+                _AGGREGATES, (count[rows], count[rows] * ok, weighted[rows], weighted[rows] * ok), strict=True
+            ):
+                np.add.at(getattr(a, name), col[rows], values)
+            index = snapshot.tools[tool] = ToolIndex(dim, capacity=0)
+            index._a, index._rows, index.n = a, seen, n
+        return snapshot
 
     def search(self, tool: str, query: Vector, threshold: float, top_k: int) -> Neighbours | None:
         index = self.tools.get(tool)

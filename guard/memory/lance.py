@@ -391,16 +391,24 @@ class LanceMemory:
         if table.count_rows(where) > self.config.get("memory.snapshot_max_rows"):
             self._snapshot = None  # too big to hold: relevance queries LanceDB
         else:
+            import numpy as np
+
             arrow = table.search().where(where).select(_SNAPSHOT_COLUMNS).limit(None).to_arrow()
-            snapshot = Snapshot(self.embedder.dim, version)
             dim = self.embedder.dim
-            vectors = arrow.column("vector").combine_chunks().values.to_numpy(zero_copy_only=False).reshape(-1, dim)
-            columns = [arrow.column(c).to_pylist() for c in ("tool", "signature", "count", "success", "importance")]
-            snapshot.extend(
-                (tool, sig, vectors[i], float(count), success, importance)
-                for i, (tool, sig, count, success, importance) in enumerate(zip(*columns, strict=True))
+
+            def numbers(name: str) -> Any:
+                return np.asarray(arrow.column(name).to_numpy(), dtype=np.float64)
+
+            self._snapshot = Snapshot.build(
+                dim,
+                version,
+                arrow.column("tool").to_pylist(),
+                arrow.column("signature").to_pylist(),
+                arrow.column("vector").combine_chunks().values.to_numpy(zero_copy_only=False).reshape(-1, dim),
+                numbers("count"),
+                np.asarray(arrow.column("success").to_numpy(zero_copy_only=False), dtype=bool),
+                numbers("importance"),
             )
-            self._snapshot = snapshot
         if self._cache is not None:
             with self._cache_lock:
                 self._cache.clear()
