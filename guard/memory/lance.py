@@ -37,9 +37,7 @@ from __future__ import annotations
 
 import atexit
 import threading
-import time
 import weakref
-from collections import deque
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -51,25 +49,18 @@ from guard.config import Config
 from guard.memory import tidy as tidy_mod
 from guard.memory.base import NO_MEMORY_SCORE, MemoryEvent, MemoryResult, seed_score
 from guard.memory.embed import Embedder, HashingEmbedder, Vector
-from guard.memory.index import Neighbours, Snapshot, neighbours
+from guard.memory.index import Neighbours, Snapshot
 from guard.memory.schedule import Scheduler, TidySchedule
-from guard.memory.table import connect, events_to_arrow, is_remote, open_table, sql_str
+from guard.memory.table import connect, events_to_arrow, is_remote, open_table, read_snapshot, search_table
+from guard.memory.writer import BatchWriter, Written
 from guard.model import Risk, ToolCall
 from guard.toolnames import canonical_tool
 
 _MAX_PENDING = 100_000  # queued outcomes kept while the store cannot take them
-_SNAPSHOT_COLUMNS = ["tool", "signature", "vector", "count", "success", "importance"]
 
 
 def _import_lancedb() -> None:
     import lancedb  # noqa: F401  (the 0.8 s import, on the background thread only)
-
-
-class _Waiter(threading.Event):
-    def __init__(self, refresh: bool = False) -> None:
-        super().__init__()
-        self.refresh = refresh
-        self.ok = False
 
 
 class LanceMemory:
@@ -90,16 +81,12 @@ class LanceMemory:
         self.config = config
         self.embedder = embedder or HashingEmbedder(dim=config.get("memory.dim"))
         self.ready = threading.Event()
-        self.dropped = 0  # outcomes that could not be kept (queue overflow, store unavailable)
         self._settled = threading.Event()
         self._why = "loading" if start_background else "not opened"
         self._similarity = float(config.get("memory.similarity"))
         self._top_k = int(config.get("memory.top_k"))
         self._prior = float(config.get("fusion.prior_strength"))
         self._seed = config.get("fusion.mode") == "seed"
-        self._flush_seconds = float(config.get("memory.flush_seconds"))
-        self._batch_rows = int(config.get("memory.batch_rows"))
-        self._snapshot_seconds = float(config.get("memory.snapshot_seconds"))
         self._timeout = timedelta(milliseconds=config.get("memory.query_timeout_ms"))
         size, ttl = config.get("memory.cache_size"), config.get("memory.cache_seconds")
         self._cache: cachetools.TTLCache[tuple[str, str], MemoryResult] | None = (
@@ -110,24 +97,21 @@ class LanceMemory:
         self._snapshot: Snapshot | None = None
         self._stale = False
         self._write_lock = threading.RLock()  # one table writer at a time: batches, maintenance
-        self._cond = threading.Condition()
-        self._queue: deque[MemoryEvent] = deque()
-        self._oldest = 0.0
-        self._waiters: list[_Waiter] = []
-        self._reload_asked = False
-        self._failures = 0
-        self._retry_at = 0.0
-        self._stopping = False
+        self._writer: BatchWriter[MemoryEvent] = BatchWriter(
+            self._write,
+            self._check,
+            flush_seconds=float(config.get("memory.flush_seconds")),
+            batch_rows=int(config.get("memory.batch_rows")),
+            check_seconds=float(config.get("memory.snapshot_seconds")),
+            max_pending=_MAX_PENDING,
+        )
         self._closed = False
         state = state_dir or (None if is_remote(self.uri) else Path(self.uri.removeprefix("file://")).parent)
         self.marker = state / tidy_mod.MARKER_NAME if state is not None else None
         self.scheduler: Scheduler | None = None
-        self._background = start_background
-        self._thread: threading.Thread | None = None
         _LIVE.add(self)
         if start_background:
-            self._thread = threading.Thread(target=self._run, name="guard-memory", daemon=True)
-            self._thread.start()
+            self._writer.start(self._prepare, name="guard-memory")
 
     # -- the provider protocol -------------------------------------------------------------
 
@@ -164,23 +148,12 @@ class LanceMemory:
 
     def remember(self, event: MemoryEvent) -> None:
         """Queue one completed operation; the background writer stores it (never blocks on I/O)."""
-        if self._closed:
-            return
-        with self._cond:
-            if len(self._queue) >= _MAX_PENDING:
-                self._queue.popleft()
-                self.dropped += 1
-            if not self._queue:
-                self._oldest = time.monotonic()
-            self._queue.append(event)
-            if len(self._queue) >= self._batch_rows or self._flush_seconds == 0:
-                self._cond.notify()
+        if not self._closed:
+            self._writer.put(event)
 
     def flush(self, timeout: float | None = 30.0) -> bool:
         """Store everything queued so far; ``True`` means it is durable (committed)."""
-        if not self._background:
-            return self._flush_now()
-        return self._ask(_Waiter(), timeout)
+        return self._writer.flush(timeout)
 
     def close(self, timeout: float | None = 30.0) -> None:
         """Flush, stop the background threads, and answer "unavailable (closed)" from now on."""
@@ -190,11 +163,7 @@ class LanceMemory:
         self._closed = True
         if self.scheduler is not None:
             self.scheduler.stop(timeout)
-        with self._cond:
-            self._stopping = True
-            self._cond.notify()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout)
+        self._writer.stop(timeout)
         _LIVE.discard(self)
 
     # -- more control ------------------------------------------------------------------------
@@ -212,11 +181,7 @@ class LanceMemory:
 
     def refresh(self, timeout: float | None = 30.0) -> bool:
         """Flush, then pick up rows that other processes or hosts stored, now."""
-        if not self._background:
-            ok = self._flush_now()
-            self._check(force=True)
-            return ok
-        return self._ask(_Waiter(refresh=True), timeout)
+        return self._writer.refresh(timeout)
 
     def tidy(self, now: datetime | None = None, *, dry_run: bool = False, force: bool = False) -> tidy_mod.TidyReport:
         """One maintenance run on this memory's table (see :mod:`guard.memory.tidy`)."""
@@ -236,9 +201,7 @@ class LanceMemory:
             lock=self._write_lock,
         )
         if not dry_run and not report.skipped:
-            with self._cond:
-                self._reload_asked = True
-                self._cond.notify()
+            self._writer.ask_check()  # reload the snapshot in the background
         return report
 
     @property
@@ -247,7 +210,12 @@ class LanceMemory:
 
     @property
     def pending(self) -> int:
-        return len(self._queue)
+        return self._writer.pending
+
+    @property
+    def dropped(self) -> int:
+        """Outcomes that could not be kept (queue overflow, store unavailable)."""
+        return self._writer.dropped
 
     # -- background work -----------------------------------------------------------------
 
@@ -264,91 +232,32 @@ class LanceMemory:
         finally:
             self._settled.set()
 
-    def _run(self) -> None:
+    def _prepare(self) -> None:
+        """On the background thread: open the store, then start the maintenance schedule."""
         self._load()
         if self.ready.is_set() and self.config.get("memory.tidy") and not self._closed:
             self.scheduler = Scheduler(
                 TidySchedule.from_config(self.config), lambda now: self.tidy(now), last_run=_last_or_now(self.marker)
             )
             self.scheduler.start()
-        next_check = time.monotonic() + self._snapshot_seconds
-        while True:
-            with self._cond:
-                while not self._wakeup(next_check):
-                    self._cond.wait(self._wait_seconds(next_check))
-                batch = list(self._queue) if time.monotonic() >= self._retry_at or self._waiters else []
-                if batch:
-                    self._queue.clear()
-                waiters, self._waiters = self._waiters, []
-                refresh, self._reload_asked = self._reload_asked or any(w.refresh for w in waiters), False
-                stopping = self._stopping
-            written = self._write(batch)
-            checked = True
-            if refresh or self._stale or (self._snapshot_seconds and time.monotonic() >= next_check):
-                checked = self._check(force=refresh)
-                next_check = time.monotonic() + self._snapshot_seconds
-            for w in waiters:
-                w.ok = written and (checked or not w.refresh)
-                w.set()
-            if stopping:
-                return
 
-    def _wakeup(self, next_check: float) -> bool:
-        now = time.monotonic()
-        queued = bool(self._queue) and now >= self._retry_at
-        return bool(
-            self._stopping
-            or self._waiters
-            or self._reload_asked
-            or (queued and (len(self._queue) >= self._batch_rows or now >= self._oldest + self._flush_seconds))
-            or (self._snapshot_seconds and now >= next_check)
-        )
-
-    def _wait_seconds(self, next_check: float) -> float | None:
-        deadlines = [max(self._oldest + self._flush_seconds, self._retry_at)] if self._queue else []
-        if self._snapshot_seconds:
-            deadlines.append(next_check)
-        return max(0.01, min(deadlines) - time.monotonic()) if deadlines else None
-
-    def _ask(self, waiter: _Waiter, timeout: float | None) -> bool:
-        if self._thread is None or not self._thread.is_alive():
-            return False
-        with self._cond:
-            self._waiters.append(waiter)
-            self._cond.notify()
-        return waiter.wait(timeout) and waiter.ok
-
-    def _flush_now(self) -> bool:
-        with self._cond:
-            batch = list(self._queue)
-            self._queue.clear()
-        return self._write(batch)
-
-    def _write(self, batch: list[MemoryEvent]) -> bool:
-        if not batch:
-            return self.ready.is_set()
+    def _write(self, batch: list[MemoryEvent]) -> Written:
         if not self.ready.is_set():
-            self.dropped += len(batch)
-            return False
+            return Written.DROPPED
+        if not batch:
+            return Written.STORED
         try:
             arrow = events_to_arrow(batch, self.embedder)
             with self._write_lock:
                 version = self._table.add(arrow).version
-            self._failures, self._retry_at = 0, 0.0
-        except Exception as exc:  # keep the batch for the next round, after a back-off
-            self._failures += 1
-            self._retry_at = time.monotonic() + min(60.0, 2.0**self._failures)
+        except Exception as exc:  # the writer keeps the batch and retries after a back-off
             logger.opt(exception=exc).warning("memory write failed, will retry: {}", exc)
-            with self._cond:
-                self._queue.extendleft(reversed(batch))
-                while len(self._queue) > _MAX_PENDING:
-                    self._queue.popleft()
-                    self.dropped += 1
-            return False
+            return Written.RETRY
         snapshot = self._snapshot
         if snapshot is not None:
             if snapshot.version is None or version != snapshot.version + 1:
                 self._stale = True  # someone else committed too: reload in the background
+                self._writer.ask_check()
             snapshot.version = version
             snapshot.extend(
                 (
@@ -365,7 +274,7 @@ class LanceMemory:
             with self._cache_lock:
                 for e in batch:
                     self._cache.pop((canonical_tool(e.tool), e.signature), None)
-        return True
+        return Written.STORED
 
     def _check(self, force: bool = False) -> bool:
         """Reload the snapshot if the table moved on (other writers, maintenance)."""
@@ -385,30 +294,8 @@ class LanceMemory:
 
     def _reload(self) -> None:
         self._stale = False
-        table = self._table
-        version = table.version
-        where = f"embedder = {sql_str(self.embedder.name)}"
-        if table.count_rows(where) > self.config.get("memory.snapshot_max_rows"):
-            self._snapshot = None  # too big to hold: relevance queries LanceDB
-        else:
-            import numpy as np
-
-            arrow = table.search().where(where).select(_SNAPSHOT_COLUMNS).limit(None).to_arrow()
-            dim = self.embedder.dim
-
-            def numbers(name: str) -> Any:
-                return np.asarray(arrow.column(name).to_numpy(), dtype=np.float64)
-
-            self._snapshot = Snapshot.build(
-                dim,
-                version,
-                arrow.column("tool").to_pylist(),
-                arrow.column("signature").to_pylist(),
-                arrow.column("vector").combine_chunks().values.to_numpy(zero_copy_only=False).reshape(-1, dim),
-                numbers("count"),
-                np.asarray(arrow.column("success").to_numpy(zero_copy_only=False), dtype=bool),
-                numbers("importance"),
-            )
+        limit = self.config.get("memory.snapshot_max_rows")
+        self._snapshot = read_snapshot(self._table, self.embedder, limit)  # None: too big, query LanceDB
         if self._cache is not None:
             with self._cache_lock:
                 self._cache.clear()
@@ -416,26 +303,7 @@ class LanceMemory:
     def _query(self, tool: str, query: Vector) -> Neighbours | None:
         if self._table is None:
             raise RuntimeError("no table")
-        where = f"tool = {sql_str(tool)} AND embedder = {sql_str(self.embedder.name)}"
-        arrow = (
-            self._table.search(query)
-            .distance_type("cosine")
-            .where(where)
-            .distance_range(upper_bound=1.0 - self._similarity + 1e-6)
-            .limit(self._top_k)
-            .select(["count", "success", "importance", "_distance"])
-            .to_arrow(timeout=self._timeout)
-        )
-        if arrow.num_rows == 0:
-            return None
-        import numpy as np
-
-        count = np.asarray(arrow.column("count").to_numpy(), dtype=np.float64)
-        success = np.asarray(arrow.column("success").to_numpy(zero_copy_only=False), dtype=bool)
-        importance = np.asarray(arrow.column("importance").to_numpy(), dtype=np.float64)
-        sims = 1.0 - np.asarray(arrow.column("_distance").to_numpy(), dtype=np.float64)
-        imp = importance * count
-        return neighbours(sims, count, count * success, imp, imp * success, self._similarity, self._top_k)
+        return search_table(self._table, self.embedder.name, tool, query, self._similarity, self._top_k, self._timeout)
 
     def _result(self, found: Neighbours | None) -> MemoryResult:
         if found is None:

@@ -34,10 +34,13 @@ from typing import TYPE_CHECKING, Any
 
 from guard.config import Config
 from guard.memory.base import MemoryEvent
-from guard.memory.embed import Embedder
+from guard.memory.embed import Embedder, Vector
+from guard.memory.index import Neighbours, Snapshot, neighbours
 from guard.toolnames import canonical_tool
 
 if TYPE_CHECKING:
+    from datetime import timedelta
+
     import pyarrow as pa
 
 TABLE_NAME = "memories"
@@ -195,6 +198,86 @@ def events_to_arrow(events: Sequence[MemoryEvent], embedder: Embedder) -> pa.Tab
         },
         schema=schema(embedder.dim),
     )
+
+
+def read_snapshot(table: Any, embedder: Embedder, max_rows: int) -> Snapshot | None:
+    """The in-process snapshot of the rows ``embedder`` made (``None`` above ``max_rows``)."""
+    import numpy as np
+
+    version = table.version
+    where = f"embedder = {sql_str(embedder.name)}"
+    if table.count_rows(where) > max_rows:
+        return None
+    columns = ["tool", "signature", "vector", "count", "success", "importance"]
+    arrow = table.search().where(where).select(columns).limit(None).to_arrow()
+
+    def numbers(name: str) -> Any:
+        return np.asarray(arrow.column(name).to_numpy(zero_copy_only=False), dtype=np.float64)
+
+    return Snapshot.build(
+        embedder.dim,
+        version,
+        arrow.column("tool").to_pylist(),
+        arrow.column("signature").to_pylist(),
+        arrow.column("vector").combine_chunks().values.to_numpy(zero_copy_only=False).reshape(-1, embedder.dim),
+        numbers("count"),
+        numbers("success").astype(bool),
+        numbers("importance"),
+    )
+
+
+def search_table(
+    table: Any,
+    embedder_name: str,
+    tool: str,
+    query: Vector,
+    similarity: float,
+    top_k: int,
+    timeout: timedelta,
+) -> Neighbours | None:
+    """Neighbours straight from LanceDB (flat cosine search, bounded by ``timeout``)."""
+    import numpy as np
+
+    arrow = (
+        table.search(query)
+        .distance_type("cosine")
+        .where(f"tool = {sql_str(tool)} AND embedder = {sql_str(embedder_name)}")
+        .distance_range(upper_bound=1.0 - similarity + 1e-6)
+        .limit(top_k)
+        .select(["count", "success", "importance", "_distance"])
+        .to_arrow(timeout=timeout)
+    )
+    if arrow.num_rows == 0:
+        return None
+
+    def numbers(name: str) -> Any:
+        return np.asarray(arrow.column(name).to_numpy(zero_copy_only=False), dtype=np.float64)
+
+    count, success = numbers("count"), numbers("success")
+    weighted = numbers("importance") * count
+    sims = 1.0 - numbers("_distance")
+    return neighbours(sims, count, count * success, weighted, weighted * success, similarity, top_k)
+
+
+def read_rows(table: Any, columns: list[str] | None, where: str | None = None) -> dict[str, Any]:
+    """Columns as numpy arrays (``vector`` as an (n, dim) matrix) plus the Arrow table as ``_arrow``."""
+    import numpy as np
+
+    query = table.search()
+    if where:
+        query = query.where(where)
+    if columns:
+        query = query.select(columns)
+    arrow = query.limit(None).to_arrow()
+    out: dict[str, Any] = {"_arrow": arrow}
+    for name in arrow.column_names:
+        col = arrow.column(name)
+        if name == "vector":
+            dim = col.type.list_size
+            out[name] = col.combine_chunks().values.to_numpy(zero_copy_only=False).reshape(-1, dim)
+        else:
+            out[name] = np.asarray(col.to_numpy(zero_copy_only=False))
+    return out
 
 
 def sql_str(value: str) -> str:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from memhelpers import add_one_by_one, ask, event, make_config, open_memory
 
-from guard.memory import tidy
+from guard.memory import merge, tidy
 from guard.memory.table import table_stats
 from guard.model import Risk
 
@@ -91,13 +91,13 @@ class TestMerge:
         near = base + rng.normal(scale=0.05, size=16)
         far = rng.normal(size=16)
         vectors = np.array([base, near, far, base]) / np.linalg.norm([base, near, far, base], axis=1)[:, None]
-        groups, left = tidy.plan_merges(["a", "b", "c", "a"], np.array([1.0, 3.0, 2.0, 0.5]), vectors, 0.95, 100)
+        groups, left = merge.plan_merges(["a", "b", "c", "a"], np.array([1.0, 3.0, 2.0, 0.5]), vectors, 0.95, 100)
         assert left == 0
-        assert groups == [tidy.Group(keep=1, merge=(0, 3))]  # "b" is newest; "a" joins with its duplicate
+        assert groups == [merge.Group(keep=1, merge=(0, 3))]  # "b" is newest; "a" joins with its duplicate
 
     def test_scan_limit_is_reported(self) -> None:
         vectors = np.eye(4)
-        _, left = tidy.plan_merges(["a", "b", "c", "d"], np.arange(4.0), vectors, 0.95, 2)
+        _, left = merge.plan_merges(["a", "b", "c", "d"], np.arange(4.0), vectors, 0.95, 2)
         assert left == 2
 
 
