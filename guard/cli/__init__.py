@@ -20,7 +20,7 @@ COMMANDS = (
     "stats",
     "config_cmd",
     # -- behavior (issue 4): reset
-    # -- memory (issue 5): tidy
+    "tidy",
     # -- integrations (issue 6): hook, install, uninstall, serve
     "rules",
     "replay",

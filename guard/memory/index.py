@@ -1,0 +1,228 @@
+"""The in-process snapshot of memory: one numpy matrix per tool, searched on the hot path.
+
+LanceDB is the durable store; a flat LanceDB search costs 2.5-10 ms, a numpy product over
+the same vectors 0.01-3 ms. So the hot path searches a :class:`Snapshot` that the
+background thread builds from the table and extends after each write.
+
+Rows are grouped by signature: a call repeated 10,000 times is one column with
+``count = 10_000``, so the neighbours of a query are distinct operations. Each column keeps
+the sums ``count``, ``successes``, ``importance_sum`` and ``importance_success`` of its rows.
+
+Thread-safety: one writer (the background thread) and any number of readers without a
+lock. A reader takes the arrays object first and the row count second; a writer fills a
+column before it publishes the new count, and swaps in grown arrays as a whole. A reader may
+see an aggregate that is one write behind, never a torn vector.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import attrs
+import numpy as np
+import numpy.typing as npt
+
+from guard.memory.embed import Vector
+
+F64 = npt.NDArray[np.float64]
+
+# Per column: operations, successes, Σ importance, Σ importance of the successes.
+_AGGREGATES = ("count", "successes", "importance_sum", "importance_success")
+
+
+@attrs.frozen
+class Neighbours:
+    """What the similar past operations say.
+
+    - ``matched``: how many past operations (rows times their ``count``);
+    - ``success_rate``, ``avg_importance``: plain count-weighted means (the seed's averages);
+    - ``weight``: the evidence, Σ count·K with the kernel ``K = (sim − s₀) / (1 − s₀)``: a
+      memory right at the threshold ``s₀`` adds little, an identical one its full count;
+    - ``weighted_rate``: the success rate weighted by count·K·importance, so similar,
+      important outcomes (failures, risky operations) count most;
+    - ``best``: the highest similarity.
+    """
+
+    matched: int
+    success_rate: float
+    avg_importance: float
+    weight: float
+    weighted_rate: float
+    best: float
+
+
+@attrs.frozen
+class _Arrays:
+    vectors_t: npt.NDArray[np.float32]  # (dim, capacity): a column per row, rows contiguous per feature
+    count: F64
+    successes: F64
+    importance_sum: F64
+    importance_success: F64
+
+    @classmethod
+    def empty(cls, dim: int, capacity: int) -> _Arrays:
+        return cls(np.zeros((dim, capacity), np.float32), *(np.zeros(capacity) for _ in range(4)))
+
+    @property
+    def capacity(self) -> int:
+        return int(self.count.shape[0])
+
+    def grown(self, n: int) -> _Arrays:
+        bigger = _Arrays.empty(self.vectors_t.shape[0], max(64, self.capacity * 2))
+        bigger.vectors_t[:, :n] = self.vectors_t[:, :n]
+        for name in _AGGREGATES:
+            getattr(bigger, name)[:n] = getattr(self, name)[:n]
+        return bigger
+
+
+class ToolIndex:
+    """The rows of one tool."""
+
+    def __init__(self, dim: int, capacity: int = 64) -> None:
+        self.dim = dim
+        self._a = _Arrays.empty(dim, capacity)
+        self._rows: dict[str, int] = {}
+        self.n = 0
+
+    def __len__(self) -> int:
+        return self.n
+
+    @property
+    def nbytes(self) -> int:
+        a = self._a
+        return int(a.vectors_t.nbytes) + sum(int(getattr(a, name).nbytes) for name in _AGGREGATES)
+
+    def add(self, signature: str, vector: Vector, count: float, success: bool, importance: float) -> None:
+        values = (count, count if success else 0.0, importance * count, importance * count if success else 0.0)
+        i = self._rows.get(signature)
+        if i is None:
+            i = self.n
+            a = self._a if i < self._a.capacity else self._a.grown(i)
+            a.vectors_t[:, i] = vector
+            for name, value in zip(_AGGREGATES, values, strict=True):
+                getattr(a, name)[i] = value
+            self._a = a
+            self._rows[signature] = i
+            self.n = i + 1  # publish last
+        else:
+            for name, value in zip(_AGGREGATES, values, strict=True):
+                getattr(self._a, name)[i] += value
+
+    def search(self, query: Vector, threshold: float, top_k: int) -> Neighbours | None:
+        a = self._a
+        n = min(self.n, a.capacity)
+        if n == 0:
+            return None
+        nonzero = np.flatnonzero(query)
+        # Hashed queries are sparse: then touch only the feature rows the query uses.
+        sparse = len(nonzero) * 4 <= self.dim
+        sims = query[nonzero] @ a.vectors_t[nonzero, :n] if sparse else query @ a.vectors_t[:, :n]
+        return neighbours(
+            sims, a.count[:n], a.successes[:n], a.importance_sum[:n], a.importance_success[:n], threshold, top_k
+        )
+
+
+def neighbours(
+    sims: npt.NDArray[np.floating],
+    count: F64,
+    successes: F64,
+    importance_sum: F64,
+    importance_success: F64,
+    threshold: float,
+    top_k: int,
+) -> Neighbours | None:
+    """Aggregate the rows at or above ``threshold`` (at most ``top_k``, most similar first)."""
+    idx = np.flatnonzero(sims >= threshold - 1e-6)
+    if len(idx) == 0:
+        return None
+    if len(idx) > top_k:
+        idx = idx[np.argpartition(-sims[idx], top_k - 1)[:top_k]]
+    s = np.minimum(sims[idx].astype(np.float64), 1.0)
+    c, ok, imp, imp_ok = count[idx], successes[idx], importance_sum[idx], importance_success[idx]
+    total = float(c.sum())
+    if total <= 0.0:
+        return None
+    kernel = np.clip((s - threshold) / (1.0 - threshold), 0.0, 1.0) if threshold < 1.0 else np.ones_like(s)
+    rate = float(ok.sum()) / total
+    w_imp = float((kernel * imp).sum())
+    weighted = float((kernel * imp_ok).sum()) / w_imp if w_imp > 0 else rate
+    return Neighbours(
+        matched=round(total),
+        success_rate=rate,
+        avg_importance=min(1.0, float(imp.sum()) / total),
+        weight=float((kernel * c).sum()),
+        weighted_rate=weighted,
+        best=float(s.max()),
+    )
+
+
+class Snapshot:
+    """Every tool's :class:`ToolIndex` as of table ``version``."""
+
+    def __init__(self, dim: int, version: int | None = None) -> None:
+        self.dim = dim
+        self.version = version
+        self.tools: dict[str, ToolIndex] = {}
+
+    def __len__(self) -> int:
+        return sum(len(t) for t in self.tools.values())
+
+    @property
+    def nbytes(self) -> int:
+        """Memory held by the arrays (capacity included)."""
+        return sum(t.nbytes for t in self.tools.values())
+
+    def add(self, tool: str, signature: str, vector: Vector, count: float, success: bool, importance: float) -> None:
+        index = self.tools.get(tool)
+        if index is None:
+            index = self.tools[tool] = ToolIndex(self.dim)
+        index.add(signature, vector, count, success, importance)
+
+    def extend(self, rows: Iterable[tuple[str, str, Vector, float, bool, float]]) -> None:
+        for row in rows:
+            self.add(*row)
+
+    @classmethod
+    def build(
+        cls,
+        dim: int,
+        version: int | None,
+        tools: list[str],
+        signatures: list[str],
+        vectors: npt.NDArray[np.float32],
+        count: F64,
+        success: npt.NDArray[np.bool_],
+        importance: F64,
+    ) -> Snapshot:
+        """A snapshot of many rows at once, sized to fit (a quarter spare for new rows)."""
+        snapshot = cls(dim, version)
+        columns: dict[str, dict[str, int]] = {}
+        members: dict[str, list[int]] = {}
+        firsts: dict[str, list[int]] = {}
+        col = np.empty(len(tools), np.intp)
+        for i, (tool, sig) in enumerate(zip(tools, signatures, strict=True)):
+            seen = columns.setdefault(tool, {})
+            j = seen.get(sig)
+            if j is None:
+                j = seen[sig] = len(seen)
+                firsts.setdefault(tool, []).append(i)
+            col[i] = j
+            members.setdefault(tool, []).append(i)
+        weighted = importance * count
+        for tool, seen in columns.items():
+            rows = np.asarray(members[tool], np.intp)
+            n = len(seen)
+            a = _Arrays.empty(dim, n + n // 4 + 16)
+            a.vectors_t[:, :n] = vectors[firsts[tool]].T
+            ok = success[rows]
+            for name, values in zip(
+                _AGGREGATES, (count[rows], count[rows] * ok, weighted[rows], weighted[rows] * ok), strict=True
+            ):
+                np.add.at(getattr(a, name), col[rows], values)
+            index = snapshot.tools[tool] = ToolIndex(dim, capacity=0)
+            index._a, index._rows, index.n = a, seen, n
+        return snapshot
+
+    def search(self, tool: str, query: Vector, threshold: float, top_k: int) -> Neighbours | None:
+        index = self.tools.get(tool)
+        return None if index is None else index.search(query, threshold, top_k)
