@@ -107,6 +107,7 @@ def _make_memory(workspace: Path, config: Config, aggregates: Aggregates, backen
             if backend == "lancedb":
                 logger.warning("LanceDB memory is not available; using the history files")
         else:
-            uri = config.get("memory.uri") or str(workspace / "memory.lance")
-            return LanceMemory(uri, config)  # type: ignore[no-any-return]
+            from guard.memory.table import resolve_uri
+
+            return LanceMemory(resolve_uri(config, workspace), config, state_dir=workspace)
     return HistoryMemory(aggregates, float(config.get("fusion.prior_strength")))

@@ -81,7 +81,11 @@ class Evaluators:
             return Component(40.0, 0.0, "memory: off", available=False)
         res = state.memory.relevance(call, state.signature_of(call), ctx.static_risk, ctx.now)
         note = res.note or (f"{res.matched} similar past operation(s)" if res.matched else "no similar past operation")
-        return Component(res.score, 1.0 if self.seed else res.confidence, note, res.available, res.matched)
+        if self.seed or not res.matched or res.success_rate is None:
+            return Component(res.score, 1.0 if self.seed else res.confidence, note, res.available, res.matched)
+        # guard mode: the neighbours' success rate, shrunk towards the static prior by the chain
+        # (the provider's own score is shrunk towards 40 already; shrinking twice would bury it).
+        return Component(100.0 * res.success_rate, res.confidence, note, res.available, res.matched)
 
     def cmd_success(self, call: ToolCall, ctx: Context) -> Component:
         state: State | None = ctx.state
