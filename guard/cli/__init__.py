@@ -19,7 +19,7 @@ COMMANDS = (
     "log",
     "stats",
     "config_cmd",
-    # -- behavior (issue 4): reset
+    "reset",
     # -- memory (issue 5): tidy
     # -- integrations (issue 6): hook, install, uninstall, serve
     # -- policy (issue 8): rules, replay, report
