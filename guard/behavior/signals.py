@@ -8,7 +8,7 @@ detectors also carry an effect (``confirm`` or ``block``). Health is
 
 | id   | signal                                             | penalty   | effect  |
 |------|----------------------------------------------------|-----------|---------|
-| G201 | failures: decayed failure rate against a prior,    | ≤ 40      |         |
+| G201 | failures: decayed failure rate against a prior,    | ≤ 50      |         |
 |      | plus the streak beyond 2                            |           |         |
 | G202 | the same call ``loop_repeats`` (3) times in a row  | 15-30     | confirm |
 | G203 | a cycle (A-B-A-B…, period 2-10) three times over   | 20        | confirm |
@@ -155,7 +155,9 @@ def _failures(state: SessionState, now: float, s: BehaviorSettings, out: list[Si
         return
     m, p0 = s.failure_prior, FAILURE_PRIOR_RATE
     rate = (f + m * p0) / (n + m) if n + m > 0 else 0.0
-    penalty = min(40.0, 50.0 * max(0.0, rate - p0) / (1 - p0) + 5.0 * max(0, state.fail_streak - 2))
+    fade = f / state.fail_s if state.fail_s else 0.0  # the streak fades as the failures do
+    streak = 5.0 * max(0, state.fail_streak - 2) * fade
+    penalty = min(50.0, 50.0 * max(0.0, rate - p0) / (1 - p0) + streak)
     if penalty < 1.0:
         return
     streak = f", {state.fail_streak} in a row" if state.fail_streak > 1 else ""

@@ -218,8 +218,12 @@ class SessionTracker:
         if self._persist and self.dir is not None:
             if not live.loaded or files.stamp(session_file(self.dir, sid)) != live.stamp:
                 self._load(sid, live, now)
-        if not live.pending and live.state.expired(now, self.settings.ttl_s):
+        if live.state.expired(now, self.settings.ttl_s):  # idle too long: start afresh
+            ttl = self.settings.ttl_s
+            live.pending = [ev for ev in live.pending if now - float(ev["t"]) <= ttl]
             live.state = self._fresh(sid, now)
+            for ev in live.pending:
+                live.state.apply(ev, self.settings)
         return live
 
     def _fresh(self, sid: str, now: float) -> Any:

@@ -214,8 +214,12 @@ class TestLethalTrifecta:
             assert clean.decision != BLOCK
 
 
+RISKY = {"command": "rm -r build"}
+BIG = {"file_path": "src/big.py", "content": "x = 1\n" * 200}
+
+
 class TestDenials:
-    RISKY = {"command": "rm -r build"}
+    RISKY = RISKY
 
     def _deny(self, g, n: int, clock) -> None:
         for _ in range(n):
@@ -277,7 +281,7 @@ class TestDenials:
 
 
 class TestTiers:
-    BIG = {"file_path": "src/big.py", "content": "x = 1\n" * 200}
+    BIG = BIG
 
     def test_promotion_unlocks_a_larger_write(self, make_guard):
         with freeze_time(T0) as clock:
