@@ -18,10 +18,35 @@ from typing import Any
 import attrs
 
 from guard import workspace as ws
+from guard.behavior import files
 from guard.behavior.signals import Signal, assess
 from guard.behavior.timefmt import iso
-from guard.behavior.tracker import SessionTracker
+from guard.behavior.tracker import SessionTracker, journal_file, session_file
 from guard.config import Config
+
+RECENT = 10
+_KIND = {"d": "dispatch", "r": "result", "i": "answer"}
+
+
+def _readable(ev: Mapping[str, Any]) -> dict[str, Any]:
+    """A journal event for a person: its time, what it was, and what came of it."""
+    t = ev.get("t")
+    out: dict[str, Any] = {"at": iso(float(t)) if isinstance(t, (int, float)) else None}
+    out["event"] = _KIND.get(str(ev.get("e")), str(ev.get("e")))
+    out["task"] = ev.get("task")
+    if "call" in ev:
+        out["call"] = ev["call"]
+    elif "kind" in ev:
+        out["call"] = f"{ev['kind']}:…"
+    if ev.get("e") == "d":
+        out["decision"] = ev.get("dec")
+    elif ev.get("e") == "r":
+        out["outcome"] = "success" if ev.get("ok") else "failure"
+    elif ev.get("e") == "i":
+        out["outcome"] = "approved" if ev.get("ok") else "denied"
+    if ev.get("facts"):
+        out["facts"] = list(ev["facts"])
+    return out
 
 
 @attrs.frozen
@@ -35,7 +60,8 @@ class SessionMetrics:
     tier: Mapping[str, Any] | None = None
     taint: Mapping[str, Any] | None = None
     counts: Mapping[str, int] = attrs.field(factory=dict)
-    events: int = 0
+    events: int = 0  # in the journal (the last ``behavior.window`` are kept)
+    recent: tuple[Mapping[str, Any], ...] = ()  # the last few events, oldest first
     updated: str | None = None
     known: bool = False  # False: no event recorded for this session
 
@@ -58,6 +84,7 @@ class SessionMetrics:
             "taint": None if self.taint is None else dict(self.taint),
             "counts": dict(self.counts),
             "events": self.events,
+            "recent": [dict(e) for e in self.recent],
             "updated": self.updated,
         }
 
@@ -99,13 +126,17 @@ class SessionBehaviorAnalyzer:
                 "approvals": state.approvals,
                 "denials": state.denials,
             }
-            known = bool(state.events) or state.dispatches + state.results + state.approvals + state.denials > 0
-            events = len(state.events)
+            known = state.dispatches + state.results + state.approvals + state.denials > 0
+            events = min(state.journal_lines, settings.window)
             updated = iso(state.updated) if known else None
             agent = state.agent
         from guard.behavior.tiers import Scorecard
 
         tier = (card or Scorecard(agent)).public()
+        recent: tuple[Mapping[str, Any], ...] = ()
+        if tracker.dir is not None and known:
+            path = journal_file(session_file(tracker.dir, session_id))
+            recent = tuple(_readable(e) for e in files.tail_lines(path, RECENT))
         return SessionMetrics(
             session_id=session_id or "-",
             health_score=result.health,
@@ -115,6 +146,7 @@ class SessionBehaviorAnalyzer:
             taint=taint if state.taint or state.secret else None,
             counts=counts,
             events=events,
+            recent=recent,
             updated=updated,
             known=known,
         )

@@ -18,9 +18,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping
-from typing import Any
-
-import attrs
+from typing import Any, NamedTuple
 
 from guard.model import Risk, ToolCall
 from guard.redact import redact_text
@@ -31,6 +29,7 @@ EGRESS = "egress"
 RISKY_PATH = "protected_path"
 SUBAGENT = "subagent"
 _EGRESS_TAGS = frozenset({"egress", "publish"})
+_KEPT_TAGS = frozenset({UNTRUSTED, SECRET, RISKY_PATH})
 
 _END = r"""(?=$|[\s'"`;|&)<>])"""
 _SECRET_SHAPES = (
@@ -45,6 +44,12 @@ _SECRET_SHAPES = (
 _SECRET_PATH = re.compile(
     r"""(?i)(?:^|(?<=[\s/'"=:`(]))(?:""" + "|".join(x.format(end=_END) for x in _SECRET_SHAPES) + ")"
 )
+# Cheap first passes: the full patterns run only when one of their words occurs at all.
+_SECRET_WORDS = re.compile(
+    r"\.(?:ssh|aws|gnupg|kube|docker|azure|password-store|config/g|env|netrc|pypirc|npmrc|git-credentials|pgpass)"
+    r"|id_|credentials|\.(?:pem|p12|pfx|key)"
+)
+_NET_WORDS = re.compile(r"curl|wget|scp|ftp|nc|socat|rsync|push|publish|upload|gh|aria2c|http")
 _FETCH = re.compile(r"(?:^|[\s;|&(`])(?:curl|wget|aria2c|http|https)\s[^|;&]*(?:https?|ftp)://", re.I)
 _EGRESS_SHELL = re.compile(
     r"""(?x)(?:^|[\s;|&(`])(?:
@@ -67,12 +72,11 @@ _CONTENT_KEYS = ("content", "contents", "text")
 _NEW_KEYS = ("new_string", "new_str", "newString", "new_text")
 
 
-@attrs.frozen
-class Probe:
+class Probe(NamedTuple):
     """One call as the session sees it: its task id, risk, facts and write size."""
 
     task: str
-    text: str
+    sig: str  # the raw signature: never stored as is (see ``display``)
     kind: str
     risk: int
     facts: frozenset[str]
@@ -90,6 +94,19 @@ def task_id(sig: str) -> str:
     return hashlib.blake2b(sig.encode("utf-8", "surrogatepass"), digest_size=6).hexdigest()
 
 
+_IDS: dict[str, str] = {}
+
+
+def _task_id(sig: str) -> str:
+    """``task_id`` with a small cache: sessions repeat calls."""
+    tid = _IDS.get(sig)
+    if tid is None:
+        if len(_IDS) >= 4096:
+            _IDS.clear()
+        tid = _IDS[sig] = task_id(sig)
+    return tid
+
+
 def display(sig: str) -> str:
     """The signature as stored and shown: redacted, at most 120 characters."""
     text = redact_text(sig)
@@ -99,23 +116,29 @@ def display(sig: str) -> str:
 def probe_of(call: ToolCall, sig: str, tags: frozenset[str], risk: Risk, data: Mapping[str, Any] | None) -> Probe:
     """The probe for ``call`` given the earlier layers' tags, risk and data."""
     kind = call.kind
-    facts = set(tags & {UNTRUSTED, SECRET, RISKY_PATH})
-    if tags & _EGRESS_TAGS:
-        facts.add(EGRESS)
-    facts |= fallback_facts(call, kind)
-    lines = data.get("lines_written") if data else None
-    if not isinstance(lines, int) or isinstance(lines, bool):
-        lines = lines_of(call, kind)
-    path = _first_str(call.params, _PATH_KEYS) if kind in ("write", "edit") else None
+    facts = fallback_facts(call, kind)
+    if tags:
+        facts |= tags & _KEPT_TAGS
+        if tags & _EGRESS_TAGS:
+            facts.add(EGRESS)
+    lines: Any = None
+    path = None
+    if kind == "write" or kind == "edit":
+        lines = data.get("lines_written") if data else None
+        if not isinstance(lines, int) or isinstance(lines, bool):
+            lines = lines_of(call, kind)
+        path = _first_str(call.params, _PATH_KEYS)
+    elif data and "lines_written" in data:  # a shell write the static layer measured
+        lines = data["lines_written"] if isinstance(data["lines_written"], int) else None
     return Probe(
-        task=task_id(sig),
-        text=display(sig),
-        kind=kind,
-        risk=int(risk),
-        facts=frozenset(facts),
-        lines=lines,
-        path=task_id(path) if path else None,
-        agent=call.agent_id or "default",
+        _task_id(sig),
+        sig,
+        kind,
+        int(risk),
+        frozenset(facts),
+        lines,
+        _task_id(path) if path else None,
+        call.agent_id or "default",
     )
 
 
@@ -126,24 +149,30 @@ def fallback_facts(call: ToolCall, kind: str) -> set[str]:
         facts.add(UNTRUSTED)
     elif kind in ("read", "grep"):
         path = _first_str(params, _PATH_KEYS)
-        if path and _SECRET_PATH.search(path):
+        if path and secret_path(path):
             facts.add(SECRET)
     elif kind == "bash":
         command = params.get("command")
         if isinstance(command, list):
             command = " ".join(str(c) for c in command)
         if isinstance(command, str):
-            if _EGRESS_SHELL.search(command):
-                facts.add(EGRESS)
-            elif _FETCH.search(command):
-                facts.add(UNTRUSTED)
-            if _SECRET_PATH.search(command):
+            if _NET_WORDS.search(command):
+                if _EGRESS_SHELL.search(command):
+                    facts.add(EGRESS)
+                elif _FETCH.search(command):
+                    facts.add(UNTRUSTED)
+            if secret_path(command):
                 facts.add(SECRET)
     elif kind in _SUBAGENT_KINDS:
         facts.add(SUBAGENT)
     elif kind not in _KNOWN and _EGRESS_TOOL.search(kind):
         facts.add(EGRESS)
     return facts
+
+
+def secret_path(text: str) -> bool:
+    """Does ``text`` name a secret file (``~/.ssh/…``, ``.env``, ``credentials``…)?"""
+    return _SECRET_WORDS.search(text) is not None and _SECRET_PATH.search(text) is not None
 
 
 def lines_of(call: ToolCall, kind: str) -> int | None:

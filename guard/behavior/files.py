@@ -1,9 +1,10 @@
-"""Small JSON documents shared between processes: read, replace atomically, lock, notice changes.
+"""Small JSON documents and journals shared between processes.
 
 Writers take an exclusive ``flock`` on one lock file for their read-modify-write, then
 replace the document atomically (tmp + rename, 0600), so a reader never sees half a file
 and two writers never lose each other's events. Readers compare ``stamp(path)`` (inode,
-size, mtime) with the stamp they last read to decide whether to read again.
+size, mtime) with the stamp they last read to decide whether to read again. Journals are
+JSON lines appended in one ``write``, trimmed by an atomic rewrite.
 """
 
 from __future__ import annotations
@@ -52,12 +53,16 @@ def read_json(path: Path) -> tuple[dict[str, Any] | None, Stamp]:
 
 def write_json(path: Path, doc: dict[str, Any]) -> Stamp:
     """Replace ``path`` atomically with ``doc`` (0600); the new stamp."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
+        data = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()  # dumps: the C encoder
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(doc, f, ensure_ascii=False, separators=(",", ":"))
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -77,8 +82,11 @@ def remove(path: Path) -> bool:
 @contextlib.contextmanager
 def locked(lock_path: Path) -> Iterator[None]:
     """An exclusive lock between processes (and, with the caller's own lock, threads)."""
-    lock_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    except FileNotFoundError:
+        lock_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
@@ -87,3 +95,52 @@ def locked(lock_path: Path) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
             os.close(fd)
+
+
+def append_lines(path: Path, records: list[dict[str, Any]]) -> None:
+    """Append records as JSON lines in one write (O_APPEND, 0600)."""
+    if not records:
+        return
+    data = "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in records).encode()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
+def tail_lines(path: Path, n: int) -> list[dict[str, Any]]:
+    """The last ``n`` readable JSON-object lines of ``path`` (torn or bad lines skipped)."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    out: list[dict[str, Any]] = []
+    for line in reversed(raw.splitlines()):
+        if len(out) >= n:
+            break
+        try:
+            rec = json.loads(line)
+        except (ValueError, UnicodeDecodeError):
+            continue
+        if isinstance(rec, dict):
+            out.append(rec)
+    out.reverse()
+    return out
+
+
+def rewrite_lines(path: Path, records: list[dict[str, Any]]) -> None:
+    """Replace ``path`` atomically with ``records`` as JSON lines (0600)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        data = "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in records)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise

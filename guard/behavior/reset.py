@@ -13,7 +13,7 @@ from typing import Any
 from guard.behavior import files
 from guard.behavior.breaker import Breaker
 from guard.behavior.settings import BehaviorSettings
-from guard.behavior.tracker import LOCK, session_file
+from guard.behavior.tracker import LOCK, journal_file, session_file
 from guard.signature import signature
 
 
@@ -54,10 +54,13 @@ def reset(
         if everything:
             for path in sorted(directory.glob("*.json")):
                 files.remove(path)
+                files.remove(journal_file(path))
                 done.append(f"{path.name}: cleared")
             return done
         if task is None:
-            if session_id is not None and files.remove(session_file(directory, session_id)):
+            path = session_file(directory, session_id)
+            if session_id is not None and files.remove(path):
+                files.remove(journal_file(path))
                 done.append(f"session {session_id}: cleared (breakers, counters, taint)")
             return done
         paths = [session_file(directory, session_id)] if session_id is not None else sorted(directory.glob("*.json"))

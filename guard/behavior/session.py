@@ -1,15 +1,19 @@
-"""A session's events and the counters the signals read, updated one event at a time.
+"""A session's counters, updated one event at a time: what the signals read.
 
 Three kinds of event, each a small JSON object (they are also what gets persisted):
 
-    {"e": "d", "t": ts, "task": id, "call": text, "kind": "bash", "dec": "auto_allow",
+    {"e": "d", "t": ts, "task": id, "kind": "bash", "dec": "auto_allow",
      "risk": 2, "facts": [...], "path": id | null, "agent": "default"}        a dispatch
     {"e": "r", "t": ts, "task": id, "call": text, "ok": false, "facts": [...]}  a result
     {"e": "i", "t": ts, "task": id, "ok": true}                                 an answer
 
-``apply`` folds one event into the counters in O(1), so a decision never rescans the
-window; the window itself (the last ``behavior.window`` events) is kept for display.
+``apply`` folds one event into the counters in O(1), so a decision never rescans
+history. The events themselves go to the session's journal (``tracker.py``), kept to the
+last ``behavior.window`` for display; the counters are what a decision needs.
 A blocked dispatch counts as an attempt only: it is not a call the session made.
+Dispatches are stored by task id only (redacting every call's text would cost more than
+the whole decision); one that may become a taint source also carries its raw signature
+in memory (``raw``), redacted into ``call`` once, when it is used or stored.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from typing import Any
 import attrs
 
 from guard.behavior.breaker import Breaker
-from guard.behavior.facts import SECRET, UNTRUSTED
+from guard.behavior.facts import SECRET, UNTRUSTED, display
 from guard.behavior.settings import BehaviorSettings
 from guard.model import AUTO_ALLOW, BLOCK
 
@@ -28,11 +32,11 @@ VERSION = 1
 RING = 30  # three blocks of the longest cycle looked for (10)
 ANSWERS = 50  # denials are also counted among the last 50 answers
 BURST_SECONDS = 10.0
-MAX_RECENT = 1024
-MAX_BREAKERS = 256
-MAX_FILES = 2048
-MAX_PENDING = 64
-MAX_TASK_RISK = 512
+MAX_RECENT = 256
+MAX_BREAKERS = 128
+MAX_FILES = 256  # more than any limited tier allows per task (Tree: 20)
+MAX_PENDING = 32
+MAX_TASK_RISK = 128
 RISK_ALPHA = 0.5
 
 
@@ -41,7 +45,7 @@ class SessionState:
     session_id: str
     started: float = 0.0
     updated: float = 0.0
-    events: deque[dict[str, Any]] = attrs.field(factory=deque)
+    journal_lines: int = 0  # events in the journal file (maintained when saving)
     dispatches: int = 0
     blocked: int = 0
     results: int = 0
@@ -56,6 +60,7 @@ class SessionState:
     denial_streak: int = 0  # denials since the last run of `denial_streak` approvals in a row
     approval_run: int = 0
     answers: deque[int] = attrs.field(factory=lambda: deque(maxlen=ANSWERS))  # 1 denied, 0 approved
+    denied_recent: int = 0  # sum(answers), kept as answers come and go
     refusal_streak: int = 0  # dispatches guard blocked, in a row
     ring: deque[str] = attrs.field(factory=lambda: deque(maxlen=RING))  # tasks of the calls made, newest last
     run_task: str = ""
@@ -67,9 +72,9 @@ class SessionState:
     taint: dict[str, Any] | None = None  # {"t": ts, "source": text}
     secret: dict[str, Any] | None = None
     pending: OrderedDict[str, list[str]] = attrs.field(factory=OrderedDict)  # facts awaiting a yes or a success
-    files: OrderedDict[str, float] = attrs.field(factory=OrderedDict)  # files written (path ids)
+    files: dict[str, None] = attrs.field(factory=dict)  # files written (path ids), oldest first
     breakers: dict[str, Breaker] = attrs.field(factory=dict)
-    task_risk: OrderedDict[str, int] = attrs.field(factory=OrderedDict)
+    task_risk: dict[str, int] = attrs.field(factory=dict)  # risk of each task's last run (for tier points)
     agent: str = "default"
 
     # -- folding events -----------------------------------------------------------------
@@ -78,9 +83,6 @@ class SessionState:
         if not self.started:
             self.started = t
         self.updated = max(self.updated, t)
-        if len(self.events) >= settings.window:
-            self.events.popleft()
-        self.events.append(ev)
         kind = ev.get("e")
         if kind == "d":
             self._dispatch(ev, t, settings)
@@ -93,37 +95,50 @@ class SessionState:
         self.dispatches += 1
         recent = self.recent
         recent.append(t)
-        while recent and recent[0] < t - BURST_SECONDS:
+        since = t - BURST_SECONDS
+        while recent[0] < since:
             recent.popleft()
-        task = str(ev.get("task", ""))
-        if ev.get("dec") == BLOCK:
+        task: str = ev["task"]
+        dec = ev.get("dec")
+        if dec == BLOCK:
             self.blocked += 1
             self.refusal_streak += 1
             return
         self.refusal_streak = 0
-        self.agent = str(ev.get("agent") or self.agent)
+        agent = ev.get("agent")
+        if agent:
+            self.agent = agent
         self.ring.append(task)
         if task == self.run_task:
             self.run_len += 1
         else:
             self.run_task, self.run_len = task, 1
-        risk = float(ev.get("risk", 2))
-        self.risk_ewma = risk if self.risk_n == 0 else RISK_ALPHA * risk + (1 - RISK_ALPHA) * self.risk_ewma
+        risk = ev.get("risk", 2)
+        self.risk_ewma = risk if not self.risk_n else RISK_ALPHA * risk + (1 - RISK_ALPHA) * self.risk_ewma
         self.risk_sum += risk
         self.risk_n += 1
-        _bounded_put(self.task_risk, task, int(risk), MAX_TASK_RISK)
-        facts = [f for f in ev.get("facts", ()) if f in (UNTRUSTED, SECRET)]
-        if facts:
-            if ev.get("dec") == AUTO_ALLOW:
-                self._take(facts, ev, t)
-            else:  # asked: it happens only if approved or it succeeded
-                _bounded_put(self.pending, task, facts, MAX_PENDING)
+        task_risk = self.task_risk
+        if task in task_risk:
+            del task_risk[task]
+        elif len(task_risk) >= MAX_TASK_RISK:
+            del task_risk[next(iter(task_risk))]
+        task_risk[task] = risk
+        if "facts" in ev:
+            facts = [f for f in ev["facts"] if f in (UNTRUSTED, SECRET)]
+            if facts:
+                if dec == AUTO_ALLOW:
+                    self._take(facts, ev, t)
+                else:  # asked: it happens only if approved or it succeeded
+                    _bounded_put(self.pending, task, facts, MAX_PENDING)
         path = ev.get("path")
-        if isinstance(path, str):
-            _bounded_put(self.files, path, t, MAX_FILES)
-        b = self.breakers.get(task)
-        if b is not None:
-            b.on_dispatch(t, settings)
+        if path is not None and path not in self.files:
+            if len(self.files) >= MAX_FILES:
+                del self.files[next(iter(self.files))]
+            self.files[path] = None
+        if self.breakers:
+            b = self.breakers.get(task)
+            if b is not None:
+                b.on_dispatch(t, settings)
 
     def _result(self, ev: dict[str, Any], t: float, settings: BehaviorSettings) -> None:
         ok = bool(ev.get("ok"))
@@ -157,9 +172,12 @@ class SessionState:
 
     def _answer(self, ev: dict[str, Any], settings: BehaviorSettings) -> None:
         task = str(ev.get("task", ""))
+        answers = self.answers
+        if len(answers) == answers.maxlen:
+            self.denied_recent -= answers[0]
         if ev.get("ok"):
             self.approvals += 1
-            self.answers.append(0)
+            answers.append(0)
             self.approval_run += 1
             if self.approval_run >= settings.denial_streak:  # one "yes" does not end a streak of "no"
                 self.denial_streak = 0
@@ -168,13 +186,14 @@ class SessionState:
                 self._take(facts, ev, float(ev.get("t", 0.0)))
         else:
             self.denials += 1
-            self.answers.append(1)
+            self.denied_recent += 1
+            answers.append(1)
             self.approval_run = 0
             self.denial_streak += 1
             self.pending.pop(task, None)
 
     def _take(self, facts: list[str], ev: dict[str, Any], t: float) -> None:
-        source = {"t": t, "call": ev.get("call", "")}
+        source = {"t": t, "call": call_text(ev)}
         if UNTRUSTED in facts and self.taint is None:
             self.taint = source
         if SECRET in facts and self.secret is None:
@@ -208,15 +227,15 @@ class SessionState:
             "ring": list(self.ring),
             "run": [self.run_task, self.run_len],
             "risk": [self.risk_ewma, self.risk_sum, self.risk_n],
-            "recent": list(self.recent),
+            "recent": [t for t in self.recent if t >= self.updated - BURST_SECONDS],
             "taint": self.taint,
             "secret": self.secret,
-            "pending": list(self.pending.items()),
-            "files": list(self.files.items()),
+            "pending": self.pending,
+            "files": list(self.files),
             "breakers": [b.to_json() for b in self.breakers.values()],
-            "task_risk": list(self.task_risk.items()),
+            "task_risk": self.task_risk,
             "agent": self.agent,
-            "events": list(self.events),
+            "journal_lines": self.journal_lines,
         }
 
     @classmethod
@@ -225,13 +244,14 @@ class SessionState:
         if raw.get("version") != VERSION:
             raise ValueError(f"version {raw.get('version')!r} is not {VERSION}")
         s = cls(str(raw["session_id"]), float(raw["started"]), float(raw["updated"]))
-        s.events = deque(raw["events"][-settings.window :])
+        s.journal_lines = int(raw.get("journal_lines", 0))
         (s.dispatches, s.blocked, s.results, s.failures, s.approvals, s.denials) = (int(x) for x in raw["counts"])
         n, sf, ft, streak = raw["fail"]
         s.fail_n, s.fail_s, s.fail_t, s.fail_streak = float(n), float(sf), float(ft), int(streak)
         ds, ar, answers = raw["denial"]
         s.denial_streak, s.approval_run = int(ds), int(ar)
         s.answers = deque((int(a) for a in answers), maxlen=ANSWERS)
+        s.denied_recent = sum(s.answers)
         s.refusal_streak = int(raw["refusal_streak"])
         s.ring = deque((str(x) for x in raw["ring"]), maxlen=RING)
         s.run_task, s.run_len = str(raw["run"][0]), int(raw["run"][1])
@@ -239,12 +259,27 @@ class SessionState:
         s.recent = deque((float(x) for x in raw["recent"]), maxlen=MAX_RECENT)
         s.taint = raw.get("taint")
         s.secret = raw.get("secret")
-        s.pending = OrderedDict((str(k), list(v)) for k, v in raw["pending"])
-        s.files = OrderedDict((str(k), float(v)) for k, v in raw["files"])
+        s.pending = OrderedDict((str(k), list(v)) for k, v in raw["pending"].items())
+        s.files = dict.fromkeys(str(k) for k in raw["files"])
         s.breakers = {b.task: b for b in (Breaker.from_json(x) for x in raw["breakers"])}
-        s.task_risk = OrderedDict((str(k), int(v)) for k, v in raw["task_risk"])
+        s.task_risk = {str(k): int(v) for k, v in raw["task_risk"].items()}
         s.agent = str(raw.get("agent") or "default")
         return s
+
+
+def call_text(ev: dict[str, Any]) -> str:
+    """The event's redacted call text; a raw signature is redacted now, once, in place."""
+    raw = ev.pop("raw", None)
+    if raw is not None:
+        ev["call"] = display(raw)
+    return str(ev.get("call", ""))
+
+
+def stored(ev: dict[str, Any]) -> dict[str, Any]:
+    """The event as written to the journal: a raw signature redacted first."""
+    if "raw" in ev:
+        call_text(ev)
+    return ev
 
 
 def _bounded_put(d: OrderedDict[str, Any], key: str, value: Any, limit: int) -> None:

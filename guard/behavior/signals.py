@@ -49,6 +49,7 @@ CONFIRM = "confirm"
 HARD_CAP = 74.0
 FAILURE_PRIOR_RATE = 0.1
 MAX_PERIOD = 10
+_TIER_FACTS = frozenset({RISKY_PATH, SUBAGENT})
 
 RULES: dict[str, str] = {
     "G201": "failures",
@@ -109,6 +110,9 @@ class Assessment:
         return [s.id for s in self.signals]
 
 
+HEALTHY = Assessment(100.0, ())
+
+
 def assess(
     state: SessionState | None,
     probe: Probe | None,
@@ -118,34 +122,50 @@ def assess(
     *,
     session_id: str | None = None,
 ) -> Assessment:
+    """Each check is guarded by a cheap test of the counters, so a healthy session costs little."""
     sig: list[Signal] = []
     breaker: dict[str, Any] | None = None
+    s = settings
     if state is not None:
-        _failures(state, now, settings, sig)
-        _loops(state, probe, settings, sig)
-        _rising_risk(state, probe, sig)
-        _burst(state, probe, now, settings, sig)
-        _refusals(state, sig)
-        _taint(state, probe, sig)
-        _denials(state, settings, sig)
-        if probe is not None:
-            breaker = _breaker(state, probe, now, settings, sig, session_id)
-    if probe is not None and card is not None and settings.tiers:
+        if state.fail_n:
+            _failures(state, now, s, sig)
+        if probe is None or probe.task in state.ring:
+            _loops(state, probe, s, sig)
+        if state.risk_n >= 4 and (probe is None or probe.risk >= Risk.MEDIUM):
+            _rising_risk(state, probe, sig)
+        if len(state.recent) + 1 >= s.burst_calls:
+            _burst(state, probe, now, s, sig)
+        if state.refusal_streak:
+            _refusals(state, sig)
+        if state.taint is not None:
+            _taint(state, probe, sig)
+        if state.denied_recent or state.denial_streak or state.denials >= s.denial_total:
+            _denials(state, s, sig)
+        if probe is not None and state.breakers and probe.task in state.breakers:
+            breaker = _breaker(state, probe, now, s, sig, session_id)
+    if (
+        probe is not None
+        and card is not None
+        and s.tiers
+        and (probe.lines is not None or probe.path is not None or probe.facts & _TIER_FACTS)
+    ):
         _tier(state, probe, card, sig)
-    health = max(0.0, 100.0 - sum(s.penalty for s in sig))
-    if any(s.effect for s in sig if s.penalty > 0):
+    if not sig and breaker is None:
+        return HEALTHY
+    health = max(0.0, 100.0 - sum(x.penalty for x in sig))
+    if any(x.effect for x in sig if x.penalty > 0):
         health = min(health, HARD_CAP)
-    if health < settings.confirm_below:
+    if health < s.confirm_below:
         sig.append(
             Signal(
                 "G250",
                 0.0,
-                f"session health {health:.0f} is below {settings.confirm_below:.0f}: a person confirms every call",
+                f"session health {health:.0f} is below {s.confirm_below:.0f}: a person confirms every call",
                 CONFIRM,
             )
         )
-    decision = BLOCK if any(s.effect == BLOCK for s in sig) else None
-    ceiling = REQUEST_CONFIRM if any(s.effect == CONFIRM for s in sig) else None
+    decision = BLOCK if any(x.effect == BLOCK for x in sig) else None
+    ceiling = REQUEST_CONFIRM if any(x.effect == CONFIRM for x in sig) else None
     return Assessment(round(health, 1), tuple(sig), decision, ceiling, breaker)
 
 
@@ -178,6 +198,7 @@ def _loops(state: SessionState, probe: Probe | None, s: BehaviorSettings, out: l
     else:
         run = state.run_len
         seq = list(ring)
+    # (only called when this call's task is among the recent ones)
     if run >= s.loop_repeats:
         out.append(
             Signal(
@@ -234,7 +255,12 @@ def _burst(state: SessionState, probe: Probe | None, now: float, s: BehaviorSett
     if len(recent) + 1 < s.burst_calls:
         return
     since = now - BURST_SECONDS
-    count = sum(1 for t in recent if t >= since) + (probe is not None)
+    stale = 0  # the deque is pruned at each dispatch: only its head can be older than the window
+    for t in recent:
+        if t >= since:
+            break
+        stale += 1
+    count = len(recent) - stale + (probe is not None)
     if count < s.burst_calls:
         return
     before = state.dispatches - count + (probe is not None)
@@ -297,8 +323,8 @@ def _taint(state: SessionState, probe: Probe | None, out: list[Signal]) -> None:
 
 
 def _denials(state: SessionState, s: BehaviorSettings, out: list[Signal]) -> None:
-    recent = sum(state.answers)
-    if not recent and not state.denial_streak:
+    recent = state.denied_recent
+    if not recent and not state.denial_streak and state.denials < s.denial_total:
         return
     what = (
         f"the user refused {state.denial_streak} call(s) in a row, "

@@ -104,6 +104,10 @@ class Scorecard:
         if self.tier.level > before.level:
             self.promotions += 1
 
+    def brief(self) -> dict[str, Any]:
+        """What a decision record shows: agent, tier name, points (a fresh dict)."""
+        return {"agent": self.agent, "name": tier_for(self.points).name, "points": self.points}
+
     def public(self) -> dict[str, Any]:
         tier = self.tier
         nxt = next((x for x in TIERS if x.level == tier.level + 1), None)
@@ -139,9 +143,11 @@ VERSION = 1
 class TierBook:
     """Scorecards per agent id, persisted in ``<workspace>/tiers.json`` (None: memory only).
 
-    Results are applied in memory at once and kept as pending until :meth:`flush`, which
-    re-reads the file under the lock and applies the pending results on top, so two
-    processes scoring the same agent both count.
+    Results are applied in memory at once and kept as pending until :meth:`flush` (the
+    tracker flushes on a promotion, at ``flush()``/``close()``, and when the oldest pending
+    result is ``behavior.flush_seconds`` old), which re-reads the file under the lock if
+    it changed and applies the pending results on top: two processes scoring the same
+    agent both count.
     """
 
     def __init__(self, workspace: Path | None, cooldown_s: float, lock_path: Path | None = None) -> None:
@@ -151,7 +157,15 @@ class TierBook:
         self.cards: dict[str, Scorecard] = {}
         self.pending: list[tuple[str, dict[str, Any]]] = []
         self._stamp: files.Stamp = None
+        self._blanks: dict[str, Scorecard] = {}
         self._loaded = False
+
+    def blank(self, agent: str) -> Scorecard:
+        """A zero card for an agent with no points yet (not stored)."""
+        card = self._blanks.get(agent)
+        if card is None or card.points or card.successes or card.failures:
+            card = self._blanks[agent] = Scorecard(agent)
+        return card
 
     def card(self, agent: str) -> Scorecard:
         self._sync()
@@ -160,13 +174,22 @@ class TierBook:
             card = self.cards[agent] = Scorecard(agent)
         return card
 
-    def peek(self, agent: str) -> Scorecard | None:
-        self._sync()
+    def peek(self, agent: str, *, sync: bool = True) -> Scorecard | None:
+        """The agent's card; ``sync=False`` skips looking for other processes' changes (after the first look)."""
+        if sync or not self._loaded:
+            self._sync()
         return self.cards.get(agent)
 
-    def record(self, agent: str, event: dict[str, Any]) -> None:
-        self.card(agent).apply(event, self.cooldown_s)
+    def record(self, agent: str, event: dict[str, Any]) -> bool:
+        """Apply one result in memory (saved at :meth:`flush`); True when it promoted the agent."""
+        card = self.card(agent)
+        before = card.promotions
+        card.apply(event, self.cooldown_s)
         self.pending.append((agent, event))
+        return card.promotions > before
+
+    def oldest_pending_age(self, now: float) -> float:
+        return now - float(self.pending[0][1].get("t", now)) if self.pending else 0.0
 
     def _sync(self) -> None:
         if self.path is None:
@@ -199,7 +222,8 @@ class TierBook:
         if self.path is None or not self.pending or self.lock_path is None:
             return
         with files.locked(self.lock_path):
-            self._load()
+            if not self._loaded or files.stamp(self.path) != self._stamp:
+                self._load()
             doc = {"version": VERSION, "agents": {a: c.to_json() for a, c in self.cards.items()}}
             self._stamp = files.write_json(self.path, doc)
             self.pending.clear()

@@ -1,19 +1,23 @@
 """``SessionTracker``: the sessions a ``Guard`` has seen, kept in memory and in the workspace.
 
-Each session is one small JSON file, ``<workspace>/sessions/<id>-<hash>.json`` (0600): its
-counters, breakers and last ``behavior.window`` events. So that a host that starts one
-process per tool call still sees the session's past:
+Each session has two files under ``<workspace>/sessions/`` (0600): ``<id>-<hash>.json``,
+its counters and breakers (a few KB, what a decision reads), and ``<id>-<hash>.events.jsonl``,
+its journal of events (redacted; trimmed to the last ``behavior.window``). So that a host
+that starts one process per tool call still sees the session's past:
 
-- a process reads a session's file the first time it needs it, and again only when the
-  file's stamp (inode, size, mtime) changed, i.e. another process wrote it;
+- a process reads a session's counters the first time it needs them, and again only when
+  the file's stamp (inode, size, mtime) changed, i.e. another process wrote it;
 - events are applied in memory at once (the in-process state is authoritative) and kept
-  as *pending*; results and answers are saved at once, dispatches within
-  ``behavior.flush_seconds`` or at ``flush()``/``close()``;
-- saving takes the sessions lock, re-reads the file if someone else changed it, applies
-  the pending events on top, and replaces the file atomically: nothing is lost between
-  processes;
+  as *pending*; results, answers and dispatches that bring in untrusted content or a
+  secret are saved at once; other dispatches at ``flush()``/``close()`` (a hook process
+  closes right after deciding), with the next result, or once the oldest unsaved one is
+  ``behavior.flush_seconds`` old;
+- saving takes the sessions lock, re-reads the counters if someone else changed them,
+  applies the pending events on top, appends them to the journal and replaces the
+  counters atomically: nothing is lost between processes;
 - a session idle longer than ``behavior.session_ttl_hours`` starts afresh; old files are
-  swept at most once an hour.
+  swept at most once an hour;
+- calls without a session id form one session per process that is never saved.
 """
 
 from __future__ import annotations
@@ -47,6 +51,8 @@ MAX_LIVE = 1000
 LOCK = ".lock"
 SWEPT = ".swept"
 SWEEP_EVERY_S = 3600.0
+JOURNAL_SUFFIX = ".events.jsonl"
+_TAINTS = frozenset({UNTRUSTED, SECRET})
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -58,6 +64,11 @@ def session_file(directory: Path, session_id: str | None) -> Path:
     return directory / f"{safe}-{digest}.json"
 
 
+def journal_file(path: Path) -> Path:
+    """The events journal next to a session's counters file."""
+    return path.with_name(path.name[: -len(".json")] + JOURNAL_SUFFIX)
+
+
 def sessions_dir(workspace: Path) -> Path:
     return workspace / ws.SESSIONS_DIR
 
@@ -65,6 +76,7 @@ def sessions_dir(workspace: Path) -> Path:
 @attrs.define
 class _Live:
     state: Any  # SessionState
+    path: Path | None = None
     pending: list[dict[str, Any]] = attrs.field(factory=list)
     stamp: files.Stamp = None
     loaded: bool = False
@@ -82,9 +94,9 @@ class SessionTracker:
         self.dir = sessions_dir(workspace) if workspace is not None else None
         self.lock_path = self.dir / LOCK if self.dir is not None else None
         self.tiers = TierBook(workspace, self.settings.double_cooldown_s, self.lock_path)
-        self._lock = threading.RLock()
+        self._lock: threading.RLock = threading.RLock()
         self._live: OrderedDict[str, _Live] = OrderedDict()
-        self._probe: tuple[ToolCall, Probe] | None = None
+        self._probe: tuple[ToolCall, Probe] | None = None  # from the layer to the dispatch that follows
         self._persist = self.dir is not None
         self._swept = False
 
@@ -95,13 +107,22 @@ class SessionTracker:
         with self._lock:
             yield self._get(session_id or DEFAULT_SESSION, now).state
 
+    @property
+    def lock(self) -> threading.RLock:
+        """Hold it while reading a state from :meth:`view` (the hot path avoids a context manager)."""
+        return self._lock
+
+    def view(self, session_id: str | None, now: float) -> Any:
+        """Like :meth:`session`, for a caller that already holds :attr:`lock`."""
+        return self._get(session_id or DEFAULT_SESSION, now).state
+
     def get(self, session_id: str | None, now: float | None = None) -> Any:
         """The session's state (synced); read it, do not change it."""
         with self.session(session_id, time.time() if now is None else now) as state:
             return state
 
     def probe(self, call: ToolCall, sig: str, tags: frozenset[str], risk: Risk, data: Any) -> Probe:
-        """The call as the session sees it; remembered for the dispatch that follows."""
+        """The call as the session sees it; remembered for the dispatch that follows (no second look at the file)."""
         probe = probe_of(call, sig, tags, risk, data)
         self._probe = (call, probe)
         return probe
@@ -109,7 +130,8 @@ class SessionTracker:
     # -- hooks (called by Guard) ----------------------------------------------------------
     def on_dispatch(self, call: ToolCall, record: DecisionRecord) -> None:
         cached = self._probe
-        if cached is not None and cached[0] is call:
+        synced = cached is not None and cached[0] is call
+        if cached is not None and synced:
             probe = cached[1]
         else:
             static = record.layer("static")
@@ -121,17 +143,20 @@ class SessionTracker:
             "e": "d",
             "t": record.timestamp.timestamp(),
             "task": probe.task,
-            "call": probe.text,
             "kind": probe.kind,
             "dec": record.decision,
             "risk": probe.risk,
             "agent": probe.agent,
         }
+        taints = False
         if probe.facts:
             ev["facts"] = sorted(probe.facts)
+            taints = bool(probe.facts & _TAINTS)
+            if taints:  # may become a taint source: named (redacted when used), and saved at once
+                ev["raw"] = probe.sig
         if probe.path is not None:
             ev["path"] = probe.path
-        self._add(call.session_id, ev, save=False)
+        self._add(call.session_id, ev, save=taints, synced=synced)
 
     def on_result(self, call: ToolCall, success: bool, now: datetime) -> None:
         sig = signature(call.tool, call.params)
@@ -147,11 +172,12 @@ class SessionTracker:
             agent = call.agent_id or state.agent
         difficulty = difficulty_of(risk if risk is not None else _default_risk(call.kind))
         if self.settings.tiers:
-            try:
-                self.tiers.record(agent, {"t": t, "ok": bool(success), "task": task, "difficulty": difficulty})
-                self.tiers.flush()
-            except OSError as exc:
-                logger.warning(f"trust tiers not saved: {exc}")
+            promoted = self.tiers.record(agent, {"t": t, "ok": bool(success), "task": task, "difficulty": difficulty})
+            if promoted or self.tiers.oldest_pending_age(t) >= self.settings.flush_s:
+                try:
+                    self.tiers.flush()
+                except OSError as exc:
+                    logger.warning(f"trust tiers not saved: {exc}")
 
     def on_interaction(self, call: ToolCall, approved: bool, now: datetime) -> None:
         sig = signature(call.tool, call.params)
@@ -161,7 +187,7 @@ class SessionTracker:
     def flush(self) -> None:
         with self._lock:
             for sid, live in list(self._live.items()):
-                if live.pending:
+                if live.pending and self._persist:
                     self._save(sid, live)
             try:
                 self.tiers.flush()
@@ -195,28 +221,31 @@ class SessionTracker:
             return done
 
     # -- internals ------------------------------------------------------------------------
-    def _add(self, session_id: str | None, ev: dict[str, Any], *, save: bool) -> Any:
+    def _add(self, session_id: str | None, ev: dict[str, Any], *, save: bool, synced: bool = False) -> Any:
         sid = session_id or DEFAULT_SESSION
         t = float(ev["t"])
         with self._lock:
-            live = self._get(sid, t)
+            live = self._get(sid, t, check=not synced)
             live.state.apply(ev, self.settings)
-            if self._persist:
+            if self._persist and live.path is not None:
                 live.pending.append(ev)
-                if save or t - live.last_save >= self.settings.flush_s:
+                if save or t - float(live.pending[0]["t"]) >= self.settings.flush_s:
                     self._save(sid, live)
             return live.state
 
-    def _get(self, sid: str, now: float) -> _Live:
+    def _get(self, sid: str, now: float, *, check: bool = True) -> _Live:
         live = self._live.get(sid)
         if live is None:
-            live = self._live[sid] = _Live(self._fresh(sid, now), last_save=now)
+            # calls without a session id: one session per process, never saved (nothing ties
+            # separate processes' session-less calls together)
+            path = session_file(self.dir, sid) if self.dir is not None and sid != DEFAULT_SESSION else None
+            live = self._live[sid] = _Live(self._fresh(sid, now), path, last_save=now)
             if len(self._live) > MAX_LIVE:
                 self._evict()
         else:
             self._live.move_to_end(sid)
-        if self._persist and self.dir is not None:
-            if not live.loaded or files.stamp(session_file(self.dir, sid)) != live.stamp:
+        if self._persist and live.path is not None and (check or not live.loaded):
+            if not live.loaded or files.stamp(live.path) != live.stamp:
                 self._load(sid, live, now)
         if live.state.expired(now, self.settings.ttl_s):  # idle too long: start afresh
             ttl = self.settings.ttl_s
@@ -232,8 +261,8 @@ class SessionTracker:
         return SessionState(sid, started=now, updated=now)
 
     def _load(self, sid: str, live: _Live, now: float) -> None:
-        assert self.dir is not None
-        doc, live.stamp = files.read_json(session_file(self.dir, sid))
+        assert live.path is not None
+        doc, live.stamp = files.read_json(live.path)
         live.loaded = True
         live.state = self._base(sid, doc, now)
         for ev in live.pending:
@@ -253,17 +282,29 @@ class SessionTracker:
         return self._fresh(sid, now)
 
     def _save(self, sid: str, live: _Live) -> None:
-        assert self.dir is not None and self.lock_path is not None
-        path = session_file(self.dir, sid)
+        from guard.behavior.session import stored
+
+        assert live.path is not None and self.lock_path is not None
+        path = live.path
         last_t = float(live.pending[-1]["t"]) if live.pending else live.last_save
         try:
             with files.locked(self.lock_path):
-                doc, got = files.read_json(path)
-                if got != live.stamp or not live.loaded:  # someone else wrote it: their events, then ours
+                if not live.loaded or files.stamp(path) != live.stamp:  # someone else wrote it: theirs, then ours
+                    doc, live.stamp = files.read_json(path)
                     live.state = self._base(sid, doc, last_t)
                     for ev in live.pending:
                         live.state.apply(ev, self.settings)
-                live.stamp = files.write_json(path, live.state.to_json())
+                journal = journal_file(path)
+                state = live.state
+                if state.journal_lines == 0:
+                    files.remove(journal)  # a fresh session: an old journal is not its history
+                files.append_lines(journal, [stored(ev) for ev in live.pending])
+                state.journal_lines += len(live.pending)
+                if state.journal_lines > 2 * self.settings.window:
+                    kept = files.tail_lines(journal, self.settings.window)
+                    files.rewrite_lines(journal, kept)
+                    state.journal_lines = len(kept)
+                live.stamp = files.write_json(path, state.to_json())
                 live.loaded = True
         except OSError as exc:
             logger.warning(f"session {sid} not saved ({exc}); keeping it in memory only")
@@ -300,6 +341,7 @@ class SessionTracker:
                 for path in self.dir.glob("*.json"):
                     if now - path.stat().st_mtime > self.settings.ttl_s:
                         files.remove(path)
+                        files.remove(journal_file(path))
         except OSError as exc:
             logger.warning(f"sessions sweep failed: {exc}")
 

@@ -138,6 +138,12 @@ def session_text(m: Any) -> str:
             lines.append(f"taint: untrusted content from '{untrusted.get('call')}'")
         if secret:
             lines.append(f"secret read: '{secret.get('call')}'")
+    if m.recent:
+        lines.append(f"last {len(m.recent)} events:")
+        for e in m.recent:
+            what = e.get("decision") or e.get("outcome") or ""
+            facts = f"  [{', '.join(e['facts'])}]" if e.get("facts") else ""
+            lines.append(f"  {e['at']}  {e['event']:<8} {what:<15} {e.get('call', e.get('task'))}{facts}")
     t = m.tier
     if t:
         p = t["permissions"]

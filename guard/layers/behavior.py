@@ -17,17 +17,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from guard.behavior.facts import RISKY_PATH, SUBAGENT
 from guard.behavior.settings import BehaviorSettings
 from guard.behavior.signals import assess
-from guard.behavior.tiers import Scorecard
 from guard.behavior.tracker import SessionTracker
 from guard.config import Config
 from guard.layers.base import Context
-from guard.model import ToolCall, Verdict
+from guard.model import Risk, ToolCall, Verdict
 
 __all__ = ["BehaviorLayer", "SessionTracker"]
 
 _NEUTRAL = {"health": 100.0, "signals": []}
+_TIER_FACTS = frozenset({RISKY_PATH, SUBAGENT})
 
 
 class BehaviorLayer:
@@ -41,34 +42,53 @@ class BehaviorLayer:
         tracker: Any = getattr(state, "sessions", None)
         if not isinstance(tracker, SessionTracker):
             return Verdict(self.name, data=dict(_NEUTRAL))
-        static = ctx.verdict("static")
+        # ctx.tags and ctx.static_risk in one pass over the earlier verdicts
+        tags: frozenset[str] = frozenset()
+        risk = None
+        static = None
+        for v in ctx.verdicts:
+            if v.tags:
+                tags = tags | v.tags
+            if v.risk is not None and (risk is None or v.risk > risk):
+                risk = v.risk
+            if v.layer == "static" and static is None:
+                static = v
         probe = tracker.probe(
-            call, state.signature_of(call), ctx.tags, ctx.static_risk, static.data if static is not None else None
+            call,
+            state.signature_of(call),
+            tags,
+            Risk.MEDIUM if risk is None else risk,
+            static.data if static is not None else None,
         )
         now = ctx.now.timestamp()
         settings = self.settings
-        with tracker.session(call.session_id, now) as session:
-            card = tracker.tiers.peek(probe.agent) if settings.tiers else None
-            if card is None and settings.tiers:
-                card = Scorecard(probe.agent)
+        card = None
+        with tracker.lock:
+            session = tracker.view(call.session_id, now)
+            if settings.tiers:
+                # the tier matters for writes, risky paths and sub-agents: only then look for newer points on disk
+                limited = probe.lines is not None or probe.path is not None or bool(probe.facts & _TIER_FACTS)
+                card = tracker.tiers.peek(probe.agent, sync=limited) or tracker.tiers.blank(probe.agent)
             result = assess(session, probe, now, settings, card, session_id=call.session_id)
             taint = None
             if session.taint is not None or session.secret is not None:
                 taint = {"untrusted": session.taint is not None, "secret": session.secret is not None}
         data: dict[str, Any] = {
             "health": result.health,
-            "signals": result.ids,
+            "signals": [x.id for x in result.signals],
             "breaker": result.breaker,
-            "tier": None if card is None else {"agent": card.agent, "name": card.tier.name, "points": card.points},
+            "tier": None if card is None else card.brief(),
         }
         if result.signals:
-            data["penalties"] = {s.id: round(s.penalty, 1) for s in result.signals if s.penalty}
+            data["penalties"] = {x.id: round(x.penalty, 1) for x in result.signals if x.penalty}
         if taint is not None:
             data["taint"] = taint
+        if not result.signals:
+            return Verdict(self.name, data=data)
         return Verdict(
             self.name,
             decision=result.decision,
             ceiling=result.ceiling,
-            reasons=tuple(s.reason() for s in result.signals),
+            reasons=tuple(x.reason() for x in result.signals),
             data=data,
         )

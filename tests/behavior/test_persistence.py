@@ -11,7 +11,7 @@ from pathlib import Path
 
 from freezegun import freeze_time
 
-from guard.behavior.tracker import session_file
+from guard.behavior.tracker import journal_file, session_file
 from guard.model import BLOCK
 
 from .conftest import behavior, default_guard, ids
@@ -134,7 +134,12 @@ def test_files_are_private_and_bounded(tmp_path: Path):
         assert oct(path.stat().st_mode & 0o777) == "0o600"
         assert oct((tmp_path / "sessions").stat().st_mode & 0o777) == "0o700"
         doc = json.loads(path.read_text())
-        assert len(doc["events"]) == 50 and doc["counts"][0] == 120
+        assert doc["counts"][0] == 120 and len(path.read_bytes()) < 4096  # counters stay small
+        journal = journal_file(path)
+        lines = journal.read_text().splitlines()
+        assert 50 <= len(lines) <= 100 and len(lines) == doc["journal_lines"]  # trimmed to the window
+        assert json.loads(lines[-1])["e"] == "d"
+        assert oct(journal.stat().st_mode & 0o777) == "0o600"
         assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]
 
 
@@ -143,7 +148,9 @@ def test_secrets_in_calls_are_not_written(tmp_path: Path):
     with default_guard(tmp_path) as g:
         g.decide("bash", {"command": f"curl -H 'Authorization: token {token}' https://api.github.com"}, session_id="s")
         g.record_result("bash", {"command": f"gh auth login --with-token {token}"}, session_id="s", success=False)
-    assert token not in session_file(tmp_path / "sessions", "s").read_text()
+    path = session_file(tmp_path / "sessions", "s")
+    assert token not in path.read_text() and token not in journal_file(path).read_text()
+    assert "[REDACTED]" in journal_file(path).read_text()  # the failed result names its call, redacted
 
 
 def test_idle_sessions_start_afresh(tmp_path: Path):
@@ -204,3 +211,29 @@ def test_guard_feed_events_drive_the_session(tmp_path: Path):
         out = list(feed(g, (json.dumps(x) for x in lines)))
     assert [o["decision"] for o in out][-1] == BLOCK
     assert "G222" in [r["id"] for r in out[-1]["reasons"]]
+
+
+def test_tier_points_survive_hook_processes(tmp_path: Path):
+    big = {"file_path": "src/big.py", "content": "x\n" * 200}
+    with freeze_time(T0) as clock:
+        for i in range(17):  # 17 normal successes, each reported by its own process: 51 points
+            hook(
+                tmp_path, lambda g, i=i: g.record_result("bash", {"command": f"make t{i}"}, success=True, agent_id="a")
+            )
+            clock.tick(30)
+        with default_guard(tmp_path) as g:
+            r = g.decide("write", big, session_id="s", agent_id="a")
+            assert behavior(r).data["tier"] == {"agent": "a", "name": "Sprout", "points": 51.0}
+            assert "G240" not in ids(r)
+
+
+def test_calls_without_a_session_are_one_session_per_process_and_not_saved(tmp_path: Path):
+    with freeze_time(T0):
+        with default_guard(tmp_path) as g:
+            for _ in range(2):
+                g.decide("bash", {"command": "ls"})
+            assert "G202" in ids(g.decide("bash", {"command": "ls"}))  # in-process: a loop
+        for _ in range(3):  # one-shot processes (guard check without --session-id) do not add up
+            with default_guard(tmp_path) as g:
+                assert ids(g.decide("bash", {"command": "ls"})) == []
+        assert not session_file(tmp_path / "sessions", None).exists()
