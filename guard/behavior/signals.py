@@ -176,8 +176,8 @@ def _failures(state: SessionState, now: float, s: BehaviorSettings, out: list[Si
     m, p0 = s.failure_prior, FAILURE_PRIOR_RATE
     rate = (f + m * p0) / (n + m) if n + m > 0 else 0.0
     fade = f / state.fail_s if state.fail_s else 0.0  # the streak fades as the failures do
-    streak = 5.0 * max(0, state.fail_streak - 2) * fade
-    penalty = min(50.0, 50.0 * max(0.0, rate - p0) / (1 - p0) + streak)
+    streak_penalty = 5.0 * max(0, state.fail_streak - 2) * fade
+    penalty = min(50.0, 50.0 * max(0.0, rate - p0) / (1 - p0) + streak_penalty)
     if penalty < 1.0:
         return
     streak = f", {state.fail_streak} in a row" if state.fail_streak > 1 else ""

@@ -166,12 +166,13 @@ class SessionTracker:
         facts = fallback_facts(call, call.kind) & {UNTRUSTED, SECRET}
         if facts:
             ev["facts"] = sorted(facts)
-        with self._lock:
+        with self._lock:  # the tier book shares the tracker's lock
             state = self._add(call.session_id, ev, save=True)
+            if not self.settings.tiers:
+                return
             risk = state.task_risk.get(task)
             agent = call.agent_id or state.agent
-        difficulty = difficulty_of(risk if risk is not None else _default_risk(call.kind))
-        if self.settings.tiers:
+            difficulty = difficulty_of(risk if risk is not None else _default_risk(call.kind))
             promoted = self.tiers.record(agent, {"t": t, "ok": bool(success), "task": task, "difficulty": difficulty})
             if promoted or self.tiers.oldest_pending_age(t) >= self.settings.flush_s:
                 try:

@@ -237,3 +237,33 @@ def test_calls_without_a_session_are_one_session_per_process_and_not_saved(tmp_p
             with default_guard(tmp_path) as g:
                 assert ids(g.decide("bash", {"command": "ls"})) == []
         assert not session_file(tmp_path / "sessions", None).exists()
+
+
+def test_threads_sharing_a_guard_lose_nothing(tmp_path: Path):
+    import threading
+
+    barrier = threading.Barrier(8)
+    errors: list[BaseException] = []
+
+    def work(g, n: int) -> None:
+        try:
+            barrier.wait()
+            for i in range(25):
+                cmd = {"command": f"job {n} {i}"}
+                g.decide("bash", cmd, session_id=f"s{n % 2}", agent_id="a", save=False)
+                g.record_result("bash", cmd, session_id=f"s{n % 2}", success=True, agent_id="a")
+        except BaseException as exc:  # surfaced below
+            errors.append(exc)
+
+    with default_guard(tmp_path) as g:
+        threads = [threading.Thread(target=work, args=(g, n)) for n in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert not errors
+    for sid in ("s0", "s1"):
+        counts = json.loads(session_file(tmp_path / "sessions", sid).read_text())["counts"]
+        assert counts[0] == 100 and counts[2] == 100
+    tiers = json.loads((tmp_path / "tiers.json").read_text())
+    assert tiers["agents"]["a"]["successes"] == 200
