@@ -30,6 +30,12 @@ RISKY_PATH = "protected_path"
 SUBAGENT = "subagent"
 _EGRESS_TAGS = frozenset({"egress", "publish"})
 _KEPT_TAGS = frozenset({UNTRUSTED, SECRET, RISKY_PATH})
+_RELEVANT_TAGS = _KEPT_TAGS | _EGRESS_TAGS
+_NONE: frozenset[str] = frozenset()
+_UNTRUSTED_ONLY = frozenset({UNTRUSTED})
+_SECRET_ONLY = frozenset({SECRET})
+_EGRESS_ONLY = frozenset({EGRESS})
+_SUBAGENT_ONLY = frozenset({SUBAGENT})
 
 _END = r"""(?=$|[\s'"`;|&)<>])"""
 _SECRET_SHAPES = (
@@ -117,10 +123,8 @@ def probe_of(call: ToolCall, sig: str, tags: frozenset[str], risk: Risk, data: M
     """The probe for ``call`` given the earlier layers' tags, risk and data."""
     kind = call.kind
     facts = fallback_facts(call, kind)
-    if tags:
-        facts |= tags & _KEPT_TAGS
-        if tags & _EGRESS_TAGS:
-            facts.add(EGRESS)
+    if tags and not tags.isdisjoint(_RELEVANT_TAGS):
+        facts = facts | (tags & _KEPT_TAGS) | (_EGRESS_ONLY if not tags.isdisjoint(_EGRESS_TAGS) else _NONE)
     lines: Any = None
     path = None
     if kind == "write" or kind == "edit":
@@ -135,39 +139,41 @@ def probe_of(call: ToolCall, sig: str, tags: frozenset[str], risk: Risk, data: M
         sig,
         kind,
         int(risk),
-        frozenset(facts),
+        facts,
         lines,
         _task_id(path) if path else None,
         call.agent_id or "default",
     )
 
 
-def fallback_facts(call: ToolCall, kind: str) -> set[str]:
-    facts: set[str] = set()
+def fallback_facts(call: ToolCall, kind: str) -> frozenset[str]:
+    """The facts this module recognises in the call itself (see the module docstring)."""
     params = call.params
     if kind == "web_fetch":
-        facts.add(UNTRUSTED)
-    elif kind in ("read", "grep"):
+        return _UNTRUSTED_ONLY
+    if kind == "read" or kind == "grep":
         path = _first_str(params, _PATH_KEYS)
-        if path and secret_path(path):
-            facts.add(SECRET)
-    elif kind == "bash":
+        return _SECRET_ONLY if path and secret_path(path) else _NONE
+    if kind == "bash":
         command = params.get("command")
         if isinstance(command, list):
             command = " ".join(str(c) for c in command)
-        if isinstance(command, str):
-            if _NET_WORDS.search(command):
-                if _EGRESS_SHELL.search(command):
-                    facts.add(EGRESS)
-                elif _FETCH.search(command):
-                    facts.add(UNTRUSTED)
-            if secret_path(command):
-                facts.add(SECRET)
-    elif kind in _SUBAGENT_KINDS:
-        facts.add(SUBAGENT)
-    elif kind not in _KNOWN and _EGRESS_TOOL.search(kind):
-        facts.add(EGRESS)
-    return facts
+        if not isinstance(command, str):
+            return _NONE
+        facts = _NONE
+        if _NET_WORDS.search(command):
+            if _EGRESS_SHELL.search(command):
+                facts = _EGRESS_ONLY
+            elif _FETCH.search(command):
+                facts = _UNTRUSTED_ONLY
+        if secret_path(command):
+            facts = facts | _SECRET_ONLY
+        return facts
+    if kind in _SUBAGENT_KINDS:
+        return _SUBAGENT_ONLY
+    if kind not in _KNOWN and _EGRESS_TOOL.search(kind):
+        return _EGRESS_ONLY
+    return _NONE
 
 
 def secret_path(text: str) -> bool:

@@ -119,7 +119,6 @@ def assess(
     now: float,
     settings: BehaviorSettings,
     card: Scorecard | None = None,
-    *,
     session_id: str | None = None,
 ) -> Assessment:
     """Each check is guarded by a cheap test of the counters, so a healthy session costs little."""

@@ -28,7 +28,6 @@ import os
 import re
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -39,6 +38,7 @@ import attrs
 from guard import workspace as ws
 from guard.behavior import files
 from guard.behavior.facts import SECRET, UNTRUSTED, Probe, difficulty_of, display, fallback_facts, probe_of, task_id
+from guard.behavior.session import SessionState, stored
 from guard.behavior.settings import BehaviorSettings
 from guard.behavior.tiers import TierBook
 from guard.config import Config
@@ -75,7 +75,7 @@ def sessions_dir(workspace: Path) -> Path:
 
 @attrs.define
 class _Live:
-    state: Any  # SessionState
+    state: SessionState
     path: Path | None = None
     pending: list[dict[str, Any]] = attrs.field(factory=list)
     stamp: files.Stamp = None
@@ -95,14 +95,14 @@ class SessionTracker:
         self.lock_path = self.dir / LOCK if self.dir is not None else None
         self.tiers = TierBook(workspace, self.settings.double_cooldown_s, self.lock_path)
         self._lock: threading.RLock = threading.RLock()
-        self._live: OrderedDict[str, _Live] = OrderedDict()
+        self._live: dict[str, _Live] = {}  # oldest first; evicted beyond MAX_LIVE
         self._probe: tuple[ToolCall, Probe] | None = None  # from the layer to the dispatch that follows
         self._persist = self.dir is not None
         self._swept = False
 
     # -- access ---------------------------------------------------------------------------
     @contextlib.contextmanager
-    def session(self, session_id: str | None, now: float) -> Iterator[Any]:
+    def session(self, session_id: str | None, now: float) -> Iterator[SessionState]:
         """The session's live state, synced with its file, under the tracker's lock."""
         with self._lock:
             yield self._get(session_id or DEFAULT_SESSION, now).state
@@ -112,11 +112,11 @@ class SessionTracker:
         """Hold it while reading a state from :meth:`view` (the hot path avoids a context manager)."""
         return self._lock
 
-    def view(self, session_id: str | None, now: float) -> Any:
+    def view(self, session_id: str | None, now: float) -> SessionState:
         """Like :meth:`session`, for a caller that already holds :attr:`lock`."""
         return self._get(session_id or DEFAULT_SESSION, now).state
 
-    def get(self, session_id: str | None, now: float | None = None) -> Any:
+    def get(self, session_id: str | None, now: float | None = None) -> SessionState:
         """The session's state (synced); read it, do not change it."""
         with self.session(session_id, time.time() if now is None else now) as state:
             return state
@@ -163,7 +163,7 @@ class SessionTracker:
         task = task_id(sig)
         t = now.timestamp()
         ev: dict[str, Any] = {"e": "r", "t": t, "task": task, "call": display(sig), "ok": bool(success)}
-        facts = fallback_facts(call, call.kind) & {UNTRUSTED, SECRET}
+        facts = fallback_facts(call, call.kind) & _TAINTS
         if facts:
             ev["facts"] = sorted(facts)
         with self._lock:  # the tier book shares the tracker's lock
@@ -222,7 +222,7 @@ class SessionTracker:
             return done
 
     # -- internals ------------------------------------------------------------------------
-    def _add(self, session_id: str | None, ev: dict[str, Any], *, save: bool, synced: bool = False) -> Any:
+    def _add(self, session_id: str | None, ev: dict[str, Any], *, save: bool, synced: bool = False) -> SessionState:
         sid = session_id or DEFAULT_SESSION
         t = float(ev["t"])
         with self._lock:
@@ -243,8 +243,6 @@ class SessionTracker:
             live = self._live[sid] = _Live(self._fresh(sid, now), path, last_save=now)
             if len(self._live) > MAX_LIVE:
                 self._evict()
-        else:
-            self._live.move_to_end(sid)
         if self._persist and live.path is not None and (check or not live.loaded):
             if not live.loaded or files.stamp(live.path) != live.stamp:
                 self._load(sid, live, now)
@@ -256,9 +254,7 @@ class SessionTracker:
                 live.state.apply(ev, self.settings)
         return live
 
-    def _fresh(self, sid: str, now: float) -> Any:
-        from guard.behavior.session import SessionState
-
+    def _fresh(self, sid: str, now: float) -> SessionState:
         return SessionState(sid, started=now, updated=now)
 
     def _load(self, sid: str, live: _Live, now: float) -> None:
@@ -269,9 +265,7 @@ class SessionTracker:
         for ev in live.pending:
             live.state.apply(ev, self.settings)
 
-    def _base(self, sid: str, doc: dict[str, Any] | None, now: float) -> Any:
-        from guard.behavior.session import SessionState
-
+    def _base(self, sid: str, doc: dict[str, Any] | None, now: float) -> SessionState:
         if doc is not None:
             try:
                 state = SessionState.from_json(doc, self.settings)
@@ -283,8 +277,6 @@ class SessionTracker:
         return self._fresh(sid, now)
 
     def _save(self, sid: str, live: _Live) -> None:
-        from guard.behavior.session import stored
-
         assert live.path is not None and self.lock_path is not None
         path = live.path
         last_t = float(live.pending[-1]["t"]) if live.pending else live.last_save

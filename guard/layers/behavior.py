@@ -69,13 +69,14 @@ class BehaviorLayer:
                 # the tier matters for writes, risky paths and sub-agents: only then look for newer points on disk
                 limited = probe.lines is not None or probe.path is not None or bool(probe.facts & _TIER_FACTS)
                 card = tracker.tiers.peek(probe.agent, sync=limited) or tracker.tiers.blank(probe.agent)
-            result = assess(session, probe, now, settings, card, session_id=call.session_id)
+            result = assess(session, probe, now, settings, card, call.session_id)
             taint = None
             if session.taint is not None or session.secret is not None:
                 taint = {"untrusted": session.taint is not None, "secret": session.secret is not None}
+        signals = result.signals
         data: dict[str, Any] = {
             "health": result.health,
-            "signals": [x.id for x in result.signals],
+            "signals": [x.id for x in signals] if signals else [],
             "breaker": result.breaker,
             "tier": None if card is None else card.brief(),
         }
