@@ -160,7 +160,7 @@ SETTINGS: tuple[Setting, ...] = (
         "behavior.window", 200, _int(10, 10_000), "events kept per session (persisted under <workspace>/sessions/)"
     ),
     Setting("behavior.session_ttl_hours", 24.0, _float(0, 8760), "a session idle this long starts afresh (0 = never)"),
-    Setting("behavior.flush_seconds", 60.0, _float(0, 3600), "longest a long-lived process keeps dispatches unsaved"),
+    Setting("behavior.flush_seconds", 300.0, _float(0, 3600), "longest a long-lived process keeps dispatches unsaved"),
     Setting("behavior.half_life_minutes", 10.0, _float(0, 10_080), "half-life of a session's failure history"),
     Setting(
         "behavior.failure_prior", 4.0, _float(0, 1000), "pseudo-results (at 10% failure) one failure is weighed against"

@@ -113,12 +113,8 @@ def append_lines(path: Path, records: list[dict[str, Any]]) -> None:
 
 def tail_lines(path: Path, n: int) -> list[dict[str, Any]]:
     """The last ``n`` readable JSON-object lines of ``path`` (torn or bad lines skipped)."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return []
     out: list[dict[str, Any]] = []
-    for line in reversed(raw.splitlines()):
+    for line in reversed(_raw_lines(path)):
         if len(out) >= n:
             break
         try:
@@ -131,16 +127,27 @@ def tail_lines(path: Path, n: int) -> list[dict[str, Any]]:
     return out
 
 
-def rewrite_lines(path: Path, records: list[dict[str, Any]]) -> None:
-    """Replace ``path`` atomically with ``records`` as JSON lines (0600)."""
+def trim_lines(path: Path, n: int) -> int:
+    """Keep only the last ``n`` complete lines of ``path`` (atomic rewrite); how many are left."""
+    lines = _raw_lines(path)[-n:]
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
-        data = "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in records)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(data)
+        with os.fdopen(fd, "wb") as f:
+            f.write(b"".join(line + b"\n" for line in lines))
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
+    return len(lines)
+
+
+def _raw_lines(path: Path) -> list[bytes]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    if raw and not raw.endswith(b"\n"):  # a torn last line
+        raw = raw[: raw.rfind(b"\n") + 1]
+    return [line for line in raw.split(b"\n") if line.strip()]

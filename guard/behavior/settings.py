@@ -11,7 +11,7 @@ from guard.config import Config
 class BehaviorSettings:
     window: int = 200
     ttl_s: float = 86_400.0
-    flush_s: float = 60.0
+    flush_s: float = 300.0
     half_life_s: float = 600.0
     failure_prior: float = 4.0
     loop_repeats: int = 3

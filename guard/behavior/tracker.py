@@ -294,9 +294,7 @@ class SessionTracker:
                 files.append_lines(journal, [stored(ev) for ev in live.pending])
                 state.journal_lines += len(live.pending)
                 if state.journal_lines > 2 * self.settings.window:
-                    kept = files.tail_lines(journal, self.settings.window)
-                    files.rewrite_lines(journal, kept)
-                    state.journal_lines = len(kept)
+                    state.journal_lines = files.trim_lines(journal, self.settings.window)
                 live.stamp = files.write_json(path, state.to_json())
                 live.loaded = True
         except OSError as exc:
