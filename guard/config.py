@@ -156,6 +156,55 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("guard.headless", False, _bool, "no human can answer: request_confirm acts as block"),
     # -- static layer (guard/static)
     # -- behavior layer (guard/behavior)
+    Setting(
+        "behavior.window", 200, _int(10, 10_000), "events kept per session (persisted under <workspace>/sessions/)"
+    ),
+    Setting("behavior.session_ttl_hours", 24.0, _float(0, 8760), "a session idle this long starts afresh (0 = never)"),
+    Setting("behavior.flush_seconds", 300.0, _float(0, 3600), "longest a long-lived process keeps dispatches unsaved"),
+    Setting("behavior.half_life_minutes", 10.0, _float(0, 10_080), "half-life of a session's failure history"),
+    Setting(
+        "behavior.failure_prior", 4.0, _float(0, 1000), "pseudo-results (at 10% failure) one failure is weighed against"
+    ),
+    Setting(
+        "behavior.loop_repeats", 3, _int(2, 1000), "the same call this many times in a row (or a cycle 3x) is a loop"
+    ),
+    Setting(
+        "behavior.denial_streak",
+        3,
+        _int(1, 1000),
+        "denials in a row (one or two approvals do not break it) that stop auto-allowing",
+    ),
+    Setting("behavior.denial_recent", 10, _int(1, 50), "denials among the last 50 answers that stop auto-allowing"),
+    Setting("behavior.denial_total", 20, _int(1, 100_000), "denials in a session that stop auto-allowing for good"),
+    Setting("behavior.burst_calls", 20, _int(2, 100_000), "calls within 10 s that can count as a burst"),
+    Setting(
+        "behavior.burst_factor", 4.0, _float(1, 1000), "a burst must also be this many times the session's own rate"
+    ),
+    Setting(
+        "behavior.confirm_below", 60.0, _float(0, 100), "session health below which every call needs a confirmation"
+    ),
+    Setting(
+        "behavior.breaker_failures", 5, _int(1, 1000), "failures in a row of one task that open its circuit breaker"
+    ),
+    Setting(
+        "behavior.breaker_base_seconds", 300.0, _float(0, 604_800), "first wait before an open breaker allows a trial"
+    ),
+    Setting(
+        "behavior.breaker_max_seconds", 3600.0, _float(0, 604_800), "longest wait (the wait doubles per reopening)"
+    ),
+    Setting(
+        "behavior.breaker_human_after",
+        3,
+        _int(0, 1000),
+        "openings after which only 'guard reset' closes it (0 = never)",
+    ),
+    Setting("behavior.tiers", True, _bool, "enforce trust-tier limits (lines per write, files per task, risky paths)"),
+    Setting(
+        "behavior.double_reward_cooldown_minutes",
+        60.0,
+        _float(0, 100_000),
+        "cooldown of the success-after-failure double reward",
+    ),
     # -- memory (guard/memory)
     Setting(
         "memory.backend",

@@ -91,9 +91,10 @@ class State:
 
 
 def _make_sessions(workspace: Path, config: Config) -> Any:
-    from guard.layers.behavior import SessionTracker
+    """The session tracker; it persists sessions under ``<workspace>/sessions/`` when it can write there."""
+    from guard.behavior.tracker import SessionTracker
 
-    return SessionTracker(config)
+    return SessionTracker(config, workspace)
 
 
 def _make_memory(workspace: Path, config: Config, aggregates: Aggregates, backend: str) -> MemoryProvider | None:

@@ -19,7 +19,7 @@ COMMANDS = (
     "log",
     "stats",
     "config_cmd",
-    # -- behavior (issue 4): reset
+    "reset",
     "tidy",
     # -- integrations (issue 6): hook, install, uninstall, serve
     "rules",

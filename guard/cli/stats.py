@@ -1,4 +1,4 @@
-"""guard stats: per-tool statistics from the history files."""
+"""guard stats: per-tool statistics from the history files; ``--session S``: one session's behavior."""
 
 from __future__ import annotations
 
@@ -20,6 +20,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Per-tool runs, success rate, approvals and decisions, from the workspace's history.",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument(
+        "--session", metavar="S", help="show session S instead: health, signals, circuit breakers, taint, trust tier"
+    )
     add_workspace(p)
     p.set_defaults(func=run)
 
@@ -52,6 +55,8 @@ def collect(root: Any) -> dict[str, dict[str, Any]]:
 
 def run(args: argparse.Namespace) -> int:
     root = ws.resolve(args.workspace)
+    if args.session is not None:
+        return session_report(root, args.session, as_json=args.json)
     stats = collect(root)
     if args.json:
         print_json({"tools": stats})
@@ -78,3 +83,78 @@ def run(args: argparse.Namespace) -> int:
         )
     print(table(rows, ["tool", "runs", "success", "asked", "approved", "allowed", "confirmed", "blocked"]))
     return 0
+
+
+def session_report(root: Any, session_id: str, *, as_json: bool) -> int:
+    from guard.behavior.analyzer import SessionBehaviorAnalyzer
+
+    metrics = SessionBehaviorAnalyzer(root).analyze_session(session_id)
+    if as_json:
+        print_json(metrics.to_dict())
+        return 0
+    if not metrics.known:
+        print(f"no behavior recorded for session {session_id!r} in {root}")
+        return 0
+    print(session_text(metrics))
+    return 0
+
+
+def session_text(m: Any) -> str:
+    c = m.counts
+    lines = [
+        f"session {m.session_id}   updated {m.updated}",
+        f"  {c['dispatches']} calls ({c['blocked']} blocked), {c['results']} results ({c['failures']} failed), "
+        f"{c['approvals']} approved, {c['denials']} denied; {m.events} events kept",
+        f"health {m.health_score:.0f}/100",
+    ]
+    if m.signals:
+        lines.append("signals:")
+        for s in m.signals:
+            effect = f"  [{s.effect}]" if s.effect else ""
+            lines.append(f"  {s.id}  {s.name:<16} -{s.penalty:<5.1f} {s.message}{effect}")
+    else:
+        lines.append("signals: none")
+    if m.breakers:
+        lines.append("circuit breakers:")
+        rows = [
+            [
+                b["task"],
+                b["state"],
+                b["failures_in_a_row"],
+                b["failCount"],
+                b["nextRetryAt"] or "-",
+                "yes" if b["requireHuman"] else "no",
+                b["call"],
+            ]
+            for b in m.breakers
+        ]
+        table_text = table(rows, ["task", "state", "failing", "failCount", "nextRetryAt", "requireHuman", "call"])
+        lines += ["  " + line for line in table_text.splitlines()]
+    else:
+        lines.append("circuit breakers: none")
+    if m.taint:
+        untrusted, secret = m.taint.get("untrusted"), m.taint.get("secret")
+        if untrusted:
+            lines.append(f"taint: untrusted content from '{untrusted.get('call')}'")
+        if secret:
+            lines.append(f"secret read: '{secret.get('call')}'")
+    if m.recent:
+        lines.append(f"last {len(m.recent)} events:")
+        for e in m.recent:
+            what = e.get("decision") or e.get("outcome") or ""
+            facts = f"  [{', '.join(e['facts'])}]" if e.get("facts") else ""
+            lines.append(f"  {e['at']}  {e['event']:<8} {what:<15} {e.get('call', e.get('task'))}{facts}")
+    t = m.tier
+    if t:
+        p = t["permissions"]
+        nxt = f"; next {t['next']['tier']} at {t['next']['points']}" if t["next"] else ""
+        lines.append(
+            f"tier: {t['tier']} (agent {t['agent']}, {t['points']:g} points{nxt}): "
+            f"{_limit(p['max_lines_per_write'])} lines per write, {_limit(p['max_files_per_task'])} files per task, "
+            f"risky paths {'yes' if p['risky_paths'] else 'no'}, sub-agents {'yes' if p['subagents'] else 'no'}"
+        )
+    return "\n".join(lines)
+
+
+def _limit(value: Any) -> str:
+    return "unlimited" if value is None else str(value)

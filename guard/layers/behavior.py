@@ -1,94 +1,95 @@
-"""Session behavior layer (spine version): health from the session's recent events.
+"""Session behavior layer: judge the session, not the call.
 
-Replaced by the full analyzer in ``guard/behavior``. This version tracks, per session and
-in memory, consecutive failures, consecutive denials and identical repeated calls, turns
-them into a 0-100 health, and opens a breaker after 5 failures of the same call in a row.
+An agent that loops, keeps failing, keeps being refused, or has read untrusted content
+and now reaches for secrets and the network loses trust, whatever each call looks like
+alone. The layer reads the session's counters (``guard/behavior``), adds this call, and
+returns:
+
+- ``decision=block`` when this task's circuit breaker is open, or when the call sends
+  data out of a session that read untrusted content and a secret (the lethal trifecta);
+- ``ceiling=request_confirm`` for a loop, the denial limit, repeated refusals, egress
+  after untrusted content, a write beyond the agent's trust tier, or health < 60;
+- ``data``: ``health`` (0-100; the fusion layer lowers its weights below 40), ``signals``
+  (rule ids), ``penalties``, ``tier``, ``breaker`` (this task's, or None), ``taint``.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import deque
-from datetime import datetime
 from typing import Any
 
-import attrs
-
+from guard.behavior.facts import RISKY_PATH, SUBAGENT
+from guard.behavior.settings import BehaviorSettings
+from guard.behavior.signals import assess
+from guard.behavior.tracker import SessionTracker
 from guard.config import Config
 from guard.layers.base import Context
-from guard.model import BLOCK, REQUEST_CONFIRM, DecisionRecord, Reason, ToolCall, Verdict
-from guard.signature import signature
+from guard.model import Risk, ToolCall, Verdict
 
-BREAKER_FAILURES = 5
+__all__ = ["BehaviorLayer", "SessionTracker"]
 
-
-@attrs.define
-class SessionState:
-    failures: int = 0
-    denials: int = 0
-    last_sigs: deque[str] = attrs.field(factory=lambda: deque(maxlen=20))
-    failing_sig: str | None = None
-    failing_count: int = 0
-
-
-class SessionTracker:
-    def __init__(self, config: Config | None = None) -> None:
-        self._sessions: dict[str, SessionState] = {}
-        self._lock = threading.Lock()
-
-    def get(self, session_id: str | None) -> SessionState:
-        with self._lock:
-            return self._sessions.setdefault(session_id or "-", SessionState())
-
-    def on_dispatch(self, call: ToolCall, record: DecisionRecord) -> None:
-        self.get(call.session_id).last_sigs.append(signature(call.tool, call.params))
-
-    def on_result(self, call: ToolCall, success: bool, now: datetime) -> None:
-        s = self.get(call.session_id)
-        sig = signature(call.tool, call.params)
-        if success:
-            s.failures, s.failing_sig, s.failing_count = 0, None, 0
-            return
-        s.failures += 1
-        s.failing_count = s.failing_count + 1 if s.failing_sig == sig else 1
-        s.failing_sig = sig
-
-    def on_interaction(self, call: ToolCall, approved: bool, now: datetime) -> None:
-        s = self.get(call.session_id)
-        s.denials = 0 if approved else s.denials + 1
-
-    def close(self) -> None:
-        return None
+_NEUTRAL = {"health": 100.0, "signals": []}
+_TIER_FACTS = frozenset({RISKY_PATH, SUBAGENT})
 
 
 class BehaviorLayer:
     name = "behavior"
 
-    def __init__(self, config: Config) -> None:
-        self.config = config
+    def __init__(self, config: Config | None = None) -> None:
+        self.settings = BehaviorSettings.from_config(config)
 
     def __call__(self, call: ToolCall, ctx: Context) -> Verdict:
-        tracker: Any = getattr(ctx.state, "sessions", None)
-        if tracker is None:
-            return Verdict(self.name, data={"health": 100.0})
-        s = tracker.get(call.session_id)
-        sig = signature(call.tool, call.params)
-        reasons: list[Reason] = []
-        health = 100.0
-        if s.failures:
-            health -= min(40.0, 10.0 * s.failures)
-            reasons.append(Reason("G201", f"{s.failures} failure(s) in a row in this session"))
-        repeats = sum(1 for x in s.last_sigs if x == sig)
-        if repeats >= 3:
-            health -= 20.0
-            reasons.append(Reason("G202", f"the same call was made {repeats} times recently (a loop)"))
-        ceiling = None
-        if s.denials >= 3:
-            health -= 30.0
-            ceiling = REQUEST_CONFIRM
-            reasons.append(Reason("G203", f"the user refused {s.denials} calls in a row"))
-        health = max(0.0, health)
-        if s.failing_sig == sig and s.failing_count >= BREAKER_FAILURES:
-            reasons.append(Reason("G210", f"this call failed {s.failing_count} times in a row: circuit breaker open"))
-            return Verdict(self.name, decision=BLOCK, reasons=reasons, data={"health": health})
-        return Verdict(self.name, ceiling=ceiling, reasons=reasons, data={"health": health})
+        state = ctx.state
+        tracker: Any = getattr(state, "sessions", None)
+        if not isinstance(tracker, SessionTracker):
+            return Verdict(self.name, data=dict(_NEUTRAL))
+        # ctx.tags and ctx.static_risk in one pass over the earlier verdicts
+        tags: frozenset[str] = frozenset()
+        risk = None
+        static = None
+        for v in ctx.verdicts:
+            if v.tags:
+                tags = tags | v.tags
+            if v.risk is not None and (risk is None or v.risk > risk):
+                risk = v.risk
+            if v.layer == "static" and static is None:
+                static = v
+        probe = tracker.probe(
+            call,
+            state.signature_of(call),
+            tags,
+            Risk.MEDIUM if risk is None else risk,
+            static.data if static is not None else None,
+        )
+        now = ctx.now.timestamp()
+        settings = self.settings
+        card = None
+        with tracker.lock:
+            session = tracker.view(call.session_id, now)
+            if settings.tiers:
+                # the tier matters for writes, risky paths and sub-agents: only then look for newer points on disk
+                limited = probe.lines is not None or probe.path is not None or bool(probe.facts & _TIER_FACTS)
+                card = tracker.tiers.peek(probe.agent, sync=limited) or tracker.tiers.blank(probe.agent)
+            result = assess(session, probe, now, settings, card, call.session_id)
+            taint = None
+            if session.taint is not None or session.secret is not None:
+                taint = {"untrusted": session.taint is not None, "secret": session.secret is not None}
+        signals = result.signals
+        data: dict[str, Any] = {
+            "health": result.health,
+            "signals": [x.id for x in signals] if signals else [],
+            "breaker": result.breaker,
+            "tier": None if card is None else card.brief(),
+        }
+        if result.signals:
+            data["penalties"] = {x.id: round(x.penalty, 1) for x in result.signals if x.penalty}
+        if taint is not None:
+            data["taint"] = taint
+        if not result.signals:
+            return Verdict(self.name, data=data)
+        return Verdict(
+            self.name,
+            decision=result.decision,
+            ceiling=result.ceiling,
+            reasons=tuple(x.reason() for x in result.signals),
+            data=data,
+        )

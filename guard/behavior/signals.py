@@ -1,0 +1,405 @@
+"""Session signals and the health they add up to (penalties plus caps, research §2.3).
+
+``assess(state, probe, now, settings, card)`` reads the session's counters and, when a
+call is being decided, that call (``probe``: a loop is "this call would be the third
+identical one"). Each signal that fires has a rule id, a penalty and a sentence; hard
+detectors also carry an effect (``confirm`` or ``block``). Health is
+``clip(100 - Σ penalties)``, capped at 74 when a hard detector fired.
+
+| id   | signal                                             | penalty   | effect  |
+|------|----------------------------------------------------|-----------|---------|
+| G201 | failures: decayed failure rate against a prior,    | ≤ 50      |         |
+|      | plus the streak beyond 2                            |           |         |
+| G202 | the same call ``loop_repeats`` (3) times in a row  | 15-30     | confirm |
+| G203 | a cycle (A-B-A-B…, period 2-10) three times over   | 20        | confirm |
+| G204 | rising static risk (EWMA ≥ session mean + 1 level) | ≤ 15      |         |
+| G205 | a burst: ≥ 20 calls in 10 s and ≥ 4× the usual rate| 5-15      |         |
+| G206 | guard refused the session's calls 3 times in a row | 5 each, ≤ 20 | confirm at 3 |
+| G210 | this task's circuit breaker is open                | -         | block   |
+| G211 | this call is the half-open breaker's trial         | -         |         |
+| G220 | the session read untrusted content                 | 5         |         |
+| G221 | egress after untrusted content                     | -         | confirm |
+| G222 | egress after untrusted content and a secret        | -         | block   |
+| G223 | untrusted content and a secret read: egress armed  | 10        |         |
+| G230 | the user refused calls                              | ≤ 30      |         |
+| G231 | denial limit: 3 in a row, 10 of 50, or 20 in total | 30        | confirm |
+| G240 | write larger than the tier allows                  | -         | confirm |
+| G241 | more files per task than the tier allows           | -         | confirm |
+| G242 | risky path below Sapling                           | -         | confirm |
+| G243 | sub-agent where the tier forbids it                | -         | confirm |
+| G250 | health below ``confirm_below`` (60)                | -         | confirm |
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+from guard.behavior.breaker import HALF_OPEN, OPEN, TRIAL
+from guard.behavior.facts import RISKY_PATH, SUBAGENT, Probe
+from guard.behavior.session import BURST_SECONDS, RISK_ALPHA, SessionState
+from guard.behavior.settings import BehaviorSettings
+from guard.behavior.tiers import Scorecard
+from guard.behavior.timefmt import iso, span
+from guard.model import BLOCK, REQUEST_CONFIRM, Reason, Risk
+
+CONFIRM = "confirm"
+HARD_CAP = 74.0
+FAILURE_PRIOR_RATE = 0.1
+MAX_PERIOD = 10
+_TIER_FACTS = frozenset({RISKY_PATH, SUBAGENT})
+
+RULES: dict[str, str] = {
+    "G201": "failures",
+    "G202": "repeat",
+    "G203": "cycle",
+    "G204": "rising_risk",
+    "G205": "burst",
+    "G206": "refusals",
+    "G210": "breaker_open",
+    "G211": "breaker_trial",
+    "G220": "tainted",
+    "G221": "tainted_egress",
+    "G222": "lethal_trifecta",
+    "G223": "trifecta_armed",
+    "G230": "denials",
+    "G231": "denial_limit",
+    "G240": "tier_lines",
+    "G241": "tier_files",
+    "G242": "tier_risky_path",
+    "G243": "tier_subagent",
+    "G250": "low_health",
+}
+
+
+@attrs.frozen
+class Signal:
+    id: str
+    penalty: float
+    message: str
+    effect: str | None = None  # None, "confirm" or "block"
+    alternative: str | None = None
+
+    @property
+    def name(self) -> str:
+        return RULES.get(self.id, self.id)
+
+    def reason(self) -> Reason:
+        return Reason(self.id, self.message, self.alternative)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "name": self.name, "penalty": round(self.penalty, 1)}
+        out["message"] = self.message
+        if self.effect:
+            out["effect"] = self.effect
+        return out
+
+
+@attrs.frozen
+class Assessment:
+    health: float
+    signals: tuple[Signal, ...]
+    decision: str | None = None
+    ceiling: str | None = None
+    breaker: dict[str, Any] | None = None
+
+    @property
+    def ids(self) -> list[str]:
+        return [s.id for s in self.signals]
+
+
+HEALTHY = Assessment(100.0, ())
+
+
+def assess(
+    state: SessionState | None,
+    probe: Probe | None,
+    now: float,
+    settings: BehaviorSettings,
+    card: Scorecard | None = None,
+    session_id: str | None = None,
+) -> Assessment:
+    """Each check is guarded by a cheap test of the counters, so a healthy session costs little."""
+    sig: list[Signal] = []
+    breaker: dict[str, Any] | None = None
+    s = settings
+    if state is not None:
+        if state.fail_n:
+            _failures(state, now, s, sig)
+        if probe is None or probe.task in state.ring:
+            _loops(state, probe, s, sig)
+        if state.risk_n >= 4 and (probe is None or probe.risk >= Risk.MEDIUM):
+            _rising_risk(state, probe, sig)
+        if len(state.recent) + 1 >= s.burst_calls:
+            _burst(state, probe, now, s, sig)
+        if state.refusal_streak:
+            _refusals(state, sig)
+        if state.taint is not None:
+            _taint(state, probe, sig)
+        if state.denied_recent or state.denial_streak or state.denials >= s.denial_total:
+            _denials(state, s, sig)
+        if probe is not None and state.breakers and probe.task in state.breakers:
+            breaker = _breaker(state, probe, now, s, sig, session_id)
+    if (
+        probe is not None
+        and card is not None
+        and s.tiers
+        and (probe.lines is not None or probe.path is not None or probe.facts & _TIER_FACTS)
+    ):
+        _tier(state, probe, card, sig)
+    if not sig and breaker is None:
+        return HEALTHY
+    health = max(0.0, 100.0 - sum(x.penalty for x in sig))
+    if any(x.effect for x in sig if x.penalty > 0):
+        health = min(health, HARD_CAP)
+    if health < s.confirm_below:
+        sig.append(
+            Signal(
+                "G250",
+                0.0,
+                f"session health {health:.0f} is below {s.confirm_below:.0f}: a person confirms every call",
+                CONFIRM,
+            )
+        )
+    decision = BLOCK if any(x.effect == BLOCK for x in sig) else None
+    ceiling = REQUEST_CONFIRM if any(x.effect == CONFIRM for x in sig) else None
+    return Assessment(round(health, 1), tuple(sig), decision, ceiling, breaker)
+
+
+def _failures(state: SessionState, now: float, s: BehaviorSettings, out: list[Signal]) -> None:
+    n, f = state.decayed_failures(now, s.half_life_s)
+    if f <= 0.01:
+        return
+    m, p0 = s.failure_prior, FAILURE_PRIOR_RATE
+    rate = (f + m * p0) / (n + m) if n + m > 0 else 0.0
+    fade = f / state.fail_s if state.fail_s else 0.0  # the streak fades as the failures do
+    streak_penalty = 5.0 * max(0, state.fail_streak - 2) * fade
+    penalty = min(50.0, 50.0 * max(0.0, rate - p0) / (1 - p0) + streak_penalty)
+    if penalty < 1.0:
+        return
+    streak = f", {state.fail_streak} in a row" if state.fail_streak > 1 else ""
+    out.append(
+        Signal(
+            "G201",
+            penalty,
+            f"{state.failures} failed result(s) in this session{streak}; recent failure rate {rate:.0%}",
+        )
+    )
+
+
+def _loops(state: SessionState, probe: Probe | None, s: BehaviorSettings, out: list[Signal]) -> None:
+    ring: Sequence[str] = state.ring
+    if probe is not None:
+        run = state.run_len + 1 if probe.task == state.run_task else 1
+        seq = [*ring, probe.task]
+    else:
+        run = state.run_len
+        seq = list(ring)
+    # (only called when this call's task is among the recent ones)
+    if run >= s.loop_repeats:
+        out.append(
+            Signal(
+                "G202",
+                min(30.0, 15.0 + 5.0 * (run - s.loop_repeats)),
+                f"the same call {run} times in a row (a loop)",
+                CONFIRM,
+                "change the approach instead of repeating the call",
+            )
+        )
+        return
+    n = len(seq)
+    for p in range(2, MAX_PERIOD + 1):
+        if n < 3 * p:
+            break
+        if seq[-1] != seq[-1 - p]:
+            continue
+        block = seq[-p:]
+        if block == seq[-2 * p : -p] == seq[-3 * p : -2 * p] and len(set(block)) > 1:
+            out.append(
+                Signal(
+                    "G203",
+                    20.0,
+                    f"a cycle of {p} calls repeated 3 times in a row (a loop)",
+                    CONFIRM,
+                    "change the approach instead of repeating the same steps",
+                )
+            )
+            return
+
+
+def _rising_risk(state: SessionState, probe: Probe | None, out: list[Signal]) -> None:
+    ewma, total, n = state.risk_ewma, state.risk_sum, state.risk_n
+    if probe is not None:
+        ewma = probe.risk if n == 0 else RISK_ALPHA * probe.risk + (1 - RISK_ALPHA) * ewma
+        total, n = total + probe.risk, n + 1
+        if probe.risk < Risk.MEDIUM:
+            return
+    if n < 5:
+        return
+    rise = ewma - total / n
+    if rise >= 1.0 and ewma >= Risk.MEDIUM:
+        out.append(
+            Signal(
+                "G204",
+                min(15.0, 10.0 * rise),
+                f"risk is rising: recent level {ewma:.1f} against the session's {total / n:.1f} (0 safe … 4 critical)",
+            )
+        )
+
+
+def _burst(state: SessionState, probe: Probe | None, now: float, s: BehaviorSettings, out: list[Signal]) -> None:
+    recent = state.recent
+    if len(recent) + 1 < s.burst_calls:
+        return
+    since = now - BURST_SECONDS
+    stale = 0  # the deque is pruned at each dispatch: only its head can be older than the window
+    for t in recent:
+        if t >= since:
+            break
+        stale += 1
+    count = len(recent) - stale + (probe is not None)
+    if count < s.burst_calls:
+        return
+    before = state.dispatches - count + (probe is not None)
+    usual = before / max(60.0, since - state.started) * BURST_SECONDS if state.started else 0.0
+    if count >= s.burst_factor * max(usual, 1.0):
+        out.append(
+            Signal(
+                "G205",
+                min(15.0, 5.0 + (count - s.burst_calls) / 2),
+                f"{count} calls in the last {BURST_SECONDS:.0f} s, far above the session's usual {usual:.1f} (a burst)",
+            )
+        )
+
+
+def _refusals(state: SessionState, out: list[Signal]) -> None:
+    k = state.refusal_streak
+    if k:
+        out.append(
+            Signal(
+                "G206",
+                min(20.0, 5.0 * k),
+                f"guard refused the session's last {k} call(s)",
+                CONFIRM if k >= 3 else None,
+            )
+        )
+
+
+def _taint(state: SessionState, probe: Probe | None, out: list[Signal]) -> None:
+    taint, secret = state.taint, state.secret
+    if taint is None:
+        return
+    source = f"'{taint.get('call', '?')}'"
+    if probe is not None and probe.egress:
+        if secret is not None:
+            out.append(
+                Signal(
+                    "G222",
+                    0.0,
+                    f"this call sends data out after the session read untrusted content ({source}) and a secret "
+                    f"('{secret.get('call', '?')}'): possible exfiltration (lethal trifecta)",
+                    BLOCK,
+                    "let the person send it themselves, or start a clean session",
+                )
+            )
+        else:
+            out.append(
+                Signal(
+                    "G221",
+                    0.0,
+                    f"this call sends data out after the session read untrusted content ({source})",
+                    CONFIRM,
+                )
+            )
+    if secret is not None:
+        out.append(Signal("G223", 10.0, "the session read untrusted content and a secret: sending data out is blocked"))
+    else:
+        out.append(
+            Signal("G220", 5.0, f"the session read untrusted content ({source}): sending data out needs a person")
+        )
+
+
+def _denials(state: SessionState, s: BehaviorSettings, out: list[Signal]) -> None:
+    recent = state.denied_recent
+    if not recent and not state.denial_streak and state.denials < s.denial_total:
+        return
+    what = (
+        f"the user refused {state.denial_streak} call(s) in a row, "
+        f"{recent} of the last {len(state.answers)} answers, {state.denials} in total"
+    )
+    if state.denial_streak >= s.denial_streak or recent >= s.denial_recent or state.denials >= s.denial_total:
+        out.append(Signal("G231", 30.0, what + ": no more automatic decisions", CONFIRM))
+    else:
+        out.append(Signal("G230", min(30.0, 10.0 * state.denial_streak + 2.0 * recent), what))
+
+
+def _breaker(
+    state: SessionState, probe: Probe, now: float, s: BehaviorSettings, out: list[Signal], session_id: str | None
+) -> dict[str, Any] | None:
+    b = state.breakers.get(probe.task)
+    if b is None:
+        return None
+    status = b.status(now, s)
+    reset = f"guard reset --session {session_id or '-'} --task {b.task}"
+    if status == OPEN:
+        if b.require_human:
+            when = f"it opened {b.openings} times, so only a person can close it"
+        else:
+            assert b.next_retry_at is not None
+            when = f"until {iso(b.next_retry_at)} (in {span(b.next_retry_at - now)})"
+        out.append(
+            Signal(
+                "G210",
+                0.0,
+                f"'{b.text}' failed {b.fail_count} times in a row: circuit breaker open {when}; '{reset}' closes it",
+                BLOCK,
+                "find out why it fails before running it again",
+            )
+        )
+    elif status == TRIAL:
+        out.append(
+            Signal("G210", 0.0, f"'{b.text}': the breaker's trial run has not reported back yet; waiting", BLOCK)
+        )
+    elif status == HALF_OPEN:
+        wait = min(s.breaker_max_s, s.breaker_base_s * 2.0**b.openings)
+        out.append(
+            Signal(
+                "G211",
+                0.0,
+                f"'{b.text}' circuit breaker half-open: this run is the trial; success closes it, "
+                f"failure reopens it for {span(wait)}",
+            )
+        )
+    return b.public(now, s)
+
+
+def _tier(state: SessionState | None, probe: Probe, card: Scorecard, out: list[Signal]) -> None:
+    tier = card.tier
+    name = f"tier {tier.name} ({card.points:g} points)"
+    if probe.lines is not None and probe.lines > tier.max_lines:
+        out.append(
+            Signal(
+                "G240",
+                0.0,
+                f"{name} allows {tier.max_lines:.0f} lines per write; this one has {probe.lines}",
+                CONFIRM,
+                "split the change into smaller writes",
+            )
+        )
+    if probe.path is not None and state is not None and probe.path not in state.files:
+        count = len(state.files) + 1
+        if count > tier.max_files:
+            out.append(
+                Signal(
+                    "G241",
+                    0.0,
+                    f"{name} allows {tier.max_files:.0f} files per task (session); this would be file {count}",
+                    CONFIRM,
+                )
+            )
+    if RISKY_PATH in probe.facts and not tier.risky_paths:
+        out.append(Signal("G242", 0.0, f"{name} may not touch protected paths without a person", CONFIRM))
+    if SUBAGENT in probe.facts and not tier.subagents:
+        out.append(Signal("G243", 0.0, f"{name} may not start sub-agents without a person", CONFIRM))
