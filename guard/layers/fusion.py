@@ -13,13 +13,16 @@ Seed formulas (``fusion.mode = "seed"`` reproduces them exactly):
 guard mode (the default) keeps the formulas and fixes where they misbehave:
 
 - *Small samples are shrunk towards a prior* set by the static risk (safe 90, low 80,
-  medium 55, high 35): a dimension with n observations counts ``c = n/(n+m)`` of its own
+  medium 55, high 50): a dimension with n observations counts ``c = n/(n+m)`` of its own
   value and ``1-c`` of the prior (``fusion.prior_strength`` = m). One success out of one
   run no longer scores 100, and no history is not bad history.
 - *Old history decays* (half-lives ``fusion.tool_half_life_days``, ``fusion.user_half_life_days``).
 - *System health is smoothed and cached*, does not count for safe/low calls (an overloaded
   machine does not make ``cat README`` riskier), and can never by itself push a call that
   would otherwise be confirmed into block.
+- *Failures make guard ask, not refuse*: a block that only past failures (memory,
+  cmd_success) and load would cause becomes request_confirm (G304); repeated failures are the
+  circuit breaker's job, and the person's refusals still block.
 
 Dynamic weights: session health below ``fusion.low_health`` (40) sets user_pref to 0.10 and
 memory to 0.20 without renormalising (seed), so an unhealthy session scores lower.
@@ -39,7 +42,7 @@ from guard.model import AUTO_ALLOW, BLOCK, COMPONENT_KEYS, REQUEST_CONFIRM, Reas
 if TYPE_CHECKING:
     from guard.state import State
 
-PRIORS = {Risk.SAFE: 90.0, Risk.LOW: 80.0, Risk.MEDIUM: 55.0, Risk.HIGH: 35.0, Risk.CRITICAL: 0.0}
+PRIORS = {Risk.SAFE: 90.0, Risk.LOW: 80.0, Risk.MEDIUM: 55.0, Risk.HIGH: 50.0, Risk.CRITICAL: 0.0}
 NEUTRAL = 50.0
 DAY = 86_400.0
 
@@ -186,11 +189,7 @@ class FusionLayer:
         score = _clip(sum(weights[k] * effective[k] for k in COMPONENT_KEYS))
         decision = band(score, self.thresholds)
         if not self.seed and decision == BLOCK:
-            # System pressure alone never turns a confirm into a block.
-            without_system = _clip(score - weights["system"] * effective["system"] + weights["system"] * prior)
-            if band(without_system, self.thresholds) != BLOCK:
-                decision = REQUEST_CONFIRM
-                reasons.append(Reason("G303", "system pressure alone does not block; asking instead"))
+            decision = self._soften(score, weights, effective, prior, reasons)
         if decision == BLOCK:
             reasons.append(Reason("G302", f"fused score {score:.1f} is below {self.thresholds['request_confirm']:.0f}"))
         data = {
@@ -213,6 +212,31 @@ class FusionLayer:
             data=data,
             unavailable=tuple(unavailable),
         )
+
+    def _soften(
+        self, score: float, weights: dict[str, float], effective: dict[str, float], prior: float, reasons: list[Reason]
+    ) -> str:
+        """guard mode: outcomes and load make guard ask, they do not refuse.
+
+        A block that system pressure alone, or past failures (memory, cmd_success) together
+        with it, would cause is turned into request_confirm: a failing test run is not a
+        dangerous one, and repeated failures are the circuit breaker's business. Only the
+        person's refusals (user_pref), an unhealthy session's weights or the static prior
+        can make the fused score block.
+        """
+        for keys, rule, why in (
+            (("system",), "G303", "system pressure alone does not block; asking instead"),
+            (
+                ("system", "memory", "cmd_success"),
+                "G304",
+                "past failures make guard ask, not refuse (repeated failures open the circuit breaker)",
+            ),
+        ):
+            neutral = score + sum(weights[k] * (prior - effective[k]) for k in keys)
+            if band(_clip(neutral), self.thresholds) != BLOCK:
+                reasons.append(Reason(rule, why))
+                return REQUEST_CONFIRM
+        return BLOCK
 
 
 def _clip(x: float) -> float:

@@ -289,9 +289,10 @@ def replay(
                 fed += 1
             else:
                 total += 1
+                # Earlier dispatches are still decided: the session layer must see them.
+                a, b = base.decide(ev), cand.decide(ev)
                 if since is None or ev.ts >= since:
                     replayed += 1
-                    a, b = base.decide(ev), cand.decide(ev)
                     before[a.decision] += 1
                     after[b.decision] += 1
                     logged[ev.outcome] += 1

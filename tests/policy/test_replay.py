@@ -65,7 +65,10 @@ def test_a_stricter_allow_threshold_turns_allows_into_prompts(history: Path, tmp
 def test_a_stricter_confirm_threshold_turns_prompts_into_blocks(history: Path, tmp_path: Path) -> None:
     candidate = load_candidate(history, write_config(tmp_path, "[thresholds]\nrequest_confirm = 74\n"))
     result = replay(history, candidate)
-    assert set(result.transitions) == {"request_confirm->block"}
+    # The direct effect dominates; blocks then feed the session's refusal signal, which may move
+    # a few later calls either way.
+    assert max(result.transitions, key=result.transitions.__getitem__) == "request_confirm->block"
+    assert result.transitions["request_confirm->block"] >= 3
     assert all(e.score_after < 74 for e in result.examples["request_confirm->block"])
 
 

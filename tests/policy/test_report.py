@@ -166,8 +166,8 @@ def test_prompts_saved_counts_calls_the_learned_rule_lifted_after_it_was_applied
     rules.apply(workspace, now=stream.now)
     asked_before = sum(1 for e in decisions(workspace) if e.outcome == "request_confirm" and "npm run test" in e.text)
     stream.at(stream.now + timedelta(hours=1))
-    for _ in range(4):
-        stream.dispatch({"command": "npm run test -- --watch"}, "s4")
+    for name in ("api", "cli", "core", "web"):  # distinct calls: the same one 4x would be a loop
+        stream.dispatch({"command": f"npm run test -- {name}"}, "s4")
     stream.dispatch({"command": "npm run testing"}, "s4")  # not covered
     after = play(workspace, stream)
     assert [d["decision"] for d in after[:4]] == ["request_confirm"] * 4  # what the spine's chain logged
