@@ -108,12 +108,18 @@ class Guard:
         cwd: str | None = None,
         agent_id: str | None = None,
         save: bool = True,
+        track: bool | None = None,
     ) -> DecisionRecord:
-        """Run the chain on one call and (by default) log the decision."""
+        """Run the chain on one call and (by default) log it and count it in its session."""
         call = self.make_call(tool, params, session_id=session_id, cwd=cwd, agent_id=agent_id)
-        return self.decide_call(call, save=save)
+        return self.decide_call(call, save=save, track=track)
 
-    def decide_call(self, call: ToolCall, *, save: bool = True) -> DecisionRecord:
+    def decide_call(self, call: ToolCall, *, save: bool = True, track: bool | None = None) -> DecisionRecord:
+        """Decide a prepared call. ``track`` (default: ``save``) feeds the session layer.
+
+        ``guard explain`` and what-if questions pass ``save=False`` and are not counted as the
+        session having made the call; replays pass ``track=True``.
+        """
         unavailable: list[str] = []
         try:
             self.state.aggregates.catch_up()
@@ -130,11 +136,12 @@ class Guard:
             except OSError as exc:
                 logger.warning(f"decision log unavailable: {exc}")
                 unavailable.append("decision_log")
-        try:
-            self.state.sessions.on_dispatch(call, record)
-        except Exception as exc:
-            logger.warning(f"session tracking unavailable: {exc}")
-            unavailable.append("sessions")
+        if save if track is None else track:
+            try:
+                self.state.sessions.on_dispatch(call, record)
+            except Exception as exc:
+                logger.warning(f"session tracking unavailable: {exc}")
+                unavailable.append("sessions")
         if unavailable:
             record = attrs.evolve(record, unavailable=(*record.unavailable, *unavailable))
         return record

@@ -194,7 +194,7 @@ class Replayer:
         system = components.get("system") if isinstance(components, Mapping) else None
         self._logged_system.value = float(system) if isinstance(system, (int, float)) else None
         call = ToolCall(ev.tool, ev.params, ev.session_id, None, None, ev.when)
-        return self.guard.decide_call(call, save=False)
+        return self.guard.decide_call(call, save=False, track=True)
 
     def close(self) -> None:
         try:

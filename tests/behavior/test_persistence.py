@@ -128,7 +128,7 @@ def test_files_are_private_and_bounded(tmp_path: Path):
     with freeze_time(T0) as clock:
         with default_guard(tmp_path, **{"behavior.window": 50}) as g:
             for i in range(120):
-                g.decide("read", {"file_path": f"f{i}"}, session_id="s", save=False)
+                g.decide("read", {"file_path": f"f{i}"}, session_id="s", save=False, track=True)
                 clock.tick(30)
         path = session_file(tmp_path / "sessions", "s")
         assert oct(path.stat().st_mode & 0o777) == "0o600"
@@ -250,7 +250,7 @@ def test_threads_sharing_a_guard_lose_nothing(tmp_path: Path):
             barrier.wait()
             for i in range(25):
                 cmd = {"command": f"job {n} {i}"}
-                g.decide("bash", cmd, session_id=f"s{n % 2}", agent_id="a", save=False)
+                g.decide("bash", cmd, session_id=f"s{n % 2}", agent_id="a", save=False, track=True)
                 g.record_result("bash", cmd, session_id=f"s{n % 2}", success=True, agent_id="a")
         except BaseException as exc:  # surfaced below
             errors.append(exc)

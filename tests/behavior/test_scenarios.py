@@ -296,7 +296,9 @@ class TestTiers:
                 g.record_result("bash", cmd, session_id="s1", success=True, agent_id="a1")
                 clock.tick(30)
                 if i == 15:  # 48 points: not yet
-                    assert "G240" in ids(g.decide("write", self.BIG, session_id="s1", agent_id="a1", save=False))
+                    assert "G240" in ids(
+                        g.decide("write", self.BIG, session_id="s1", agent_id="a1", save=False, track=True)
+                    )
             after = g.decide("write", self.BIG, session_id="s1", agent_id="a1")
             assert "G240" not in ids(after) and behavior(after).data["tier"]["name"] == "Sprout"
             assert after.decision == AUTO_ALLOW, after.summary()

@@ -118,3 +118,14 @@ def test_custom_layer_added_to_the_defaults(make_guard, workspace) -> None:  # t
     rec = g2.decide("bash", {"command": "ls"})
     assert rec.decision == BLOCK and rec.reasons[-1].rule_id == "X1"
     g2.close()
+
+
+def test_explain_is_not_counted_as_a_dispatch(make_guard) -> None:  # type: ignore[no-untyped-def]
+    g = make_guard()
+    for _ in range(5):
+        g.explain("bash", {"command": "make"}, session_id="s")
+    rec = g.decide("bash", {"command": "make"}, session_id="s")
+    assert not any(r.rule_id.startswith("G20") for r in rec.reasons)  # no loop seen
+    for _ in range(4):
+        rec = g.decide("bash", {"command": "make"}, session_id="s")
+    assert any(r.rule_id.startswith("G20") for r in rec.reasons)  # real dispatches are
