@@ -1,0 +1,456 @@
+"""Run a shell script through guard's knowledge: parse, unwrap, dispatch each command to its family.
+
+The engine is what the walker calls for every simple command. It resolves the command name
+(``/usr/bin/rm``, ``\\rm``, ``"rm"`` are ``rm``), unwraps what executes its arguments (wrappers,
+shells with ``-c``, ``eval``, ``source``, scripts written or downloaded earlier in the same call,
+functions), bounds the nesting, and hands everything else to the handler table of
+:mod:`guard.static.families`. Runtime values keep their taint, so ``bash -c "$(curl …)"``,
+``eval "$(echo … | base64 -d)"`` and ``source <(wget -O- …)`` are seen for what they run.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import Any
+
+from guard.model import Risk
+from guard.static import paths as P
+from guard.static.families import HANDLERS
+from guard.static.parser import parse
+from guard.static.scan import DECODED, EMPTY, OPAQUE, OPAQUE_FLOW, REMOTE, SECRET, Cmd, Flow, Scan, display
+from guard.static.text import _MARKER_RE, DYN_OPEN, IFS, marker_ids, prefilter, strip_markers
+from guard.static.unwrap import WRAPPERS, Unwrapped, unwrap
+from guard.static.walker import Walker, plain_words
+
+SOCKET, SHELL = 16, 32  # flow bits: raw socket output; an interactive shell's output
+SHELLS = frozenset(
+    {
+        "sh",
+        "bash",
+        "zsh",
+        "dash",
+        "ksh",
+        "mksh",
+        "ash",
+        "fish",
+        "csh",
+        "tcsh",
+        "yash",
+        "posh",
+        "rbash",
+        "pdksh",
+        "oksh",
+        "busybox-sh",
+    }
+)
+_PLAIN = re.compile(r"^[A-Za-z0-9_./@%+:,~*?\[\]{}^ -][A-Za-z0-9_./@%+=:,~*?\[\]{}^ -]*$")
+_COMMAND_VARS = frozenset(
+    {
+        "GIT_SSH_COMMAND",
+        "GIT_PAGER",
+        "PAGER",
+        "GIT_EDITOR",
+        "EDITOR",
+        "VISUAL",
+        "GIT_EXTERNAL_DIFF",
+        "GIT_ASKPASS",
+        "SSH_ASKPASS",
+        "GIT_SEQUENCE_EDITOR",
+        "MANPAGER",
+        "PROMPT_COMMAND",
+        "GIT_PROXY_COMMAND",
+    }
+)
+_INJECT_VARS = frozenset({"LD_PRELOAD", "DYLD_INSERT_LIBRARIES", "LD_AUDIT"})
+_FORK_BOMB = r"(^|[^\w-]){n}\s*(\|\s*{n}|&(?!&))"
+
+
+def command_name(word: str) -> str:
+    """``/usr/bin/RM.exe`` -> ``rm``."""
+    base = word.rsplit("/", 1)[-1] if "/" in word else word
+    base = base.lower()
+    return base[:-4] if base.endswith(".exe") else base
+
+
+class Engine:
+    def __init__(self, scan: Scan) -> None:
+        self.scan = scan
+        scan.engine = self
+        scan.subscan = self._subscan
+        self.functions: dict[str, tuple[Walker, Any]] = {}
+        self.called: set[str] = set()
+        self.calling: list[str] = []
+
+    # -- scripts
+    def top(self, text: str, stdin: Flow = EMPTY) -> Flow:
+        out = self._text(text, stdin, None)
+        for name, (walker, body) in list(self.functions.items()):
+            if name not in self.called:  # defined but not called here: its body may still run later
+                self.called.add(name)
+                walker.stmt(body, EMPTY)
+        return out
+
+    def script(self, text: str, stdin: Flow = EMPTY, positional: tuple[str, ...] | None = None) -> Flow:
+        """A nested script (``bash -c``, ``eval``, ``watch``…): its own variables and working directory."""
+        scan = self.scan
+        if scan.depth >= scan.max_depth:
+            scan.hit("G197", text[:80])
+            return OPAQUE_FLOW
+        saved = scan.cwd, dict(scan.vars)
+        scan.depth += 1
+        try:
+            return self._text(self._demarker(text), stdin, positional)
+        finally:
+            scan.depth -= 1
+            scan.cwd, scan.vars = saved
+
+    def _text(self, text: str, stdin: Flow, positional: tuple[str, ...] | None) -> Flow:
+        scan = self.scan
+        if DYN_OPEN in text:
+            text = self._demarker(text)
+        text, hidden = prefilter(text)
+        if hidden:
+            scan.hit("G199")
+        if positional is not None:
+            scan.vars["@"] = scan.vars["*"] = IFS.join(positional[1:])
+            for i, value in enumerate(positional[:10]):
+                scan.vars[str(i)] = value
+        if _PLAIN.match(text) and "=" not in text.split(" ", 1)[0]:
+            home, cwd = scan.resolver.home, scan.cwd
+            words = [w for token in text.split() for w in plain_words(token, home, cwd)]
+            return self.simple(words, stdin, {}) if words else EMPTY
+        tree = parse(text.encode("utf-8", "replace"))
+        root = tree.root_node
+        if root.has_error:
+            scan.parse_error = True
+            scan.hit("G195")
+        return Walker(self, text.encode("utf-8", "replace")).block(root.children, stdin)
+
+    def _demarker(self, text: str) -> str:
+        """Runtime values inside a nested script become variables bound to the same values."""
+        if DYN_OPEN not in text:
+            return text
+        for i in marker_ids(text):
+            self.scan.vars[f"__guard{i}"] = f"\ue000{i}\ue001"
+        return _MARKER_RE.sub(lambda m: "${__guard" + m.group(1) + "}", text)
+
+    def _subscan(self, text: str) -> Risk:
+        """The risk of ``text`` as a script, judged apart (content written to a startup file …)."""
+        sub = Scan(self.scan.resolver, self.scan.cwd, self.scan.max_depth)
+        sub.depth = self.scan.depth + 1
+        Engine(sub).top(text[:65536])
+        return sub.risk
+
+    # -- commands
+    def run(self, argv: tuple[str, ...] | list[str], stdin: Flow = EMPTY) -> Flow:
+        """A command that another command runs (wrappers, xargs, find -exec …)."""
+        scan = self.scan
+        if not argv:
+            return EMPTY
+        if scan.depth >= scan.max_depth:
+            scan.hit("G197", " ".join(argv)[:80])
+            return OPAQUE_FLOW
+        scan.depth += 1
+        try:
+            return self.simple(list(argv), stdin, {})
+        finally:
+            scan.depth -= 1
+
+    def simple(self, argv: list[str], stdin: Flow, env: dict[str, str]) -> Flow:
+        scan = self.scan
+        for key, value in env.items():
+            self.env_var(key, value)
+        head = argv[0]
+        shown = display(scan, " ".join(argv))
+        if len(scan.commands) < 64:
+            scan.commands.append(shown[:200])
+        if scan.depth == 0:
+            scan.segments.append(shown)
+        if DYN_OPEN in head:
+            flow = scan.flow_of(head)
+            if head.startswith(DYN_OPEN) or "/" not in strip_markers(head, ""):
+                scan.hit("G112" if flow.bits & REMOTE else "G111" if flow.bits & DECODED else "G196", shown)
+                return OPAQUE_FLOW
+        scan.cmd_secret = False
+        name = command_name(head)
+        before = len(scan.hits)
+        out = self.dispatch(name, tuple(argv), stdin)
+        if len(scan.hits) == before:
+            scan.hit("G182", shown)
+        bits = out.bits | (SECRET if scan.cmd_secret else 0)
+        return out if bits == out.bits else Flow(bits, out.text, out.paths)
+
+    def dispatch(self, name: str, argv: tuple[str, ...], stdin: Flow) -> Flow:
+        scan = self.scan
+        if name in self.functions and name not in HANDLERS:
+            return self.call_function(name, argv, stdin)
+        if name in WRAPPERS:
+            u = unwrap(name, argv)
+            if not u.not_a_wrapper:
+                return self.wrapper(name, argv, stdin, u)
+        if name in SHELLS:
+            return self.shell(argv, stdin)
+        if name == "eval":
+            return self.eval(argv, stdin)
+        if name in ("source", "."):
+            return self.source(argv, stdin)
+        handler = HANDLERS.get(name)
+        if handler is None and "/" in argv[0]:
+            return self.exec_file(argv[0], stdin)
+        if handler is None:
+            return OPAQUE_FLOW
+        out = handler(Cmd(argv, name, stdin, scan.privileged), scan)
+        return OPAQUE_FLOW if out is None else out
+
+    def wrapper(self, name: str, argv: tuple[str, ...], stdin: Flow, u: Unwrapped) -> Flow:
+        scan = self.scan
+        before = len(scan.hits)
+        if u.query:
+            if name == "env":
+                return self.dispatch("printenv", ("env", *argv[1:]), stdin)  # a dump of the environment
+            if u.privileged and not any(a in ("-l", "--list", "-v", "-k", "-K", "-V", "--version") for a in argv[1:]):
+                scan.hit("G177", display(scan, " ".join(argv)))  # an interactive root shell
+            else:
+                scan.hit("G180", " ".join(argv))
+            return EMPTY
+        saved = scan.privileged, scan.cwd
+        scan.privileged = saved[0] or u.privileged
+        if u.chdir:
+            scan.chdir(u.chdir)
+        try:
+            for key, value in u.env:
+                self.env_var(key, value)
+            out = self.script(u.script, stdin) if u.script is not None else self.run(u.argv, stdin)
+        finally:
+            scan.privileged, scan.cwd = saved
+        if u.privileged:
+            new = scan.hits[before:]
+            if new and max(r.risk for r in _rules(new)) < Risk.MEDIUM:
+                scan.hit("G181" if all(h.rule_id == "G180" for h in new) else "G177", display(scan, " ".join(argv)))
+        return out
+
+    def shell(self, argv: tuple[str, ...], stdin: Flow) -> Flow:
+        scan = self.scan
+        args, i, c_flag, interactive, from_stdin = argv[1:], 0, False, False, False
+        while i < len(args):
+            a = args[i]
+            if a == "--" or a == "-":
+                i += 1
+                break
+            if len(a) > 1 and a[0] in "-+":
+                if a in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+                    i += 2
+                    continue
+                if not a.startswith("--"):
+                    c_flag = c_flag or "c" in a
+                    interactive = interactive or "i" in a
+                    from_stdin = from_stdin or "s" in a
+                i += 1
+                continue
+            break
+        rest = args[i:]
+        if c_flag:
+            if not rest:
+                scan.hit("G195", " ".join(argv))
+                return EMPTY
+            return self.script(rest[0], stdin, tuple(rest[1:]))
+        if rest and not from_stdin:
+            return self.exec_file(rest[0], stdin)
+        return self.consume(stdin, "shell", interactive)
+
+    def consume(self, stdin: Flow, kind: str, interactive: bool = False) -> Flow:
+        """A shell or interpreter runs whatever arrives on stdin."""
+        scan = self.scan
+        if stdin.bits & SOCKET:
+            scan.hit("G144", f"{kind} fed from a network socket")
+        elif stdin.bits & REMOTE:
+            scan.hit("G110", f"download piped into a {kind}")
+        elif stdin.bits & DECODED:
+            scan.hit("G111", f"decoded data piped into a {kind}")
+        elif stdin.text is not None:
+            if kind == "shell":
+                self.script(stdin.text)
+            else:
+                from guard.static.interp import analyse_code
+
+                analyse_code(scan, stdin.text, kind)
+        elif stdin.bits:
+            scan.hit("G194", f"{kind} reads a script from a pipe")
+        else:
+            scan.shell_stdin = True
+            scan.hit("G181", f"interactive {kind}")
+            return Flow(SHELL)
+        scan.tag("execute")
+        return Flow(SHELL if interactive else OPAQUE)
+
+    def exec_file(self, word: str, stdin: Flow = EMPTY) -> Flow:
+        """Running a file: a script written or downloaded earlier in this call is judged by its content."""
+        scan = self.scan
+        scan.tag("execute")
+        if DYN_OPEN in word:
+            flow = scan.flow_of(word)
+            if flow.bits & (REMOTE | DECODED) or word.startswith(DYN_OPEN):
+                scan.hit(
+                    "G112" if flow.bits & REMOTE else "G111" if flow.bits & DECODED else "G194", display(scan, word)
+                )
+                return OPAQUE_FLOW
+        place = scan.place(word)
+        earlier = scan.written.get(place.path)
+        if earlier is not None:
+            if earlier.bits & REMOTE:
+                scan.hit("G113", place.path)
+                return OPAQUE_FLOW
+            if earlier.bits & DECODED:
+                scan.hit("G111", place.path)
+                return OPAQUE_FLOW
+            if earlier.text is not None:
+                self.script(earlier.text, stdin)
+        if place.tier in (P.PROJECT, P.PROJECT_ROOT, P.GITDIR, P.PERSIST):
+            scan.hit("G115", place.path)
+        elif place.tier == P.SYSTEM:
+            scan.hit("G182", place.path)
+        else:
+            scan.hit("G116", place.path)
+        return OPAQUE_FLOW
+
+    def eval(self, argv: tuple[str, ...], stdin: Flow) -> Flow:
+        scan = self.scan
+        text = " ".join(argv[1:])
+        if not text.strip():
+            scan.hit("G180", "eval")
+            return EMPTY
+        flow = scan.flow_of(text)
+        if flow.bits & REMOTE:
+            scan.hit("G112", display(scan, " ".join(argv)))
+            return OPAQUE_FLOW
+        if flow.bits & DECODED:
+            scan.hit("G111", display(scan, " ".join(argv)))
+            return OPAQUE_FLOW
+        if DYN_OPEN in text and not strip_markers(text, "").strip():
+            scan.hit("G194", display(scan, " ".join(argv)))
+            return OPAQUE_FLOW
+        return self.script(text, stdin)
+
+    def source(self, argv: tuple[str, ...], stdin: Flow) -> Flow:
+        scan = self.scan
+        if len(argv) < 2:
+            scan.hit("G195", "source without a file")
+            return EMPTY
+        target = argv[1]
+        if target in ("/dev/stdin", "-", "/proc/self/fd/0"):
+            return self.consume(stdin, "shell")
+        return self.exec_file(target, stdin)
+
+    def env_var(self, key: str, value: str) -> None:
+        scan = self.scan
+        if key in _COMMAND_VARS and value:
+            self.script(value)
+        elif key in _INJECT_VARS:
+            scan.hit("G157", f"{key}={display(scan, value)}")
+        elif key in ("BASH_ENV", "ENV") and value:
+            self.exec_file(value)
+
+    # -- shell state
+    def variable(self, name: str, quoted: bool) -> str:
+        scan = self.scan
+        value = scan.vars.get(name)
+        if value is not None:
+            return value
+        if name == "HOME":
+            return scan.resolver.home
+        if name == "IFS":
+            return " " if quoted else IFS
+        if name == "PWD" and scan.cwd and scan.cwd.startswith("/"):
+            return scan.cwd
+        if name in ("USER", "LOGNAME"):
+            return posixpath.basename(scan.resolver.home)
+        if name == "TMPDIR":
+            return "/tmp"
+        if name == "SHELL":
+            return "/bin/bash"
+        return scan.dynamic("$" + name)
+
+    def expansion(self, walker: Walker, node: Any, quoted: bool) -> str:
+        scan = self.scan
+        name, op, words = None, "", []
+        for ch in node.children:
+            if ch.type in ("variable_name", "special_variable_name") and name is None:
+                name = walker.text(ch)
+            elif not ch.is_named and ch.type not in ("${", "}"):
+                op += ch.type
+            elif ch.is_named:
+                words.append(ch)
+        if name is None or (op.startswith(("#", "!")) and not words):
+            return scan.dynamic(walker.text(node), EMPTY)
+        known = (
+            name in scan.vars
+            or name in ("HOME", "USER", "LOGNAME", "TMPDIR", "SHELL")
+            or (name == "PWD" and bool(scan.cwd))
+        )
+        if not op:
+            return self.variable(name, quoted)
+        if op in (":-", "-", ":=", "="):
+            if known:
+                return self.variable(name, quoted)
+            return "".join(walker.value(w, quoted, False) for w in words)
+        if op in (":?", "?"):
+            return self.variable(name, quoted) if known else scan.dynamic(walker.text(node), guarded=True)
+        if op in (":+", "+") or op.startswith("!"):
+            return scan.dynamic(walker.text(node))
+        return self.variable(name, quoted) if known else scan.dynamic(walker.text(node))
+
+    def substitution(self, walker: Walker, node: Any) -> str:
+        scan = self.scan
+        saved = scan.cwd, dict(scan.vars)
+        try:
+            flow = walker.block(node.children, EMPTY)
+        finally:
+            scan.cwd, scan.vars = saved
+        if (
+            node.type == "command_substitution"
+            and flow.text is not None
+            and not flow.bits
+            and DYN_OPEN not in flow.text
+        ):
+            return flow.text.rstrip("\n")
+        shown = walker.text(node)
+        return scan.dynamic(shown if len(shown) < 60 else shown[:56] + "…)", flow)
+
+    def define_function(self, walker: Walker, node: Any) -> None:
+        name_node = node.child_by_field_name("name")
+        body = node.child_by_field_name("body")
+        if name_node is None or body is None:
+            return
+        name = walker.text(name_node)
+        if re.search(_FORK_BOMB.format(n=re.escape(name)), walker.text(body)):
+            self.scan.hit("G175", walker.text(node)[:80])
+        self.functions[name] = (walker, body)
+
+    def call_function(self, name: str, argv: tuple[str, ...], stdin: Flow) -> Flow:
+        scan = self.scan
+        self.called.add(name)
+        if name in self.calling or scan.depth >= scan.max_depth:
+            scan.hit("G181", f"recursive call of {name}")
+            return OPAQUE_FLOW
+        walker, body = self.functions[name]
+        saved = dict(scan.vars)
+        scan.vars["@"] = scan.vars["*"] = IFS.join(argv[1:])
+        for i, value in enumerate(argv[1:10], start=1):
+            scan.vars[str(i)] = value
+        self.calling.append(name)
+        scan.depth += 1
+        try:
+            out = walker.stmt(body, stdin)
+        finally:
+            scan.depth -= 1
+            self.calling.pop()
+            scan.vars = saved
+        scan.hit("G181", f"function {name}")
+        return out
+
+
+def _rules(hits: list[Any]) -> list[Any]:
+    from guard.static.rules import CATALOG
+
+    return [CATALOG[h.rule_id] for h in hits]

@@ -1,0 +1,496 @@
+"""git: read-only inspection flows; history and work destruction asks; force-pushing shared branches blocks.
+
+Read-only subcommands (status, log, diff, show, branch listing …) are allowlisted unless an option
+or ``-c key=value`` makes git run a program (``core.pager``, ``alias.x=!…``, ``core.fsmonitor``,
+``core.hooksPath``, ``--ext-diff``, ``--exec-path``); such a program is itself parsed and judged.
+Destruction is graded: discarding uncommitted work or deleting branches asks, force-pushing over
+(or deleting) ``main``/``master`` blocks, ``--force-with-lease`` to one's own branch is an
+ordinary push.
+"""
+
+from __future__ import annotations
+
+import re
+
+from guard.static import effects
+from guard.static.families.base import Handler, parse_opts
+from guard.static.families.secrets import prints_credential
+from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
+
+SHARED_BRANCHES = frozenset(
+    {
+        "main",
+        "master",
+        "develop",
+        "development",
+        "trunk",
+        "production",
+        "prod",
+        "release",
+        "stable",
+        "staging",
+        "live",
+        "gh-pages",
+    }
+)
+_EXEC_KEY = re.compile(
+    r"^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy)|pager\..+|alias\..+|diff\.external"
+    r"|diff\..+\.(textconv|command)|merge\..+\.driver|filter\..+\.(clean|smudge|process)|credential(\..+)?\.helper"
+    r"|gpg(\..+)?\.program|sequence\.editor|(difftool|mergetool|browser|man)\..+\.(cmd|path)|include\.path"
+    r"|includeif\..+\.path|remote\..+\.(uploadpack|receivepack)|uploadpack\.packobjectshook|protocol\.ext\.allow)$",
+    re.I,
+)
+_NOT_COMMAND = re.compile(r"^(core\.hookspath|include\.path|includeif\..+\.path|protocol\.ext\.allow)$", re.I)
+_READ_ONLY = frozenset(
+    {
+        "status",
+        "log",
+        "show",
+        "diff",
+        "blame",
+        "annotate",
+        "shortlog",
+        "describe",
+        "rev-parse",
+        "rev-list",
+        "ls-files",
+        "ls-tree",
+        "cat-file",
+        "grep",
+        "whatchanged",
+        "name-rev",
+        "merge-base",
+        "for-each-ref",
+        "show-ref",
+        "show-branch",
+        "count-objects",
+        "var",
+        "help",
+        "version",
+        "check-ignore",
+        "check-attr",
+        "check-ref-format",
+        "diff-tree",
+        "diff-files",
+        "diff-index",
+        "range-diff",
+        "cherry",
+        "verify-commit",
+        "verify-tag",
+        "fsck",
+        "request-pull",
+        "check-mailmap",
+        "get-tar-commit-id",
+        "ls-remote",
+        "show-index",
+        "verify-pack",
+    }
+)
+_LOCAL_CHANGE = frozenset(
+    {
+        "add",
+        "commit",
+        "init",
+        "merge",
+        "cherry-pick",
+        "revert",
+        "am",
+        "apply",
+        "format-patch",
+        "notes",
+        "mv",
+        "sparse-checkout",
+        "mergetool",
+        "difftool",
+        "stage",
+        "citool",
+        "gui",
+        "maintenance",
+        "commit-graph",
+        "multi-pack-index",
+        "repack",
+        "pack-refs",
+        "rerere",
+        "bundle",
+        "archive",
+        "replace",
+        "restore-staged",
+        "stash-push",
+        "worktree-add",
+    }
+)
+_NETWORK = frozenset({"fetch", "pull", "clone", "remote-update", "lfs", "svn", "p4", "fetch-pack"})
+
+
+def _global_options(args: tuple[str, ...], scan: Scan) -> tuple[int, str | None]:
+    i, workdir = 0, None
+    while i < len(args):
+        a = args[i]
+        if a == "-C" and i + 1 < len(args):
+            workdir, i = args[i + 1], i + 2
+        elif a == "-c" and i + 1 < len(args):
+            _config(scan, args[i + 1], runs_now=True)
+            i += 2
+        elif a.startswith("--config-env") or (a.startswith("--exec-path") and ("=" in a or i + 1 < len(args))):
+            scan.hit("G139", a)
+            i += 1 if "=" in a else 2
+        elif a in ("--git-dir", "--work-tree", "--namespace", "--super-prefix"):
+            i += 2
+        elif a in ("-p", "--paginate"):
+            scan.hit("G181", "git --paginate runs the configured pager")
+            i += 1
+        elif a.startswith("-"):
+            i += 1
+        else:
+            break
+    return i, workdir
+
+
+def _config(scan: Scan, pair: str, runs_now: bool) -> None:
+    key, _, value = pair.partition("=")
+    if not _EXEC_KEY.match(key):
+        return
+    scan.tag("execute")
+    if runs_now:
+        scan.hit("G139", display(scan, f"-c {pair}"))
+    if value and not _NOT_COMMAND.match(key) and value.lower() not in ("true", "false", "0", "1"):
+        scan.engine.script(value[1:] if value.startswith("!") else value)
+
+
+def _git(cmd: Cmd, scan: Scan) -> Flow:
+    args = cmd.args
+    i, _workdir = _global_options(args, scan)
+    if i >= len(args):
+        scan.hit("G180", "git")
+        return EMPTY
+    sub, rest = args[i], args[i + 1 :]
+    if prints_credential(cmd, scan):
+        return EMPTY
+    handler = _SUBCOMMANDS.get(sub)
+    if handler is not None:
+        return handler(sub, rest, scan) or EMPTY
+    if sub in _READ_ONLY:
+        return _read_only(sub, rest, scan)
+    if sub in _LOCAL_CHANGE:
+        scan.hit("G189", f"git {sub}")
+        return EMPTY
+    if sub in _NETWORK:
+        scan.hit("G146", f"git {sub}")
+        return EMPTY
+    scan.hit("G182", f"git {sub} (unknown subcommand or alias)")
+    return EMPTY
+
+
+def _read_only(sub: str, rest: tuple[str, ...], scan: Scan) -> Flow:
+    opts = parse_opts(rest, frozenset({"-O", "--open-files-in-pager"}))
+    if opts.has("--ext-diff", "-O", "--open-files-in-pager"):
+        scan.hit("G181", f"git {sub} runs an external program")
+    for out in opts.all("--output"):
+        effects.write(scan, out)
+    if sub == "ls-remote":
+        scan.tag("network")
+    scan.hit("G180", f"git {sub}")
+    return EMPTY
+
+
+def _branch(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    opts = parse_opts(
+        rest,
+        frozenset(
+            {
+                "--sort",
+                "--format",
+                "--contains",
+                "--no-contains",
+                "--merged",
+                "--no-merged",
+                "--points-at",
+                "-u",
+                "--set-upstream-to",
+                "--color",
+                "--column",
+            }
+        ),
+    )
+    force_delete = opts.has("-D") or (opts.has("-d", "--delete") and opts.has("-f", "--force"))
+    if force_delete:
+        scan.hit("G138", f"git branch -D {' '.join(opts.operands)}")
+    elif opts.operands or opts.has(
+        "-d",
+        "--delete",
+        "-m",
+        "-M",
+        "-c",
+        "-C",
+        "--move",
+        "--copy",
+        "-u",
+        "--set-upstream-to",
+        "--unset-upstream",
+        "--edit-description",
+        "-f",
+        "--force",
+    ):
+        scan.hit("G189", f"git branch {' '.join(rest)}")
+    else:
+        scan.hit("G180", "git branch")
+
+
+def _tag(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    opts = parse_opts(rest, frozenset({"-m", "-F", "--sort", "--format", "--contains", "--points-at", "-u", "--color"}))
+    listing = opts.has("-l", "--list", "-v", "--verify") or not (
+        opts.operands or opts.has("-d", "--delete", "-a", "-s", "-f")
+    )
+    scan.hit("G180" if listing and not opts.has("-d", "--delete") else "G189", f"git tag {' '.join(rest)}")
+
+
+def _simple_list(read_words: set[str]) -> Handler:
+    def handler(sub: str, rest: tuple[str, ...], scan: Scan) -> None:  # type: ignore[misc]
+        first = next((a for a in rest if not a.startswith("-")), "")
+        scan.hit("G180" if first in read_words or (not first and "" in read_words) else "G189", f"git {sub} {first}")
+
+    return handler  # type: ignore[return-value]
+
+
+def _config_sub(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    opts = parse_opts(rest, frozenset({"--file", "-f", "--blob", "--type", "--default"}))
+    if opts.has(
+        "--get",
+        "--get-all",
+        "--get-regexp",
+        "--get-urlmatch",
+        "-l",
+        "--list",
+        "--show-origin",
+        "--show-scope",
+        "-e",
+        "--edit",
+    ) or (len(opts.operands) <= 1 and not opts.has("--unset", "--unset-all", "--remove-section", "--rename-section")):
+        if opts.has("-e", "--edit"):
+            scan.hit("G189", "git config --edit")
+        elif opts.operands and opts.operands[0].lower().startswith("credential"):
+            scan.hit("G142", "git config credential")
+        else:
+            scan.hit("G180", "git config")
+        return
+    if len(opts.operands) >= 2:
+        key, value = opts.operands[0], opts.operands[1]
+        if _EXEC_KEY.match(key):
+            scan.hit("G155", display(scan, f"git config {key} {value}"))
+            _config(scan, f"{key}={value}", runs_now=False)
+            return
+    scan.hit("G185" if opts.has("--global", "--system") else "G189", f"git config {' '.join(rest)}")
+
+
+def _stash(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    action = next((a for a in rest if not a.startswith("-")), "push")
+    if action in ("list", "show"):
+        scan.hit("G180", f"git stash {action}")
+    elif action in ("drop", "clear"):
+        scan.hit("G138", f"git stash {action}")
+    else:
+        scan.hit("G189", f"git stash {action}")
+
+
+def _reset(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    scan.hit("G137" if "--hard" in rest else "G189", f"git reset {' '.join(rest)}")
+
+
+def _clean(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    opts = parse_opts(rest, frozenset({"-e", "--exclude"}))
+    if opts.has("-n", "--dry-run"):
+        scan.hit("G180", "git clean -n")
+    elif opts.has("-f", "--force", "-i", "--interactive"):
+        scan.hit("G137", f"git clean {' '.join(rest)}")
+    else:
+        scan.hit("G189", "git clean")
+
+
+_PATHISH = re.compile(r"(^\.{1,2}/?$|^\*|/$|^\./|\.[A-Za-z0-9]{1,5}$)")
+
+
+def _checkout(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    opts = parse_opts(rest, frozenset({"-b", "-B", "--orphan", "--track", "-t", "--conflict", "--pathspec-from-file"}))
+    shown = f"git {sub} {' '.join(rest)}"
+    if opts.has("-f", "--force", "--discard-changes"):
+        scan.hit("G137", shown)
+    elif sub == "switch" or opts.has("-b", "-B", "--orphan", "-c", "-C", "--create", "--force-create"):
+        scan.hit("G189", shown)
+    elif (
+        "--" in rest
+        or len(opts.operands) >= 2
+        or opts.has("--ours", "--theirs", "-p", "--patch")
+        or (opts.operands and _PATHISH.search(opts.operands[0]) and not opts.operands[0].startswith("v"))
+    ):
+        scan.hit("G137", shown)
+    else:
+        scan.hit("G189", shown)
+
+
+def _restore(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    staged_only = any(a in ("--staged", "-S") for a in rest) and not any(a in ("--worktree", "-W") for a in rest)
+    scan.hit("G189" if staged_only else "G137", f"git restore {' '.join(rest)}")
+
+
+def _rm(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    opts = parse_opts(rest)
+    forced = opts.has("-f", "--force") or any(o in (".", "*") for o in opts.operands)
+    scan.hit("G137" if forced and not opts.has("--cached") else "G189", f"git rm {' '.join(rest)}")
+
+
+def _push(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    opts = parse_opts(rest, frozenset({"-o", "--push-option", "--repo", "--receive-pack", "--exec"}))
+    shown = f"git push {' '.join(rest)}"
+    if opts.has("-n", "--dry-run"):
+        scan.tag("network")
+        scan.hit("G180", shown)
+        return
+    refspecs = list(opts.operands[1:])
+    force = opts.has("-f", "--force") or any(r.startswith("+") for r in refspecs)
+    lease = any(f.startswith("--force-with-lease") for f in opts.flags) and not opts.has("-f", "--force")
+    delete = opts.has("-d", "--delete") or any(r.startswith(":") for r in refspecs)
+    targets = [_destination(r) for r in refspecs]
+    everything = opts.has("--mirror") or (opts.has("--all", "--branches") and (force or lease))
+    shared = everything or any(t in SHARED_BRANCHES or t.startswith(("release/", "release-")) for t in targets)
+    if opts.has("--mirror") or (delete and shared):
+        scan.hit("G135", shown)
+    elif delete:
+        scan.hit("G138", shown)
+    elif force:
+        scan.hit("G135" if shared else "G136", shown)
+    elif lease:
+        scan.hit("G136" if shared else "G145", shown)
+    else:
+        scan.hit("G145", shown)
+
+
+def _destination(refspec: str) -> str:
+    ref = refspec.lstrip("+")
+    dst = ref.rsplit(":", 1)[-1] if ":" in ref else ref
+    for prefix in ("refs/heads/", "heads/", "origin/"):
+        if dst.startswith(prefix):
+            dst = dst[len(prefix) :]
+    return dst or ref
+
+
+def _history(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    shown = f"git {sub} {' '.join(rest)}"
+    first = next((a for a in rest if not a.startswith("-")), "")
+    if sub == "reflog":
+        scan.hit("G138" if first in ("expire", "delete", "drop") else "G180", shown)
+    elif sub == "gc":
+        scan.hit(
+            "G138" if any(a.startswith("--prune=") and a.split("=", 1)[1] in ("now", "all") for a in rest) else "G189",
+            shown,
+        )
+    elif sub in ("filter-branch", "filter-repo", "prune"):
+        scan.hit("G138", shown)
+    elif sub == "update-ref":
+        scan.hit("G138" if "-d" in rest else "G189", shown)
+    elif sub == "rebase":
+        for i, a in enumerate(rest):
+            if a in ("-x", "--exec") and i + 1 < len(rest):
+                scan.engine.script(rest[i + 1])
+            elif a.startswith("--exec="):
+                scan.engine.script(a.split("=", 1)[1])
+        scan.hit(
+            "G134" if any(a in ("-i", "--interactive") or (a.startswith("-i") and "i" in a) for a in rest) else "G189",
+            shown,
+        )
+    elif sub == "commit":
+        scan.hit("G189", "git commit")
+
+
+def _runs_command(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    words = [a for a in rest if not a.startswith("-")]
+    if sub == "submodule" and words[:1] == ["foreach"]:
+        scan.engine.script(" ".join(words[1:]))
+        scan.hit("G189", "git submodule foreach")
+    elif sub == "submodule":
+        scan.hit(
+            "G180" if words[:1] in (["status"], ["summary"], []) else "G146", f"git submodule {' '.join(words[:1])}"
+        )
+    elif sub == "bisect" and words[:1] == ["run"]:
+        scan.engine.run(tuple(words[1:]))
+        scan.hit("G189", "git bisect run")
+    elif sub == "bisect":
+        scan.hit(
+            "G180" if words[:1] in (["log"], ["visualize"], ["view"]) else "G189", f"git bisect {' '.join(words[:1])}"
+        )
+    elif sub == "worktree":
+        forced = words[:1] == ["remove"] and any(a in ("-f", "--force") for a in rest)
+        scan.hit(
+            "G137" if forced else "G180" if words[:1] == ["list"] else "G189", f"git worktree {' '.join(words[:1])}"
+        )
+    elif sub == "hook":
+        scan.hit("G115", "git hook run")
+    elif sub in ("send-email", "daemon", "instaweb", "http-backend"):
+        scan.hit("G145" if sub == "send-email" else "G182", f"git {sub}")
+
+
+def _clone(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    opts = parse_opts(
+        rest,
+        frozenset(
+            {
+                "-b",
+                "--branch",
+                "-o",
+                "--origin",
+                "--depth",
+                "-c",
+                "--config",
+                "--reference",
+                "--template",
+                "-u",
+                "--upload-pack",
+                "--separate-git-dir",
+                "-j",
+                "--jobs",
+                "--filter",
+            }
+        ),
+    )
+    for pair in opts.all("-c", "--config"):
+        _config(scan, pair, runs_now=True)
+    if opts.has("-u", "--upload-pack", "--template"):
+        scan.hit("G139", f"git clone {' '.join(rest)}")
+    if len(opts.operands) >= 2:
+        effects.write(scan, opts.operands[1], EMPTY, "create")
+    scan.hit("G146", f"git clone {' '.join(opts.operands[:1])}")
+
+
+_SUBCOMMANDS: dict[str, Handler] = {  # type: ignore[dict-item]
+    "branch": _branch,
+    "tag": _tag,
+    "config": _config_sub,
+    "stash": _stash,
+    "reset": _reset,
+    "clean": _clean,
+    "checkout": _checkout,
+    "switch": _checkout,
+    "restore": _restore,
+    "rm": _rm,
+    "push": _push,
+    "reflog": _history,
+    "gc": _history,
+    "filter-branch": _history,
+    "filter-repo": _history,
+    "prune": _history,
+    "update-ref": _history,
+    "rebase": _history,
+    "commit": _history,
+    "submodule": _runs_command,
+    "bisect": _runs_command,
+    "worktree": _runs_command,
+    "hook": _runs_command,
+    "send-email": _runs_command,
+    "daemon": _runs_command,
+    "instaweb": _runs_command,
+    "clone": _clone,
+    "remote": _simple_list({"", "-v", "show", "get-url"}),
+    "symbolic-ref": _simple_list({"HEAD"}),
+    "notes": _simple_list({"", "list", "show"}),
+}
+
+HANDLERS: dict[str, Handler] = {"git": _git}
