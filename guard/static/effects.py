@@ -27,9 +27,11 @@ _PERSIST_RULE = {
     "authorized_keys": "G150",
 }
 _GIT_EXEC_LINE = re.compile(
-    r"(?im)^\s*(hookspath|fsmonitor|pager|editor|sshcommand|askpass|gitproxy|textconv|external"
+    r"(?im)(?:^|[\s\]])(hookspath|fsmonitor|pager|editor|sshcommand|askpass|gitproxy|textconv|external"
     r"|program|driver|clean|smudge|process|path)\s*=|=\s*['\"]?!"
 )
+_CRON = re.compile(r"^\s*(@\w+|(?:\S+\s+){5})", re.M)
+_CRON_USER = re.compile(r"^\s*(@\w+\s+\S+|(?:\S+\s+){6})", re.M)
 _SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh", ".command", ".bashrc", ".profile")
 
 
@@ -164,7 +166,7 @@ def _write_rule(scan: Scan, place: Place, flow: Flow, how: str) -> str:
     if tier == P.PERSIST:
         if create:
             return "G125"
-        if place.kind in ("rc", "cron", "service", "git_hook") and _dangerous_content(scan, flow):
+        if place.kind in ("rc", "cron", "service", "git_hook") and _dangerous_content(scan, flow, place.kind == "cron"):
             return "G152"
         if place.kind == "git_config" and flow.text is not None and not _GIT_EXEC_LINE.search(flow.text):
             return "G185"  # names and aliases, nothing git would run
@@ -177,15 +179,19 @@ def _write_rule(scan: Scan, place: Place, flow: Flow, how: str) -> str:
         return "G185"
     if tier == P.TEMP:
         return "G186"
-    if place.path.endswith(_SCRIPT_SUFFIXES) and _dangerous_content(scan, flow):
-        return "G127"
+    if place.path.endswith(_SCRIPT_SUFFIXES) and flow.text and scan.subscan(flow.text) >= Risk.CRITICAL:
+        return "G127"  # (a download saved as a script is judged when it runs, not here)
     return "G184"
 
 
-def _dangerous_content(scan: Scan, flow: Flow) -> bool:
+def _dangerous_content(scan: Scan, flow: Flow, cron: bool = False) -> bool:
     if flow.bits & (REMOTE | DECODED):
         return True
-    return bool(flow.text) and scan.subscan(flow.text) >= Risk.CRITICAL
+    if not flow.text:
+        return False
+    if cron:  # judge the command, not the schedule; system crontabs also name a user
+        return any(scan.subscan(pattern.sub("", flow.text)) >= Risk.CRITICAL for pattern in (_CRON, _CRON_USER))
+    return scan.subscan(flow.text) >= Risk.CRITICAL
 
 
 def _moved_from(scan: Scan, path: str) -> Place | None:

@@ -15,13 +15,15 @@ import re
 from typing import Any
 
 from guard.model import Risk
+from guard.static import lexer
 from guard.static import paths as P
 from guard.static.families import HANDLERS
+from guard.static.families.db import resets_database
 from guard.static.parser import parse
 from guard.static.scan import DECODED, EMPTY, OPAQUE, OPAQUE_FLOW, REMOTE, SECRET, Cmd, Flow, Scan, display
 from guard.static.text import _MARKER_RE, DYN_OPEN, IFS, marker_ids, prefilter, strip_markers
 from guard.static.unwrap import WRAPPERS, Unwrapped, unwrap
-from guard.static.walker import Walker, plain_words
+from guard.static.walker import Walker
 
 SOCKET, SHELL = 16, 32  # flow bits: raw socket output; an interactive shell's output
 SHELLS = frozenset(
@@ -44,7 +46,6 @@ SHELLS = frozenset(
         "busybox-sh",
     }
 )
-_PLAIN = re.compile(r"^[A-Za-z0-9_./@%+:,~*?\[\]{}^ -][A-Za-z0-9_./@%+=:,~*?\[\]{}^ -]*$")
 _COMMAND_VARS = frozenset(
     {
         "GIT_SSH_COMMAND",
@@ -116,16 +117,23 @@ class Engine:
             scan.vars["@"] = scan.vars["*"] = IFS.join(positional[1:])
             for i, value in enumerate(positional[:10]):
                 scan.vars[str(i)] = value
-        if _PLAIN.match(text) and "=" not in text.split(" ", 1)[0]:
-            home, cwd = scan.resolver.home, scan.cwd
-            words = [w for token in text.split() for w in plain_words(token, home, cwd)]
-            return self.simple(words, stdin, {}) if words else EMPTY
+        flat = lexer.split(text, scan.resolver.home, scan.cwd) if len(text) < 4096 else None
+        if flat is not None:
+            return self._flat(flat, stdin)
         tree = parse(text.encode("utf-8", "replace"))
         root = tree.root_node
         if root.has_error:
             scan.parse_error = True
             scan.hit("G195")
         return Walker(self, text.encode("utf-8", "replace")).block(root.children, stdin)
+
+    def _flat(self, segments: list[tuple[str, list[str]]], stdin: Flow) -> Flow:
+        """Run what :mod:`guard.static.lexer` split, as the walker would run the same tree."""
+        out = EMPTY
+        for sep, words in segments:
+            piped = out if out != EMPTY else OPAQUE_FLOW  # a pipe always carries something
+            out = self.simple(words, piped if sep == "|" else stdin, {})
+        return out
 
     def _demarker(self, text: str) -> str:
         """Runtime values inside a nested script become variables bound to the same values."""
@@ -197,7 +205,7 @@ class Engine:
             return self.source(argv, stdin)
         handler = HANDLERS.get(name)
         if handler is None and "/" in argv[0]:
-            return self.exec_file(argv[0], stdin)
+            return self.exec_file(argv[0], stdin, argv[1:])
         if handler is None:
             return OPAQUE_FLOW
         out = handler(Cmd(argv, name, stdin, scan.privileged), scan)
@@ -284,10 +292,13 @@ class Engine:
         scan.tag("execute")
         return Flow(SHELL if interactive else OPAQUE)
 
-    def exec_file(self, word: str, stdin: Flow = EMPTY) -> Flow:
+    def exec_file(self, word: str, stdin: Flow = EMPTY, args: tuple[str, ...] = ()) -> Flow:
         """Running a file: a script written or downloaded earlier in this call is judged by its content."""
         scan = self.scan
         scan.tag("execute")
+        entry = word.rsplit("/", 1)[-1]
+        if entry in ("manage.py", "artisan") and resets_database(entry, args):
+            scan.hit("G163", display(scan, " ".join((word, *args))))
         if DYN_OPEN in word:
             flow = scan.flow_of(word)
             if flow.bits & (REMOTE | DECODED) or word.startswith(DYN_OPEN):
@@ -356,11 +367,15 @@ class Engine:
         scan = self.scan
         value = scan.vars.get(name)
         if value is not None:
+            if not quoted and name != "IFS":  # unquoted values are split into words, on the script's IFS if it set one
+                for ch in set(scan.vars.get("IFS", " \t\n")) - {IFS}:
+                    if ch in value:
+                        value = value.replace(ch, IFS)
             return value
         if name == "HOME":
             return scan.resolver.home
         if name == "IFS":
-            return " " if quoted else IFS
+            return scan.vars.get("IFS", " ") if quoted else IFS
         if name == "PWD" and scan.cwd and scan.cwd.startswith("/"):
             return scan.cwd
         if name in ("USER", "LOGNAME"):
@@ -400,7 +415,7 @@ class Engine:
             return scan.dynamic(walker.text(node))
         return self.variable(name, quoted) if known else scan.dynamic(walker.text(node))
 
-    def substitution(self, walker: Walker, node: Any) -> str:
+    def substitution(self, walker: Walker, node: Any, quoted: bool = True) -> str:
         scan = self.scan
         saved = scan.cwd, dict(scan.vars)
         try:
@@ -413,7 +428,8 @@ class Engine:
             and not flow.bits
             and DYN_OPEN not in flow.text
         ):
-            return flow.text.rstrip("\n")
+            text = flow.text.rstrip("\n")
+            return text if quoted else IFS.join(text.split())  # unquoted output is split into words
         shown = walker.text(node)
         return scan.dynamic(shown if len(shown) < 60 else shown[:56] + "…)", flow)
 

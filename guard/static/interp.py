@@ -14,9 +14,9 @@ import re
 
 from guard.static import effects
 from guard.static.families.base import Handler
-from guard.static.families.db import resets_database
 from guard.static.families.secrets import is_secret_var
-from guard.static.scan import DECODED, EMPTY, Cmd, Flow, Scan, display
+from guard.static.scan import DECODED, EMPTY, REMOTE, Cmd, Flow, Scan, display
+from guard.static.text import DYN_OPEN
 
 _Q = r"(?P<q>['\"])(?P<s>(?:\\.|(?!(?P=q)).)*)(?P=q)"
 _SHELL_STR = re.compile(
@@ -34,7 +34,7 @@ _SHELL_ANY = re.compile(
     r"os\.exec[lv]p?e?\(|Runtime\.getRuntime"
 )
 _DELETE = re.compile(
-    r"(?P<fn>shutil\.rmtree|os\.remove|os\.unlink|os\.rmdir|os\.removedirs|rmtree|fs\.rmSync|fs\.rmdirSync|fs\.unlinkSync"
+    r"(?P<fn>shutil\.rmtree|\.(?:rmSync|rmdirSync|unlinkSync)|os\.remove|os\.unlink|os\.rmdir|os\.removedirs|rmtree|fs\.rmSync|fs\.rmdirSync|fs\.unlinkSync"
     r"|fs\.promises\.rm|fs\.rm|fs\.rmdir|fs\.unlink|rimraf(?:\.sync)?|FileUtils\.rm_rf|FileUtils\.rm_r|FileUtils\.rm"
     r"|FileUtils\.remove_dir|File\.delete|Dir\.rmdir|remove_tree|(?<![\w.])unlink|os\.RemoveAll|Remove-Item)"
     r"\s*\(?\s*(?P<arg>[^()\n;]*(?:\([^()]*\)[^()\n;]*)*)"
@@ -57,7 +57,7 @@ _WRITE = re.compile(
 )
 _HOME_EXPR = re.compile(
     r"expanduser\(\s*['\"]~['\"]\s*\)|Path\.home\(\)|os\.environ\[['\"]HOME['\"]\]|getenv\(['\"]HOME"
-    r"['\"]\)|process\.env\.HOME|os\.homedir\(\)|ENV\[['\"]HOME['\"]\]|\$ENV\{HOME\}|Dir\.home|\$HOME"
+    r"['\"]\)|process\.env\.HOME|\.homedir\(\)|ENV\[['\"]HOME['\"]\]|\$ENV\{HOME\}|Dir\.home|\$HOME"
 )
 _STRING = re.compile(r"['\"]([^'\"]*)['\"]")
 _NET = re.compile(
@@ -74,7 +74,7 @@ _EGRESS = re.compile(
     re.I,
 )
 _EXEC = re.compile(
-    r"(?<![\w.])(?:eval|exec|compile)\s*\(|new\s+Function|(?<![\w.])Function\(|instance_eval|class_eval|"
+    r"(?<![\w.])(?:eval|exec|compile)\s*\(|(?<![\w.])eval\b|new\s+Function|(?<![\w.])Function\(|instance_eval|class_eval|"
     r"Invoke-Expression|\biex\b|vm\.runIn|\beval\b\s*\$|\beval\s+\w"
 )
 _DECODE = re.compile(
@@ -195,8 +195,9 @@ def _path_expr(scan: Scan, arg: str) -> str | None:
     if m:
         text = m.group(1)
         return home + text[1:] if text.startswith("~") else text
-    if _HOME_EXPR.search(arg):
-        rest = [s for s in _STRING.findall(_HOME_EXPR.sub("", arg)) if s and s not in ("HOME",)]
+    found = _HOME_EXPR.search(arg)
+    if found:  # ``os.path.join(Path.home(), ".ssh")``: literals after the home expression are path parts
+        rest = [s for s in _STRING.findall(arg[found.end() :]) if s and s != "HOME"]
         return "/".join([home, *[s.strip("/") for s in rest]]) if rest else home
     lit = re.match(r"^[rbfu]?['\"]([^'\"]+)['\"]", arg)
     if lit:
@@ -300,19 +301,18 @@ def _interpreter(cmd: Cmd, scan: Scan) -> Flow | None:
             continue
         script = a
         break
+    if code and any(DYN_OPEN in c for c in code):
+        flow = scan.flow_of(" ".join(code))
+        rule = "G112" if flow.bits & REMOTE else "G111" if flow.bits & DECODED else "G114"
+        scan.hit(rule, display(scan, " ".join(cmd.argv)))
+        return None
     if code:
         if lang == "powershell":
             code = [" ".join(args[args.index(code[0]) :])] if code[0] in args else code
         analyse_code(scan, "\n".join(code), lang)
         return None
     if script and script != "-":
-        if (
-            family in ("python", "pypy")
-            and script.rsplit("/", 1)[-1] == "manage.py"
-            and resets_database("manage.py", args[args.index(script) + 1 :])
-        ):
-            scan.hit("G163", display(scan, " ".join(cmd.argv)))
-        return scan.engine.exec_file(script, cmd.stdin)
+        return scan.engine.exec_file(script, cmd.stdin, tuple(args[args.index(script) + 1 :]))
     if cmd.stdin == EMPTY and not code and script is None and only_version(args):
         scan.hit("G180", cmd.name)
         return EMPTY

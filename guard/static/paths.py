@@ -316,7 +316,7 @@ class Resolver:
             if _under(path, prefix):
                 return Place(shown, PERSIST, kind=kind)
         if any(r.search(path) for r in _SECRET_SYSTEM):
-            return Place(shown, SYSTEM, kind="secret", secret=2)
+            return Place(shown, SYSTEM, kind="critical" if path in _CRITICAL_FILES else "secret", secret=2)
         for temp in _TEMP_ROOTS:
             if path == temp:
                 return Place(shown, TEMP, kind="temp_root")

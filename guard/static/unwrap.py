@@ -166,7 +166,7 @@ def unwrap(name: str, argv: tuple[str, ...]) -> Unwrapped:
             if key in w.script_option:
                 return Unwrapped(script=value, privileged=w.privileged)
             if name == "env" and key == "--split-string":
-                return Unwrapped(argv=(*_split(value), *argv[i + (1 if eq else 2) :]), env=tuple(env))
+                return _split_string(value, argv[i + (1 if eq else 2) :], env)
             if name == "env" and key == "--chdir":
                 chdir = value
             i += 1 if eq or key not in w.takes_value else 2
@@ -180,7 +180,7 @@ def unwrap(name: str, argv: tuple[str, ...]) -> Unwrapped:
             if flag in w.script_option:
                 return Unwrapped(script=value, privileged=w.privileged)
             if name == "env" and flag == "-S":
-                return Unwrapped(argv=(*_split(value), *argv[i + (1 if glued else 2) :]), env=tuple(env))
+                return _split_string(value, argv[i + (1 if glued else 2) :], env)
             if flag in w.takes_value:
                 if name == "env" and flag == "-C":
                     chdir = value
@@ -188,18 +188,19 @@ def unwrap(name: str, argv: tuple[str, ...]) -> Unwrapped:
                 break
         i += step
     i += w.operands
+    for j in range(i, n if w.script_option else i):  # ``flock FILE -c CMD``, ``su root -c CMD``
+        if argv[j] in w.script_option:
+            return Unwrapped(script=argv[j + 1] if j + 1 < n else "", privileged=w.privileged)
     rest = tuple(argv[i:])
     if name in ("sudo", "doas", "su", "runuser", "sg") and not rest:
         return Unwrapped(query=True, privileged=w.privileged)  # an interactive root shell: judged by the caller
     if w.joins and rest:
         return Unwrapped(script=" ".join(rest), privileged=w.privileged)
-    if name in ("su", "runuser", "sg"):
+    if name in ("su", "sg"):
         return Unwrapped(query=True, privileged=True)  # without -c: an interactive shell as someone else
     return Unwrapped(argv=rest, env=tuple(env), chdir=chdir, privileged=w.privileged, query=not rest)
 
 
-def _split(text: str) -> list[str]:
-    try:
-        return shlex.split(text)
-    except ValueError:
-        return text.split()
+def _split_string(value: str, rest: tuple[str, ...], env: list[tuple[str, str]]) -> Unwrapped:
+    """``env -S 'cmd args'``: judged as a script (conservatively: ``~`` and ``$HOME`` as the shell reads them)."""
+    return Unwrapped(script=" ".join([value, *(shlex.quote(r) for r in rest)]), env=tuple(env))

@@ -78,8 +78,8 @@ class Walker:
             return self.command(node, stdin, ())
         if t == "pipeline":
             flow = stdin
-            for stage in node.named_children:
-                flow = self.stmt(stage, flow)
+            for i, stage in enumerate(node.named_children):
+                flow = self.stmt(stage, flow if i == 0 or flow != EMPTY else OPAQUE_FLOW)
             return flow
         if t == "redirected_statement":
             return self.redirected(node, stdin)
@@ -221,7 +221,7 @@ class Walker:
             if kind == "pipe":
                 flow = out
                 for stage in part.named_children:
-                    flow = self.stmt(stage, flow)
+                    flow = self.stmt(stage, flow if flow != EMPTY else OPAQUE_FLOW)
             else:
                 self.stmt(part, EMPTY)
         return out
@@ -316,7 +316,7 @@ class Walker:
         if t == "expansion":
             return self.engine.expansion(self, node, quoted)
         if t in ("command_substitution", "process_substitution"):
-            return self.engine.substitution(self, node)
+            return self.engine.substitution(self, node, quoted)
         if t == "string_content":
             return protect_braces(unescape_double(self.text(node)))
         if t == "arithmetic_expansion":

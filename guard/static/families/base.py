@@ -49,6 +49,10 @@ def parse_opts(
             operands.extend(it)
             break
         if len(a) > 1 and a[0] == "-" and not (stop_at_operand and operands):
+            if a in takes and not a.startswith("--") and len(a) > 2:  # ``-in file`` (openssl, find style)
+                flags.add(a)
+                values.setdefault(a, []).append(next(it, ""))
+                continue
             if a.startswith("--"):
                 key, eq, val = a.partition("=")
                 flags.add(key)

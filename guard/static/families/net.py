@@ -480,8 +480,18 @@ def _openssl(cmd: Cmd, scan: Scan) -> Flow:
     return Flow(cmd.stdin.bits | (2 if decode else 0))
 
 
+def _aria2c(cmd: Cmd, scan: Scan) -> Flow:
+    urls = [a for a in cmd.args if "://" in a]
+    scan.urls.extend(urls)
+    scan.tag("network")
+    scan.hit("G146", " ".join(urls[:2]) or "aria2c")
+    return Flow(REMOTE)
+
+
 HANDLERS: dict[str, Handler] = {
     "curl": _curl,
+    "aria2c": _aria2c,
+    "axel": _aria2c,
     "wget": _wget,
     "wget2": _wget,
     "http": _httpie,

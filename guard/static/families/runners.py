@@ -223,16 +223,13 @@ def _xargs(cmd: Cmd, scan: Scan) -> Flow:
         a = args[i]
         key = a.split("=", 1)[0]
         if key in ("-I", "--replace") or a.startswith("-I"):
-            replace = (
-                a[2:]
-                if len(a) > 2 and not a.startswith("--")
-                else a.split("=", 1)[1]
-                if "=" in a
-                else args[i + 1]
-                if i + 1 < len(args)
-                else "{}"
-            )
-            i += 1 if (len(a) > 2 and key == "-I") or "=" in a else 2
+            glued = len(a) > 2 and not a.startswith("--")
+            if glued or "=" in a:
+                replace = a[2:] if glued else a.split("=", 1)[1]
+                i += 1
+            else:
+                replace = args[i + 1] if i + 1 < len(args) else "{}"
+                i += 2
             continue
         if a.startswith("-i"):
             replace = a[2:] or "{}"
