@@ -27,7 +27,7 @@ from guard.config import Config
 from guard.layers.base import Context
 from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM, Reason, Risk, ToolCall, Verdict
 from guard.static import userrules
-from guard.static.analysis import Analysis, Limits, analyse, cache_key
+from guard.static.analysis import DEFAULT_LIMITS, Analysis, Limits, analyse, cache_key
 from guard.static.rules import CATALOG
 
 NAME = "static"
@@ -90,7 +90,7 @@ def classify(
     home: str | None = None,
     workspace: str | Path | None = None,
     permissions: Mapping[str, Any] | None = None,
-    limits: Limits = Limits(),
+    limits: Limits = DEFAULT_LIMITS,
 ) -> Verdict:
     """The static verdict for ``call``, without a chain or a Context.
 

@@ -47,6 +47,9 @@ class Limits:
     max_depth: int = MAX_DEPTH
 
 
+DEFAULT_LIMITS = Limits()
+
+
 @lru_cache(maxsize=256)
 def resolver(home: str, project: str | None, workspace: str | None) -> Resolver:
     return Resolver(home, project, workspace)
@@ -59,7 +62,7 @@ def analyse(
     cwd: str | None,
     home: str,
     workspace: str | None,
-    limits: Limits = Limits(),
+    limits: Limits = DEFAULT_LIMITS,
 ) -> Analysis:
     """Judge one call; ``kind`` is the canonical tool kind (``bash``, ``write`` …)."""
     scan = Scan(resolver(home, cwd, workspace), cwd, limits.max_depth)
