@@ -81,7 +81,7 @@ class Engine:
         scan.subscan = self._subscan
         self.functions: dict[str, tuple[Walker, Any]] = {}
         self.called: set[str] = set()
-        self.calling: list[str] = []
+        self.calling: list[tuple[int, int, int]] = []
 
     # -- scripts
     def top(self, text: str, stdin: Flow = EMPTY) -> Flow:
@@ -446,15 +446,16 @@ class Engine:
     def call_function(self, name: str, argv: tuple[str, ...], stdin: Flow) -> Flow:
         scan = self.scan
         self.called.add(name)
-        if name in self.calling or scan.depth >= scan.max_depth:
+        walker, body = self.functions[name]
+        key = (id(walker), body.start_byte, body.end_byte)  # a redefinition inside the body is another function
+        if key in self.calling or scan.depth >= scan.max_depth:
             scan.hit("G181", f"recursive call of {name}")
             return OPAQUE_FLOW
-        walker, body = self.functions[name]
         saved = dict(scan.vars)
         scan.vars["@"] = scan.vars["*"] = IFS.join(argv[1:])
         for i, value in enumerate(argv[1:10], start=1):
             scan.vars[str(i)] = value
-        self.calling.append(name)
+        self.calling.append(key)
         scan.depth += 1
         try:
             out = walker.stmt(body, stdin)

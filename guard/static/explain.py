@@ -53,3 +53,13 @@ def explain(call: ToolCall, analysis: Analysis, rules: RuleSet, verdict: Verdict
         "invalid_rules": list(rules.invalid),
         "verdict": verdict.to_dict(),
     }
+
+
+def rules_table() -> str:
+    """The rule catalogue as a Markdown table (``docs/static-rules.md`` is generated from this)."""
+    rows = ["| id | severity | family | reason | safer alternative |", "|---|---|---|---|---|"]
+    for rule in CATALOG.values():
+        alternative = f"`{rule.alternative}`" if rule.alternative else ""
+        severity = rule.risk.label + (" (asks)" if rule.ceiling else "")
+        rows.append(f"| {rule.id} | {severity} | {rule.family} | {rule.message} | {alternative} |")
+    return "\n".join(rows)

@@ -81,7 +81,7 @@ def command_text(params: Mapping[str, Any]) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def written_text(params: Mapping[str, Any]) -> str:
+def written_parts(params: Mapping[str, Any]) -> list[str]:
     """Everything a write or edit call puts into files (content, new strings, patch additions)."""
     parts = [v for v in (first(params, CONTENT_KEYS),) if isinstance(v, str)]
     edits = params.get("edits")
@@ -89,10 +89,9 @@ def written_text(params: Mapping[str, Any]) -> str:
         parts += [str(e.get("new_string", "")) for e in edits if isinstance(e, Mapping)]
     patch = params.get("input") or params.get("patch")
     if isinstance(patch, str) and ("*** " in patch or "+++ " in patch):
-        parts.append(
-            "\n".join(line[1:] for line in patch.splitlines() if line.startswith("+") and not line.startswith("+++"))
-        )
-    return "\n".join(parts)
+        added = [line[1:] for line in patch.splitlines() if line.startswith("+") and not line.startswith("+++")]
+        parts.append("\n".join(added) + ("\n" if added else ""))
+    return parts
 
 
 def lines_of(text: str) -> int:
@@ -119,13 +118,14 @@ def expand(scan: Scan, path: str) -> str:
 
 
 def judge_write(scan: Scan, params: Mapping[str, Any]) -> int:
-    text = written_text(params)
+    parts = written_parts(params)
+    text = "\n".join(parts)
     paths = targets(params)
     for path in paths:
         effects.write(scan, expand(scan, path), Flow(0, text), "write")
     if not paths:
         scan.hit("G126", "write without a file path")
-    return lines_of(text)
+    return sum(lines_of(p) for p in parts)
 
 
 def judge_read(scan: Scan, params: Mapping[str, Any], content: bool) -> None:

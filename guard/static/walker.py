@@ -296,6 +296,16 @@ class Walker:
         return out
 
     def value(self, node: Any, quoted: bool, first: bool) -> str:
+        self.nest += 1
+        try:
+            if self.nest > MAX_NEST:  # words nest too (``${a:-${b:-…}}``): same bound as statements
+                self.scan.hit("G197", "word nested too deeply")
+                return self.scan.dynamic("…", OPAQUE_FLOW)
+            return self._value(node, quoted, first)
+        finally:
+            self.nest -= 1
+
+    def _value(self, node: Any, quoted: bool, first: bool) -> str:
         t = node.type
         if t == "word":
             text = self.text(node)

@@ -247,10 +247,8 @@ def _xargs(cmd: Cmd, scan: Scan) -> Flow:
     items = inputs_of(scan, flow)
     if replace:
         argv = [t.replace(replace, items[0]) for t in template]
-        scan.engine.run(argv + (items[1:] if any(t == replace for t in template) else []))
-    else:
-        scan.engine.run([*template, *items])
-    return None  # type: ignore[return-value]
+        return scan.engine.run(argv + (items[1:] if any(t == replace for t in template) else []))
+    return scan.engine.run([*template, *items])  # what the inner command prints is what xargs prints
 
 
 def _parallel(cmd: Cmd, scan: Scan) -> Flow:
@@ -264,12 +262,12 @@ def _parallel(cmd: Cmd, scan: Scan) -> Flow:
     template = head[i:]
     items = items or inputs_of(scan, cmd.stdin)
     if len(template) == 1 and " " in template[0]:
-        scan.engine.script(template[0].replace("{}", items[0]) + ("" if "{}" in template[0] else " " + " ".join(items)))
-    elif template:
+        tail = "" if "{}" in template[0] else " " + " ".join(items)
+        return scan.engine.script(template[0].replace("{}", items[0]) + tail)
+    if template:
         _run_each(scan, template, items)
-    else:
-        scan.engine.script(" ".join(items))
-    return None  # type: ignore[return-value]
+        return None  # type: ignore[return-value]
+    return scan.engine.script(" ".join(items))
 
 
 HANDLERS: dict[str, Handler] = {

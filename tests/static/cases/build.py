@@ -13,6 +13,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+
+def _nested(command: str, depth: int) -> str:
+    """``depth`` wrappers around ``command`` (each one a level guard unwraps)."""
+    return "nohup " * depth + command
+
+
 HERE = Path(__file__).parent
 B, C, A, N = "block", "confirm", "allow", "notblock"
 
@@ -1457,6 +1463,18 @@ TOOLS = [
     ("allow", "Read", {"file_path": "package.json"}),
     ("allow", "search_file_content", {"pattern": "x"}),
     ("allow", "list_directory", {"dir_path": "src"}),
+]
+
+# Cross-command moves, runtime interpreter code and nesting deeper than guard follows.
+FILESYSTEM += [
+    (B, "mv /etc /tmp/e; rm -rf /tmp/e", "G109"),
+    (B, "mv ~ /tmp/h && cd /tmp && rm -rf h", "G109"),
+]
+UNKNOWN += [
+    (C, 'python3 -c "$CODE"', "G114"),
+    (C, 'node -e "$SCRIPT"', "G114"),
+    (C, _nested("rm -rf build", 12), "G197"),
+    (C, _nested("ls", 12), "G197"),
 ]
 
 # Blocked commands and the unwrappers around them: wrapping must never lose a block.
