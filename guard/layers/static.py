@@ -144,7 +144,7 @@ class StaticLayer:
                 reasons=(Reason("G195", f"The static check failed ({type(exc).__name__}); asking instead."),),
                 error=f"{type(exc).__name__}: {exc}",
             )
-        return attrs.evolve(verdict, elapsed_us=(time.perf_counter() - start) * 1e6)
+        return _timed(verdict, (time.perf_counter() - start) * 1e6)
 
     def _rules_for(self, call: ToolCall) -> userrules.RuleSet:
         if self.project is None or not call.cwd:
@@ -158,6 +158,19 @@ class StaticLayer:
         analysis, _ = self.analyser(call, self.home, self.workspace, self.limits)
         rules = self._rules_for(call)
         return explain(call, analysis, rules, verdict_for(call, analysis, rules))
+
+
+_VERDICT_FIELDS = tuple(a.name for a in attrs.fields(Verdict))
+
+
+def _timed(verdict: Verdict, elapsed_us: float) -> Verdict:
+    """A copy of ``verdict`` with its timing: ``attrs.evolve`` re-runs every converter and validator of an
+    already valid record, which costs as much as a cache hit, so the fields are copied as they are."""
+    out = object.__new__(Verdict)
+    for name in _VERDICT_FIELDS:
+        object.__setattr__(out, name, getattr(verdict, name))
+    object.__setattr__(out, "elapsed_us", elapsed_us)
+    return out
 
 
 def verdict_for(call: ToolCall | None, analysis: Analysis, rules: userrules.RuleSet) -> Verdict:

@@ -97,13 +97,17 @@ def analyse(
 def finish(scan: Scan, kind: str, lines: int | None = None, text: str | None = None) -> Analysis:
     if scan.netdev and scan.shell_stdin:
         scan.hit("G144", "a shell wired to a /dev/tcp socket")
-    hits = _dedupe(scan.hits)
-    risk = max((CATALOG[h.rule_id].risk for h in hits), default=Risk.SAFE)
+    hits = _dedupe(scan.hits) if len(scan.hits) > 1 else tuple(scan.hits)
+    risk, ceiling, read_only = Risk.SAFE, False, True
     tags = set(scan.tags)
     for h in hits:
-        if CATALOG[h.rule_id].risk >= Risk.LOW or CATALOG[h.rule_id].tags:
-            tags |= CATALOG[h.rule_id].tags
-    if risk is Risk.SAFE and all(h.rule_id in ("G180", "G193") for h in hits):
+        rule = CATALOG[h.rule_id]
+        risk = max(risk, rule.risk)
+        ceiling = ceiling or rule.ceiling
+        read_only = read_only and h.rule_id in ("G180", "G193")
+        if rule.tags:
+            tags |= rule.tags
+    if risk is Risk.SAFE and read_only:
         tags.add("read_only")
     return Analysis(
         kind=kind,
@@ -112,9 +116,9 @@ def finish(scan: Scan, kind: str, lines: int | None = None, text: str | None = N
         tags=frozenset(tags),
         commands=tuple(scan.commands),
         segments=tuple(scan.segments),
-        effects=tuple(dict.fromkeys(scan.effects)),
+        effects=tuple(dict.fromkeys(scan.effects)) if scan.effects else (),
         urls=tuple(scan.urls),
-        ceiling=any(CATALOG[h.rule_id].ceiling for h in hits),
+        ceiling=ceiling,
         lines_written=lines,
         text=text,
     )

@@ -32,6 +32,7 @@ _GIT_EXEC_LINE = re.compile(
 )
 _CRON = re.compile(r"^\s*(@\w+|(?:\S+\s+){5})", re.M)
 _CRON_USER = re.compile(r"^\s*(@\w+\s+\S+|(?:\S+\s+){6})", re.M)
+_UNIT_EXEC = re.compile(r"(?m)^\s*Exec\w*\s*=\s*[-@+!:]*(.+)$")
 _SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh", ".command", ".bashrc", ".profile")
 
 
@@ -107,6 +108,8 @@ def _delete_rule(place: Place, recursive: bool) -> str:
         return "G104" if place.kind == "temp_root" and broad else "G186"
     if tier == P.DYNAMIC:
         return "G106" if recursive else "G126"
+    if place.kind == "cache":
+        return "G125"  # caches in home are re-created on demand
     return "G104" if recursive else "G125"
 
 
@@ -191,6 +194,9 @@ def _dangerous_content(scan: Scan, flow: Flow, cron: bool = False) -> bool:
         return False
     if cron:  # judge the command, not the schedule; system crontabs also name a user
         return any(scan.subscan(pattern.sub("", flow.text)) >= Risk.CRITICAL for pattern in (_CRON, _CRON_USER))
+    programs = _UNIT_EXEC.findall(flow.text)  # systemd units and desktop entries: the lines that run
+    if programs and any(scan.subscan(p) >= Risk.CRITICAL for p in programs):
+        return True
     return scan.subscan(flow.text) >= Risk.CRITICAL
 
 

@@ -199,7 +199,9 @@ class Engine:
                 return self.wrapper(name, argv, stdin, u)
         if name in SHELLS:
             return self.shell(argv, stdin)
-        if name == "eval":
+        if name in ("eval", "iex", "invoke-expression"):
+            if name != "eval" and len(argv) == 1:
+                return self.consume(stdin, "shell")  # ``… | iex``: PowerShell runs its input
             return self.eval(argv, stdin)
         if name in ("source", "."):
             return self.source(argv, stdin)

@@ -306,6 +306,8 @@ def _interpreter(cmd: Cmd, scan: Scan) -> Flow | None:
         rule = "G112" if flow.bits & REMOTE else "G111" if flow.bits & DECODED else "G114"
         scan.hit(rule, display(scan, " ".join(cmd.argv)))
         return None
+    if code and cmd.stdin.bits & (REMOTE | DECODED) and _EXEC.search("\n".join(code)):
+        scan.hit("G110" if cmd.stdin.bits & REMOTE else "G111", display(scan, " ".join(cmd.argv)))
     if code:
         if lang == "powershell":
             code = [" ".join(args[args.index(code[0]) :])] if code[0] in args else code

@@ -15,6 +15,7 @@ from guard.static.text import expand_braces, protect_braces
 
 _TOKEN = re.compile(r"""[ \t]*(?:(\|\||&&|\||;)|((?:[^\s'"\\|&;<>()$`#!]|'[^']*'|"[^"$`\\!]*")+))""")
 _PIECE = re.compile(r"""'([^']*)'|"([^"]*)"|([^'"]+)""")
+_BARE = re.compile(r"""[^\s'"\\|&;<>()$`#!=]+(?:[ \t]+[^\s'"\\|&;<>()$`#!]+)*[ \t]*""")
 _RESERVED = frozenset(
     {
         "if",
@@ -45,6 +46,12 @@ def split(text: str, home: str, cwd: str | None) -> list[tuple[str, list[str]]] 
     """``split("ls src | head", …) == [("", ["ls", "src"]), ("|", ["head"])]``; ``None`` outside the subset."""
     if "\n" in text or "\r" in text:
         return None
+    text = text.strip(" \t")
+    if _BARE.fullmatch(text):  # the commonest shape: one command of bare words
+        words = text.split()
+        if words[0] in _RESERVED:
+            return None
+        return [("", [w for raw in words for w in _word(raw, home, cwd, False)])]
     pos, n = 0, len(text)
     out: list[tuple[str, list[str]]] = []
     sep, words = "", []  # the separator before the current command

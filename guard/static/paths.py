@@ -205,6 +205,20 @@ _HOME_CREDENTIALS = (
     ".wrangler/",
     ".netlify/",
 )
+_HOME_CACHES = (
+    ".cache/",
+    "Library/Caches/",
+    ".npm/_cacache/",
+    ".npm/_npx/",
+    ".cargo/registry/",
+    ".gradle/caches/",
+    ".m2/repository/",
+    ".local/share/Trash/",
+    ".pnpm-store/",
+    ".yarn/cache/",
+    "go/pkg/mod/",
+    ".bun/install/cache/",
+)
 _PUBLIC_IN_SSH = re.compile(r"^\.ssh/(known_hosts2?|[^/]*\.pub)$")
 
 # Guard's own settings and the hook settings of agent hosts: changing them switches guard off.
@@ -227,17 +241,23 @@ _KEY_NAMES = re.compile(
 _SECRET_NAMES = re.compile(
     r"^(\.env(\.(?!(example|sample|template|dist|defaults|schema|tpl)$)[\w.-]+)?|[\w.-]+\.env|\.envrc|\.netrc|\.pgpass"
     r"|\.my\.cnf|\.git-credentials|\.npmrc|\.pypirc|\.htpasswd|secrets?\.(json|ya?ml|toml|ini)|credentials(\.json)?"
-    r"|[\w.-]*service[-_]account[\w.-]*\.json|[\w.-]+\.tfstate(\.backup)?|[\w.-]+\.tfvars|[\w.-]+\.pem)$",
+    r"|[\w.-]*service[-_]account[\w.-]*\.json|[\w.-]+\.tfstate(\.backup)?|[\w.-]+\.tfvars|[\w.-]+\.pem"
+    r"|\.(bash|zsh|sh|python|psql|mysql|node_repl|sqlite|rediscli|irb|pry)_?history|\.histfile)$",
     re.I,
 )
 _BROAD_GLOB = re.compile(r"^[*?.\[\]!^]*\*[*?.\[\]!^]*$")
 
 
 def secret_level(name: str) -> int:
-    """How secret a file name looks: ``secret_level("id_ed25519") == 2``, ``secret_level(".env") == 1``."""
-    if _KEY_NAMES.match(name):
+    """How secret a file name looks: ``secret_level("id_ed25519") == 2``, ``secret_level(".env*") == 1``."""
+    candidates = (
+        [name]
+        if "*" not in name and "?" not in name
+        else [name.replace("*", fill).replace("?", "x") for fill in ("", "x", ".local", "rsa")]
+    )  # a glob that could match one
+    if any(_KEY_NAMES.match(c) for c in candidates):
         return 2
-    return 1 if _SECRET_NAMES.match(name) else 0
+    return 1 if any(_SECRET_NAMES.match(c) for c in candidates) else 0
 
 
 class Resolver:
@@ -350,6 +370,8 @@ class Resolver:
             return Place(shown, HOME, critical=True)
         if _PUBLIC_IN_SSH.match(rest):
             return Place(shown, HOME_OTHER)
+        if any(_under(rest, c) for c in _HOME_CACHES):
+            return Place(shown, HOME_OTHER, kind="cache")
         for prefix, kind in _HOME_PERSIST:
             if _under(rest, prefix):
                 return Place(shown, PERSIST, kind=kind)

@@ -94,6 +94,7 @@ _DEV_TOOLS = (
     "nim crystal ghc hugo jekyll mkdocs sphinx-build doxygen pandoc latexmk pdflatex xelatex protoc buf sqlc air "
     "pre-commit husky lefthook cucumber behave rspec phpunit pest codecept ctest gcov lcov coverage nyc c8 tsx ts-node "
     "storybook expo react-native flutter dart pod maturin cibuildwheel wasm-pack trunk cargo-watch "
+    "vim vi nvim nano emacs code subl micro hx helix kak ed delta diff-so-fancy meld kdiff3 vimdiff opendiff "
     "just task mage invoke doit scons premake autoreconf autoconf automake configure libtool pkg-config strip "
     "objcopy ar ld as nasm yasm gdb lldb perf hyperfine tokei cloc scc sccache ccache "
     "mypyc cython f2py npm-check-updates ncu depcheck knip madge jscpd license-checker snyk trivy grype "
@@ -161,7 +162,9 @@ def _manager(cmd: Cmd, scan: Scan) -> Flow | None:
         scan.hit("G180", shown)
         return EMPTY
     dry = opts.has("--dry-run", "-n") or "--dry-run" in cmd.args
-    if sub in publish and not dry:
+    if sub == "config" and words[1:2] and words[1] in ("set", "delete", "rm", "unset", "edit", "add"):
+        scan.hit("G185", shown)  # user-wide settings such as the package registry
+    elif sub in publish and not dry:
         scan.hit("G170", shown)
     elif sub in runner:
         return _runner(cmd, scan, words[1:], shown)

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import re
 
+from guard.model import Risk
 from guard.static import effects
 from guard.static.families.base import Handler, parse_opts
 from guard.static.families.secrets import prints_credential
+from guard.static.rules import CATALOG
 from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
 
 SHARED_BRANCHES = frozenset(
@@ -39,6 +41,9 @@ _EXEC_KEY = re.compile(
     r"|gpg(\..+)?\.program|sequence\.editor|(difftool|mergetool|browser|man)\..+\.(cmd|path)|include\.path"
     r"|includeif\..+\.path|remote\..+\.(uploadpack|receivepack)|uploadpack\.packobjectshook|protocol\.ext\.allow)$",
     re.I,
+)
+_HELPERS = frozenset(
+    {"store", "cache", "osxkeychain", "manager", "manager-core", "libsecret", "wincred", "gnome-keyring"}
 )
 _NOT_COMMAND = re.compile(r"^(core\.hookspath|include\.path|includeif\..+\.path|protocol\.ext\.allow)$", re.I)
 _READ_ONLY = frozenset(
@@ -146,15 +151,35 @@ def _global_options(args: tuple[str, ...], scan: Scan) -> tuple[int, str | None]
     return i, workdir
 
 
+def _program(key: str, value: str) -> str | None:
+    """The shell command a configuration value makes git run (``None``: none, or one guard cannot see)."""
+    lowered = key.lower()
+    if lowered.startswith("alias.") and not value.startswith("!"):
+        return ""  # an alias for another git subcommand runs nothing new
+    if lowered.startswith("credential") and value in _HELPERS:
+        return ""  # git's own credential helpers
+    if _NOT_COMMAND.match(key) or not value or value.lower() in ("true", "false", "0", "1"):
+        return None  # hooksPath, include.path: programs in files guard does not read
+    return value[1:] if value.startswith("!") else value
+
+
 def _config(scan: Scan, pair: str, runs_now: bool) -> None:
+    """``git -c key=value``: the program it names runs now, and is judged as itself."""
     key, _, value = pair.partition("=")
     if not _EXEC_KEY.match(key):
         return
-    scan.tag("execute")
-    if runs_now:
+    program = _program(key, value)
+    if program == "":
+        return
+    if program is None:
+        scan.tag("execute")
         scan.hit("G139", display(scan, f"-c {pair}"))
-    if value and not _NOT_COMMAND.match(key) and value.lower() not in ("true", "false", "0", "1"):
-        scan.engine.script(value[1:] if value.startswith("!") else value)
+        return
+    before = len(scan.hits)
+    scan.engine.script(program)
+    if any(CATALOG[h.rule_id].risk >= Risk.MEDIUM for h in scan.hits[before:]):
+        scan.tag("execute")
+        scan.hit("G139", display(scan, f"-c {pair}"))  # not a pager or editor guard knows
 
 
 def _git(cmd: Cmd, scan: Scan) -> Flow:
@@ -275,9 +300,13 @@ def _config_sub(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
         return
     if len(opts.operands) >= 2:
         key, value = opts.operands[0], opts.operands[1]
-        if _EXEC_KEY.match(key):
-            scan.hit("G155", display(scan, f"git config {key} {value}"))
-            _config(scan, f"{key}={value}", runs_now=False)
+        program = _program(key, value) if _EXEC_KEY.match(key) else ""
+        if program != "":
+            risk = scan.subscan(program) if program else Risk.HIGH
+            scope = opts.has("--global", "--system")
+            rule = "G152" if risk >= Risk.CRITICAL else "G155" if risk >= Risk.MEDIUM else "G185" if scope else "G189"
+            scan.tag("persistence")
+            scan.hit(rule, display(scan, f"git config {key} {value}"))
             return
     scan.hit("G185" if opts.has("--global", "--system") else "G189", f"git config {' '.join(rest)}")
 

@@ -491,6 +491,10 @@ def _aria2c(cmd: Cmd, scan: Scan) -> Flow:
 HANDLERS: dict[str, Handler] = {
     "curl": _curl,
     "aria2c": _aria2c,
+    "iwr": _aria2c,
+    "invoke-webrequest": _aria2c,
+    "irm": _aria2c,
+    "invoke-restmethod": _aria2c,
     "axel": _aria2c,
     "wget": _wget,
     "wget2": _wget,

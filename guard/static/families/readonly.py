@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 
 from guard.static import effects
+from guard.static import paths as P
 from guard.static.families.base import Handler, parse_opts, read_only, table
 from guard.static.families.secrets import secret_words
-from guard.static.scan import DECODED, EMPTY, Cmd, Flow, Scan
+from guard.static.scan import DECODED, EMPTY, OPAQUE, Cmd, Flow, Scan
 
 _LISTERS = (
     "ls ll dir vdir tree stat file du df pwd whoami id groups uname uptime free ps pgrep pidof lsof who w last lastlog "
@@ -34,7 +35,7 @@ _WRITE_OPTS = {"sort": ("-o", "--output"), "shuf": ("-o", "--output"), "tree": (
 
 
 def _lister(cmd: Cmd, scan: Scan) -> Flow:
-    if cmd.name in ("date",) or (cmd.name == "hostname" and any(not a.startswith("-") for a in cmd.args)):
+    if cmd.name == "hostname" and any(not a.startswith("-") for a in cmd.args):
         scan.hit("G177", " ".join(cmd.argv))
         return EMPTY
     for a in cmd.args:
@@ -43,7 +44,8 @@ def _lister(cmd: Cmd, scan: Scan) -> Flow:
     scan.hit("G180", cmd.name)
     if cmd.name == "pwd":
         cwd = scan.cwd
-        return Flow(0, cwd + "\n") if cwd and cwd.startswith("/") else Flow(0, scan.resolver.project or None)
+        known = cwd if cwd and cwd.startswith("/") else scan.resolver.project or (cwd or ".")
+        return Flow(0, known + "\n") if "\ue007" not in known else EMPTY
     return EMPTY
 
 
@@ -246,10 +248,15 @@ def _grep(cmd: Cmd, scan: Scan) -> Flow:
         scan.engine.run([pre])
         scan.hit("G181", f"{cmd.name} --pre {pre}")
     flow = Flow(cmd.stdin.bits)
+    recursive = cmd.name in ("rg", "ag", "ack") or opts.has("-r", "-R", "--recursive", "--dereference-recursive")
     for f in operands:
+        place = scan.place(f)
+        if recursive and place.tier in (P.ROOT, P.HOME):  # searching a whole home reads every key in it
+            scan.hit("G140", f"{cmd.name} -r over {place.path}")
+            scan.cmd_secret = True
         flow = flow | effects.read_flow(scan, f)
     scan.hit("G180", cmd.name)
-    return Flow(flow.bits)
+    return Flow(flow.bits | (OPAQUE if operands else 0))
 
 
 _SED_EXEC = re.compile(r"(^|[;{}\n]\s*|\d\s*|/\s*)e(\s|$|;)|/e\b|s(.).*\3.*\3[gpI0-9]*e")

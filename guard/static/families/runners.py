@@ -270,7 +270,55 @@ def _parallel(cmd: Cmd, scan: Scan) -> Flow:
     return scan.engine.script(" ".join(items))
 
 
+_TMUX_RUNS = frozenset(
+    {
+        "new",
+        "new-session",
+        "new-window",
+        "neww",
+        "split-window",
+        "splitw",
+        "respawn-pane",
+        "respawn-window",
+        "run-shell",
+        "run",
+        "send-keys",
+        "send",
+        "if-shell",
+        "display-popup",
+        "popup",
+    }
+)
+
+
+def _tmux(cmd: Cmd, scan: Scan) -> Flow | None:
+    """tmux and screen start commands in the background: the command is still a command."""
+    args = list(cmd.args)
+    if cmd.name == "screen":
+        i = 0
+        while i < len(args) and args[i].startswith("-"):
+            a = args[i]
+            takes = a in ("-S", "-c", "-Logfile", "-p", "-t", "-T", "-X", "-e", "-h") or (
+                a[-1] in "ScpTtXeh" and len(a) > 2
+            )
+            i += 2 if takes else 1
+        if i < len(args):
+            return scan.engine.run(args[i:])
+    elif _TMUX_RUNS & set(args):
+        words = [a for a in args if not a.startswith("-")]
+        last = words[-1] if words and words[-1] not in _TMUX_RUNS else ""
+        if last and last not in ("Enter", "C-m", "C-c"):
+            return scan.engine.script(last)
+        keys = [w for w in words if w not in _TMUX_RUNS and w not in ("Enter", "C-m")]
+        if "send-keys" in args or "send" in args:
+            return scan.engine.script(" ".join(keys[-1:]))
+    scan.hit("G181", " ".join(cmd.argv))
+    return None
+
+
 HANDLERS: dict[str, Handler] = {
+    "tmux": _tmux,
+    "screen": _tmux,
     "find": _find,
     "gfind": _find,
     "fd": _fd,

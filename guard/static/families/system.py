@@ -12,7 +12,7 @@ import re
 from guard.model import Risk
 from guard.static import effects
 from guard.static.families.base import Handler, only_help, parse_opts
-from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
+from guard.static.scan import DECODED, EMPTY, REMOTE, Cmd, Flow, Scan, display
 
 
 def _shown(scan: Scan, cmd: Cmd) -> str:
@@ -229,8 +229,10 @@ def _accounts(cmd: Cmd, scan: Scan) -> Flow:
 _CRON_FIELDS = re.compile(r"^\s*(@\w+|(?:\S+\s+){5})", re.M)
 
 
-def scheduled_text_rule(scan: Scan, text: str | None, cron: bool) -> str:
-    """G152 when what gets scheduled would itself be blocked, else G153."""
+def scheduled_text_rule(scan: Scan, text: str | None, cron: bool, bits: int = 0) -> str:
+    """G152 when what gets scheduled would itself be blocked (or was downloaded), else G153."""
+    if bits & (REMOTE | DECODED):
+        return "G152"
     if text:
         body = _CRON_FIELDS.sub("", text) if cron else text
         if scan.subscan(body) >= Risk.CRITICAL:
@@ -240,20 +242,20 @@ def scheduled_text_rule(scan: Scan, text: str | None, cron: bool) -> str:
 
 def _crontab(cmd: Cmd, scan: Scan) -> Flow:
     opts = parse_opts(cmd.args, frozenset({"-u"}))
-    scan.tag("persistence")
     if opts.has("-l"):
         scan.hit("G180", "crontab -l")
-    elif opts.has("-r", "-e") or not opts.operands:
-        text = (
-            cmd.stdin.text if opts.operands[:1] == ("-",) or (not opts.operands and not opts.has("-r", "-e")) else None
-        )
-        scan.hit(scheduled_text_rule(scan, text, cron=True) if not opts.has("-r") else "G153", _shown(scan, cmd))
+        return EMPTY
+    scan.tag("persistence")
+    if opts.has("-r", "-e"):
+        scan.hit("G153", _shown(scan, cmd))
+        return EMPTY
+    source = opts.operands[0] if opts.operands else "-"
+    if source == "-":
+        content = cmd.stdin
     else:
-        source = opts.operands[0]
-        text = cmd.stdin.text if source == "-" else scan.written.get(scan.place(source).path, EMPTY).text
-        if source != "-":
-            effects.read(scan, source)
-        scan.hit(scheduled_text_rule(scan, text, cron=True), _shown(scan, cmd))
+        effects.read(scan, source)
+        content = scan.written.get(scan.place(source).path, EMPTY)
+    scan.hit(scheduled_text_rule(scan, content.text, True, content.bits), _shown(scan, cmd))
     return EMPTY
 
 
@@ -262,7 +264,7 @@ def _at(cmd: Cmd, scan: Scan) -> Flow:
         scan.hit("G180", _shown(scan, cmd))
         return EMPTY
     scan.tag("persistence")
-    scan.hit(scheduled_text_rule(scan, cmd.stdin.text, cron=False), _shown(scan, cmd))
+    scan.hit(scheduled_text_rule(scan, cmd.stdin.text, False, cmd.stdin.bits), _shown(scan, cmd))
     return EMPTY
 
 
