@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
+from typing import NamedTuple
 from unittest import mock
 
 import pytest
@@ -106,20 +107,25 @@ BLOCKED = [
 ]
 
 
-def _argv(prefix: str) -> tuple[Callable[[str], str], bool]:
-    return (lambda c: f"{prefix} {c}"), True
+class Wrapper(NamedTuple):
+    wrap: Callable[[str], str]
+    takes_argv: bool  # wraps a simple command (``sudo cmd``), not ``( … )`` or ``a; b``
+    gives_simple: bool  # the result is itself a simple command
 
 
-def _script(template: str, simple: bool = True) -> tuple[Callable[[str], str], bool]:
-    return (lambda c: template.format(shlex.quote(c))), simple
+def _argv(prefix: str) -> Wrapper:
+    return Wrapper(lambda c: f"{prefix} {c}", True, True)
 
 
-def _compound(fn: Callable[[str], str]) -> tuple[Callable[[str], str], bool]:
-    return fn, False
+def _script(template: str, simple: bool = True) -> Wrapper:
+    return Wrapper(lambda c: template.format(shlex.quote(c)), False, simple)
 
 
-# (wrap, result is a simple command that an argv wrapper such as ``sudo`` can wrap in turn)
-WRAPPERS: list[tuple[Callable[[str], str], bool]] = [
+def _compound(fn: Callable[[str], str]) -> Wrapper:
+    return Wrapper(fn, False, False)
+
+
+WRAPPERS: list[Wrapper] = [
     _argv("sudo"),
     _argv("sudo -u root"),
     _argv("env"),
@@ -132,6 +138,7 @@ WRAPPERS: list[tuple[Callable[[str], str], bool]] = [
     _argv("stdbuf -oL"),
     _argv("doas"),
     _argv("exec"),
+    _argv("echo x | xargs"),
     _script("bash -c {}"),
     _script("sh -c {}"),
     _script("zsh -lc {}"),
@@ -141,7 +148,6 @@ WRAPPERS: list[tuple[Callable[[str], str], bool]] = [
     _script("bash <<< {}"),
     _script("watch -n 1 {}"),
     _script("env -S {}"),
-    _compound(lambda c: f"echo x | xargs {c}" if "|" not in c else f"echo x | xargs sh -c {shlex.quote(c)}"),
     _compound(lambda c: f"echo $({c})"),
     _compound(lambda c: f"x=$({c})"),
     _compound(lambda c: f"( {c} )"),
@@ -155,13 +161,12 @@ WRAPPERS: list[tuple[Callable[[str], str], bool]] = [
 @settings(max_examples=250, deadline=None)
 @given(st.sampled_from(BLOCKED), st.lists(st.sampled_from(range(len(WRAPPERS))), min_size=1, max_size=3))
 def test_wrapping_a_blocked_command_still_blocks(base: str, chain: list[int]) -> None:
-    command, simple = base, True
+    command, simple = base, "|" not in base
     for i in chain:
-        wrap, result_simple = WRAPPERS[i]
-        if not simple and WRAPPERS[i] in WRAPPERS[:12]:  # ``sudo`` cannot wrap ``( … )``: go through a shell
-            command, simple = f"{wrap('bash -c ' + shlex.quote(command))}", True
-            continue
-        command, simple = wrap(command), result_simple
+        wrapper = WRAPPERS[i]
+        if wrapper.takes_argv and not simple:  # ``sudo`` cannot wrap ``( … )`` or a pipeline: go through a shell
+            command = "bash -c " + shlex.quote(command)
+        command, simple = wrapper.wrap(command), wrapper.gives_simple
     verdict = judge(command)
     assert verdict.decision == BLOCK, (command, verdict.reasons)
 
