@@ -11,6 +11,7 @@ import re
 
 from guard.model import Risk
 from guard.static import paths as P
+from guard.static.landmines import blocked_if_run
 from guard.static.paths import Place
 from guard.static.rules import CATALOG
 from guard.static.scan import DECODED, EMPTY, REMOTE, SECRET, Flow, Scan
@@ -33,7 +34,6 @@ _GIT_EXEC_LINE = re.compile(
 _CRON = re.compile(r"^\s*(@\w+|(?:\S+\s+){5})", re.M)
 _CRON_USER = re.compile(r"^\s*(@\w+\s+\S+|(?:\S+\s+){6})", re.M)
 _UNIT_EXEC = re.compile(r"(?m)^\s*Exec\w*\s*=\s*[-@+!:]*(.+)$")
-_SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh", ".command", ".bashrc", ".profile")
 
 
 def read(scan: Scan, word: str, content: bool = True) -> Place:
@@ -182,7 +182,7 @@ def _write_rule(scan: Scan, place: Place, flow: Flow, how: str) -> str:
         return "G185"
     if tier == P.TEMP:
         return "G186"
-    if place.path.endswith(_SCRIPT_SUFFIXES) and flow.text and scan.subscan(flow.text) >= Risk.CRITICAL:
+    if flow.text and blocked_if_run(place.path, flow.text, scan.subscan, scan.subcode):
         return "G127"  # (a download saved as a script is judged when it runs, not here)
     return "G184"
 

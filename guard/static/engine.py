@@ -79,6 +79,7 @@ class Engine:
         self.scan = scan
         scan.engine = self
         scan.subscan = self._subscan
+        scan.subcode = self._subcode
         self.functions: dict[str, tuple[Walker, Any]] = {}
         self.called: set[str] = set()
         self.calling: list[tuple[int, int, int]] = []
@@ -148,6 +149,16 @@ class Engine:
         sub = Scan(self.scan.resolver, self.scan.cwd, self.scan.max_depth)
         sub.depth = self.scan.depth + 1
         Engine(sub).top(text[:65536])
+        return sub.risk
+
+    def _subcode(self, code: str, lang: str) -> Risk:
+        """The risk of interpreter source ``code``, judged apart (a script being written)."""
+        from guard.static.interp import analyse_code
+
+        sub = Scan(self.scan.resolver, self.scan.cwd, self.scan.max_depth)
+        sub.depth = self.scan.depth + 1
+        Engine(sub)
+        analyse_code(sub, code, lang)
         return sub.risk
 
     # -- commands

@@ -385,7 +385,10 @@ class Resolver:
         if rel == ".":
             return Place(shown, PROJECT_ROOT)
         if rel == ".." or rel.startswith("../"):
-            return Place(shown, OUTSIDE)
+            tail = "/" + rel.lstrip("./").lstrip("/") if rel.count("../") >= 2 else ""
+            if tail and (tail in _CRITICAL_FILES or any(r.search(tail) for r in _SECRET_SYSTEM)):
+                return Place(shown, SYSTEM, kind="critical" if tail in _CRITICAL_FILES else "secret", secret=2)
+            return self._project_like(shown, rel, OUTSIDE)
         first = rel.split("/", 1)[0]
         if first == ".git":
             if rel.startswith(".git/hooks/") or rel == ".git/hooks":

@@ -3,6 +3,7 @@
 Detectors elsewhere in ``guard.static`` only name a rule id; what the user reads comes from here,
 so wording and severity change in one place and ids never move. ``G1xx`` is the static range:
 
+- G100 the agent's own bookkeeping tools
 - G101-G109 recursive and cross-command deletes, G120-G129 disks, files and scripts
 - G110-G119 remote code and execution
 - G130-G133 permissions, G134-G139 git
@@ -49,6 +50,13 @@ _BUILD = "rm -rf ./build"
 _FETCH = "curl -fsSLo install.sh https://example.com/install.sh"
 
 RULES: tuple[Rule, ...] = (
+    _r(
+        "G100",
+        S,
+        "level",
+        "Coordinates the agent's own work (plans, to-do lists, sub-agents); nothing outside the agent changes.",
+        None,
+    ),
     # -- filesystem destruction
     _r("G101", C, "filesystem", "Recursively deletes the filesystem root or a home directory.", _BUILD, "delete"),
     _r("G102", C, "filesystem", "Recursively deletes a system directory the machine needs to run.", _BUILD, "delete"),

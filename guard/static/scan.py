@@ -100,6 +100,7 @@ class Scan:
         self.netdev = False
         self.engine: Any = None
         self.subscan: Callable[[str], Risk] = lambda text: Risk.SAFE
+        self.subcode: Callable[[str, str], Risk] = lambda text, lang: Risk.SAFE
 
     # -- findings
     def hit(self, rule_id: str, detail: str = "") -> None:

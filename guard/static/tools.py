@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from guard.static import effects
+from guard.static import paths as P
 from guard.static.scan import EMPTY, Flow, Scan
 
 PATH_KEYS = (
@@ -131,7 +132,9 @@ def judge_write(scan: Scan, params: Mapping[str, Any]) -> int:
 def judge_read(scan: Scan, params: Mapping[str, Any], content: bool) -> None:
     paths = targets(params)
     for path in paths:
-        effects.read(scan, expand(scan, path), content=content)
+        place = effects.read(scan, expand(scan, path), content=content)
+        if content and place.tier in (P.HOME, P.ROOT) and not place.secret:  # a search over a whole home
+            scan.hit("G140", f"search over {place.path}")
     if not any(h.rule_id in ("G140", "G141") for h in scan.hits):
         scan.hit("G180", ", ".join(paths) or "project")
 
@@ -141,6 +144,13 @@ def judge_fetch(scan: Scan, params: Mapping[str, Any]) -> None:
 
     value = first(params, URL_KEYS)
     urls = [str(u) for u in value] if isinstance(value, list) else [str(value)] if value else []
+    local = [u for u in urls if u.lower().startswith("file://")]
+    for url in local:  # ``file://`` is a read of this machine, not a fetch
+        effects.read(scan, expand(scan, url[7:]))
+    if local and len(local) == len(urls):
+        if not any(h.rule_id in ("G140", "G141") for h in scan.hits):
+            scan.hit("G180", local[0])
+        return
     scan.urls.extend(urls)
     scan.tag("network", "untrusted_input")
     if any(_SECRET_QUERY.search(u) for u in urls):
@@ -151,8 +161,32 @@ def judge_fetch(scan: Scan, params: Mapping[str, Any]) -> None:
         scan.hit("G146", (urls[0] if urls else "web search")[:120])
 
 
+# Host tools that only coordinate the agent itself: plans, to-do lists, questions, sub-agents (whose
+# own tool calls are judged one by one).
+BOOKKEEPING = frozenset(
+    {
+        "todowrite",
+        "todoread",
+        "exitplanmode",
+        "enterplanmode",
+        "askuserquestion",
+        "update_plan",
+        "think",
+        "task",
+        "agent",
+        "taskoutput",
+        "killshell",
+        "bashoutput",
+        "save_memory",
+    }
+)
+
+
 def judge_unknown(scan: Scan, tool: str, params: Mapping[str, Any]) -> int | None:
     """An unknown tool: medium at least; its parameters still reveal commands, paths and URLs."""
+    if tool.lower() in BOOKKEEPING:
+        scan.hit("G100", tool)
+        return None
     scan.hit("G187", tool)
     command = command_text(params)
     if command:
@@ -170,4 +204,11 @@ def judge_unknown(scan: Scan, tool: str, params: Mapping[str, Any]) -> int | Non
             effects.read(scan, expand(scan, path))
     if first(params, ("url", "urls")):
         judge_fetch(scan, params)
+    sql = first(params, ("sql", "query", "statement"))
+    if isinstance(sql, str):
+        from guard.static.families.db import sql_rule
+
+        rule = sql_rule(sql)
+        if rule:
+            scan.hit(rule, sql[:80])
     return lines

@@ -32,6 +32,17 @@ _LOOK = re.compile(
 )
 
 
+_PRIVILEGE = re.compile(
+    r"^((attach|put)-[\w-]*policy|create-access-key|create-login-profile|update-assume-role-policy|"
+    r"add-user-to-group|add-iam-policy-binding|set-iam-policy|create-for-rbac)$"
+)
+
+
+def _grants(words: list[str]) -> bool:
+    """``gcloud … keys create``, ``az role assignment create``: new credentials or roles."""
+    return ("keys" in words and "create" in words) or ("assignment" in words and "create" in words)
+
+
 def _words(args: tuple[str, ...], takes: frozenset[str] = frozenset()) -> list[str]:
     return list(parse_opts(args, takes).operands)
 
@@ -43,7 +54,9 @@ def _by_verb(cmd: Cmd, scan: Scan, destroy_rule: str = "G166") -> Flow:
     if prints_credential(cmd, scan):
         return EMPTY
     words = _words(cmd.args)
-    if any(_DESTROY.match(w) for w in words[:4]) or "--delete" in cmd.args:
+    if any(_PRIVILEGE.match(w) for w in words[:5]) or _grants(words):
+        scan.hit("G176", shown)  # hands out access: policies, roles, new keys
+    elif any(_DESTROY.match(w) for w in words[:4]) or "--delete" in cmd.args:
         scan.hit(destroy_rule, shown)
     elif (
         words
@@ -304,8 +317,12 @@ def _docker(cmd: Cmd, scan: Scan) -> Flow:
         scan.hit("G146", shown)
     elif verb in ("build", "tag", "start", "restart", "stop", "wait", "attach", "rename", "commit"):
         scan.hit("G181", shown)
-    elif verb == "cp" and len(words) >= 3 and ":" not in words[-1]:
-        effects.write(scan, words[-1], Flow(0))
+    elif verb == "cp" and len(words) >= 3:
+        src, dst = words[-2], words[-1]
+        flow = effects.read_flow(scan, src) if ":" not in src else Flow(0)  # copying a key into a container
+        if ":" not in dst:
+            effects.write(scan, dst, flow)
+        scan.hit("G188", shown)
     else:
         scan.hit("G188", shown)
     return EMPTY
