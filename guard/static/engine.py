@@ -10,58 +10,23 @@ functions), bounds the nesting, and hands everything else to the handler table o
 
 from __future__ import annotations
 
-import posixpath
 import re
 from typing import Any
 
 from guard.model import Risk
-from guard.static import lexer
-from guard.static import paths as P
+from guard.static import lexer, shells
 from guard.static.families import HANDLERS
-from guard.static.families.db import resets_database
 from guard.static.parser import parse
-from guard.static.scan import DECODED, EMPTY, OPAQUE, OPAQUE_FLOW, REMOTE, SECRET, Cmd, Flow, Scan, display
-from guard.static.text import _MARKER_RE, DYN_OPEN, IFS, marker_ids, prefilter, strip_markers
+from guard.static.scan import DECODED, EMPTY, OPAQUE_FLOW, REMOTE, SECRET, Cmd, Flow, Scan, display
+from guard.static.text import _MARKER_RE, DYN_OPEN, IFS, marker_ids, prefilter, strip_markers, wordset
 from guard.static.unwrap import WRAPPERS, Unwrapped, unwrap
 from guard.static.walker import Walker
 
 SOCKET, SHELL = 16, 32  # flow bits: raw socket output; an interactive shell's output
-SHELLS = frozenset(
-    {
-        "sh",
-        "bash",
-        "zsh",
-        "dash",
-        "ksh",
-        "mksh",
-        "ash",
-        "fish",
-        "csh",
-        "tcsh",
-        "yash",
-        "posh",
-        "rbash",
-        "pdksh",
-        "oksh",
-        "busybox-sh",
-    }
-)
-_COMMAND_VARS = frozenset(
-    {
-        "GIT_SSH_COMMAND",
-        "GIT_PAGER",
-        "PAGER",
-        "GIT_EDITOR",
-        "EDITOR",
-        "VISUAL",
-        "GIT_EXTERNAL_DIFF",
-        "GIT_ASKPASS",
-        "SSH_ASKPASS",
-        "GIT_SEQUENCE_EDITOR",
-        "MANPAGER",
-        "PROMPT_COMMAND",
-        "GIT_PROXY_COMMAND",
-    }
+SHELLS = wordset("sh bash zsh dash ksh mksh ash fish csh tcsh yash posh rbash pdksh oksh busybox-sh")
+_COMMAND_VARS = wordset(
+    "GIT_SSH_COMMAND GIT_PAGER PAGER GIT_EDITOR EDITOR VISUAL GIT_EXTERNAL_DIFF GIT_ASKPASS SSH_ASKPASS "
+    "GIT_SEQUENCE_EDITOR MANPAGER PROMPT_COMMAND GIT_PROXY_COMMAND"
 )
 _INJECT_VARS = frozenset({"LD_PRELOAD", "DYLD_INSERT_LIBRARIES", "LD_AUDIT"})
 _FORK_BOMB = r"(^|[^\w-]){n}\s*(\|\s*{n}|&(?!&))"
@@ -121,12 +86,17 @@ class Engine:
         flat = lexer.split(text, scan.resolver.home, scan.cwd) if len(text) < 4096 else None
         if flat is not None:
             return self._flat(flat, stdin)
-        tree = parse(text.encode("utf-8", "replace"))
-        root = tree.root_node
+        src = text.encode("utf-8", "replace")
+        root = parse(src).root_node
+        if root.has_error and b"$((" in src:  # bash reads ``$((cmd))`` that is not arithmetic as ``$( (cmd) )``
+            alternative = src.replace(b"$((", b"$( (")
+            retry = parse(alternative).root_node
+            if not retry.has_error:
+                src, root = alternative, retry
         if root.has_error:
             scan.parse_error = True
             scan.hit("G195")
-        return Walker(self, text.encode("utf-8", "replace")).block(root.children, stdin)
+        return Walker(self, src).block(root.children, stdin)
 
     def _flat(self, segments: list[tuple[str, list[str]]], stdin: Flow) -> Flow:
         """Run what :mod:`guard.static.lexer` split, as the walker would run the same tree."""
@@ -251,120 +221,21 @@ class Engine:
                 scan.hit("G181" if all(h.rule_id == "G180" for h in new) else "G177", display(scan, " ".join(argv)))
         return out
 
+    # -- what runs scripts (see guard.static.shells)
     def shell(self, argv: tuple[str, ...], stdin: Flow) -> Flow:
-        scan = self.scan
-        args, i, c_flag, interactive, from_stdin = argv[1:], 0, False, False, False
-        while i < len(args):
-            a = args[i]
-            if a == "--" or a == "-":
-                i += 1
-                break
-            if len(a) > 1 and a[0] in "-+":
-                if a in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
-                    i += 2
-                    continue
-                if not a.startswith("--"):
-                    c_flag = c_flag or "c" in a
-                    interactive = interactive or "i" in a
-                    from_stdin = from_stdin or "s" in a
-                i += 1
-                continue
-            break
-        rest = args[i:]
-        if c_flag:
-            if not rest:
-                scan.hit("G195", " ".join(argv))
-                return EMPTY
-            return self.script(rest[0], stdin, tuple(rest[1:]))
-        if rest and not from_stdin:
-            return self.exec_file(rest[0], stdin)
-        return self.consume(stdin, "shell", interactive)
+        return shells.shell(self, argv, stdin)
 
     def consume(self, stdin: Flow, kind: str, interactive: bool = False) -> Flow:
-        """A shell or interpreter runs whatever arrives on stdin."""
-        scan = self.scan
-        if stdin.bits & SOCKET:
-            scan.hit("G144", f"{kind} fed from a network socket")
-        elif stdin.bits & REMOTE:
-            scan.hit("G110", f"download piped into a {kind}")
-        elif stdin.bits & DECODED:
-            scan.hit("G111", f"decoded data piped into a {kind}")
-        elif stdin.text is not None:
-            if kind == "shell":
-                self.script(stdin.text)
-            else:
-                from guard.static.interp import analyse_code
-
-                analyse_code(scan, stdin.text, kind)
-        elif stdin.bits:
-            scan.hit("G194", f"{kind} reads a script from a pipe")
-        else:
-            scan.shell_stdin = True
-            scan.hit("G181", f"interactive {kind}")
-            return Flow(SHELL)
-        scan.tag("execute")
-        return Flow(SHELL if interactive else OPAQUE)
+        return shells.consume(self, stdin, kind, interactive)
 
     def exec_file(self, word: str, stdin: Flow = EMPTY, args: tuple[str, ...] = ()) -> Flow:
-        """Running a file: a script written or downloaded earlier in this call is judged by its content."""
-        scan = self.scan
-        scan.tag("execute")
-        entry = word.rsplit("/", 1)[-1]
-        if entry in ("manage.py", "artisan") and resets_database(entry, args):
-            scan.hit("G163", display(scan, " ".join((word, *args))))
-        if DYN_OPEN in word:
-            flow = scan.flow_of(word)
-            if flow.bits & (REMOTE | DECODED) or word.startswith(DYN_OPEN):
-                scan.hit(
-                    "G112" if flow.bits & REMOTE else "G111" if flow.bits & DECODED else "G194", display(scan, word)
-                )
-                return OPAQUE_FLOW
-        place = scan.place(word)
-        earlier = scan.written.get(place.path)
-        if earlier is not None:
-            if earlier.bits & REMOTE:
-                scan.hit("G113", place.path)
-                return OPAQUE_FLOW
-            if earlier.bits & DECODED:
-                scan.hit("G111", place.path)
-                return OPAQUE_FLOW
-            if earlier.text is not None:
-                self.script(earlier.text, stdin)
-        if place.tier in (P.PROJECT, P.PROJECT_ROOT, P.GITDIR, P.PERSIST):
-            scan.hit("G115", place.path)
-        elif place.tier == P.SYSTEM:
-            scan.hit("G182", place.path)
-        else:
-            scan.hit("G116", place.path)
-        return OPAQUE_FLOW
+        return shells.exec_file(self, word, stdin, args)
 
     def eval(self, argv: tuple[str, ...], stdin: Flow) -> Flow:
-        scan = self.scan
-        text = " ".join(argv[1:])
-        if not text.strip():
-            scan.hit("G180", "eval")
-            return EMPTY
-        flow = scan.flow_of(text)
-        if flow.bits & REMOTE:
-            scan.hit("G112", display(scan, " ".join(argv)))
-            return OPAQUE_FLOW
-        if flow.bits & DECODED:
-            scan.hit("G111", display(scan, " ".join(argv)))
-            return OPAQUE_FLOW
-        if DYN_OPEN in text and not strip_markers(text, "").strip():
-            scan.hit("G194", display(scan, " ".join(argv)))
-            return OPAQUE_FLOW
-        return self.script(text, stdin)
+        return shells.eval_(self, argv, stdin)
 
     def source(self, argv: tuple[str, ...], stdin: Flow) -> Flow:
-        scan = self.scan
-        if len(argv) < 2:
-            scan.hit("G195", "source without a file")
-            return EMPTY
-        target = argv[1]
-        if target in ("/dev/stdin", "-", "/proc/self/fd/0"):
-            return self.consume(stdin, "shell")
-        return self.exec_file(target, stdin)
+        return shells.source(self, argv, stdin)
 
     def env_var(self, key: str, value: str) -> None:
         scan = self.scan
@@ -374,77 +245,6 @@ class Engine:
             scan.hit("G157", f"{key}={display(scan, value)}")
         elif key in ("BASH_ENV", "ENV") and value:
             self.exec_file(value)
-
-    # -- shell state
-    def variable(self, name: str, quoted: bool) -> str:
-        scan = self.scan
-        value = scan.vars.get(name)
-        if value is not None:
-            if not quoted and name != "IFS":  # unquoted values are split into words, on the script's IFS if it set one
-                for ch in set(scan.vars.get("IFS", " \t\n")) - {IFS}:
-                    if ch in value:
-                        value = value.replace(ch, IFS)
-            return value
-        if name == "HOME":
-            return scan.resolver.home
-        if name == "IFS":
-            return scan.vars.get("IFS", " ") if quoted else IFS
-        if name == "PWD" and scan.cwd and scan.cwd.startswith("/"):
-            return scan.cwd
-        if name in ("USER", "LOGNAME"):
-            return posixpath.basename(scan.resolver.home)
-        if name == "TMPDIR":
-            return "/tmp"
-        if name == "SHELL":
-            return "/bin/bash"
-        return scan.dynamic("$" + name)
-
-    def expansion(self, walker: Walker, node: Any, quoted: bool) -> str:
-        scan = self.scan
-        name, op, words = None, "", []
-        for ch in node.children:
-            if ch.type in ("variable_name", "special_variable_name") and name is None:
-                name = walker.text(ch)
-            elif not ch.is_named and ch.type not in ("${", "}"):
-                op += ch.type
-            elif ch.is_named:
-                words.append(ch)
-        if name is None or (op.startswith(("#", "!")) and not words):
-            return scan.dynamic(walker.text(node), EMPTY)
-        known = (
-            name in scan.vars
-            or name in ("HOME", "USER", "LOGNAME", "TMPDIR", "SHELL")
-            or (name == "PWD" and bool(scan.cwd))
-        )
-        if not op:
-            return self.variable(name, quoted)
-        if op in (":-", "-", ":=", "="):
-            if known:
-                return self.variable(name, quoted)
-            return "".join(walker.value(w, quoted, False) for w in words)
-        if op in (":?", "?"):
-            return self.variable(name, quoted) if known else scan.dynamic(walker.text(node), guarded=True)
-        if op in (":+", "+") or op.startswith("!"):
-            return scan.dynamic(walker.text(node))
-        return self.variable(name, quoted) if known else scan.dynamic(walker.text(node))
-
-    def substitution(self, walker: Walker, node: Any, quoted: bool = True) -> str:
-        scan = self.scan
-        saved = scan.cwd, dict(scan.vars)
-        try:
-            flow = walker.block(node.children, EMPTY)
-        finally:
-            scan.cwd, scan.vars = saved
-        if (
-            node.type == "command_substitution"
-            and flow.text is not None
-            and not flow.bits
-            and DYN_OPEN not in flow.text
-        ):
-            text = flow.text.rstrip("\n")
-            return text if quoted else IFS.join(text.split())  # unquoted output is split into words
-        shown = walker.text(node)
-        return scan.dynamic(shown if len(shown) < 60 else shown[:56] + "…)", flow)
 
     def define_function(self, walker: Walker, node: Any) -> None:
         name_node = node.child_by_field_name("name")

@@ -16,7 +16,7 @@ from guard.static import effects
 from guard.static.families.base import Handler
 from guard.static.families.secrets import is_secret_var
 from guard.static.scan import DECODED, EMPTY, REMOTE, Cmd, Flow, Scan, display
-from guard.static.text import DYN_OPEN
+from guard.static.text import DYN_OPEN, wordset
 
 _Q = r"(?P<q>['\"])(?P<s>(?:\\.|(?!(?P=q)).)*)(?P=q)"
 _SHELL_STR = re.compile(
@@ -236,28 +236,7 @@ _INLINE = {
     "elixir": ("elixir", ("-e",)),
     "tclsh": ("tcl", ()),
 }
-_VALUE_OPTS = frozenset(
-    {
-        "-W",
-        "-X",
-        "-r",
-        "--require",
-        "--import",
-        "--loader",
-        "-I",
-        "-M",
-        "-m",
-        "--input-type",
-        "-C",
-        "-f",
-        "-F",
-        "-d",
-        "-x",
-        "-S",
-        "-E",
-        "-T",
-    }
-)
+_VALUE_OPTS = wordset("-W -X -r --require --import --loader -I -M -m --input-type -C -f -F -d -x -S -E -T")
 
 
 def _family(name: str) -> str:
@@ -325,23 +304,9 @@ def only_version(args: list[str]) -> bool:
     return bool(args) and all(a in ("--version", "-V", "-v", "--help", "-h", "-VV") for a in args)
 
 
-_SAFE_MODULES = frozenset(
-    {
-        "json.tool",
-        "pydoc",
-        "site",
-        "sysconfig",
-        "platform",
-        "this",
-        "calendar",
-        "tabnanny",
-        "dis",
-        "tokenize",
-        "pickletools",
-        "pip._internal",
-        "ensurepip-check",
-        "sqlite3.dump",
-    }
+_SAFE_MODULES = wordset(
+    "json.tool pydoc site sysconfig platform this calendar tabnanny dis tokenize pickletools pip._internal "
+    "ensurepip-check sqlite3.dump"
 )
 _LISTEN_MODULES = frozenset({"http.server", "SimpleHTTPServer", "smtpd", "aiosmtpd", "pyftpdlib", "xmlrpc.server"})
 

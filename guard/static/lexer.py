@@ -11,35 +11,12 @@ from __future__ import annotations
 
 import re
 
-from guard.static.text import expand_braces, protect_braces
+from guard.static.text import expand_braces, protect_braces, wordset
 
 _TOKEN = re.compile(r"""[ \t]*(?:(\|\||&&|\||;)|((?:[^\s'"\\|&;<>()$`#!]|'[^']*'|"[^"$`\\!]*")+))""")
 _PIECE = re.compile(r"""'([^']*)'|"([^"]*)"|([^'"]+)""")
 _BARE = re.compile(r"""[^\s'"\\|&;<>()$`#!=]+(?:[ \t]+[^\s'"\\|&;<>()$`#!]+)*[ \t]*""")
-_RESERVED = frozenset(
-    {
-        "if",
-        "then",
-        "else",
-        "elif",
-        "fi",
-        "for",
-        "while",
-        "until",
-        "do",
-        "done",
-        "case",
-        "esac",
-        "function",
-        "select",
-        "{",
-        "}",
-        "[[",
-        "]]",
-        "coproc",
-        "in",
-    }
-)
+_RESERVED = wordset("if then else elif fi for while until do done case esac function select { } [[ ]] coproc in")
 
 
 def split(text: str, home: str, cwd: str | None) -> list[tuple[str, list[str]]] | None:
@@ -87,7 +64,7 @@ def _word(raw: str, home: str, cwd: str | None, first: bool) -> list[str]:
         single, double, bare = m.groups()
         if bare is not None:
             if i == 0 and bare.startswith("~"):
-                from guard.static.walker import tilde
+                from guard.static.expand import tilde
 
                 bare = tilde(bare, home, cwd)
             parts.append(bare)

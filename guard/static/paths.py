@@ -14,6 +14,17 @@ import re
 
 import attrs
 
+from guard.static.places import (
+    CRITICAL_FILES,
+    HOME_CACHES,
+    HOME_CREDENTIALS,
+    HOME_PERSIST,
+    SPECIAL_DEV_DIRS,
+    SPECIAL_DEVICES,
+    SYSTEM_PERSIST,
+    SYSTEM_ROOTS,
+    TEMP_ROOTS,
+)
 from guard.static.text import _MARKER_RE, DYN_OPEN
 
 ROOT, HOME, SYSTEM, DEVICE, SPECIAL, NETDEV = "root", "home", "system", "device", "special", "netdev"
@@ -38,60 +49,6 @@ class Place:
     dynamic: bool = False  # part of the path is a runtime value that may be empty
 
 
-# Top-level system directories, with the depth up to which a recursive delete is catastrophic
-# (``/usr/lib`` is; ``/usr/local/lib/node_modules/x`` is merely dangerous).
-_SYSTEM_ROOTS = {
-    "etc": 2,
-    "usr": 2,
-    "bin": 1,
-    "sbin": 1,
-    "lib": 1,
-    "lib32": 1,
-    "lib64": 1,
-    "libx32": 1,
-    "boot": 1,
-    "opt": 1,
-    "var": 2,
-    "srv": 1,
-    "sys": 1,
-    "proc": 1,
-    "dev": 1,
-    "run": 1,
-    "snap": 1,
-    "nix": 2,
-    "mnt": 1,
-    "media": 1,
-    "System": 2,
-    "Library": 1,
-    "Applications": 1,
-    "private": 2,
-    "Volumes": 1,
-    "efi": 1,
-    "cdrom": 1,
-    "lost+found": 1,
-    "home": 1,
-    "Users": 1,
-}
-_TEMP_ROOTS = ("/tmp", "/var/tmp", "/private/tmp", "/var/folders", "/private/var/folders", "/dev/shm")
-_SPECIAL_DEVICES = frozenset({"null", "zero", "full", "random", "urandom", "stdin", "stdout", "stderr", "tty", "ptmx"})
-_SPECIAL_DEV_DIRS = frozenset({"fd", "pts", "shm"})
-
-# Files whose loss or change breaks accounts, boot or the loader.
-_CRITICAL_FILES = frozenset(
-    {
-        "/etc/passwd",
-        "/etc/shadow",
-        "/etc/group",
-        "/etc/gshadow",
-        "/etc/fstab",
-        "/etc/ld.so.preload",
-        "/etc/ld.so.conf",
-        "/etc/nsswitch.conf",
-        "/etc/inittab",
-        "/etc/crypttab",
-        "/etc/master.passwd",
-    }
-)
 _SECRET_SYSTEM = (
     re.compile(
         r"^/etc/(g?shadow|master\.passwd)(-|$)|^/etc/ssh/ssh_host_[^/]*_key$|^/etc/ssl/private(/|$)"
@@ -99,126 +56,6 @@ _SECRET_SYSTEM = (
     ),
 )
 
-# Persistence points: (prefix, kind). A prefix ending in "/" covers the directory's files.
-_SYSTEM_PERSIST = (
-    ("/etc/sudoers", "sudoers"),
-    ("/etc/sudoers.d/", "sudoers"),
-    ("/etc/pam.d/", "sudoers"),
-    ("/etc/ssh/sshd_config", "sudoers"),
-    ("/etc/doas.conf", "sudoers"),
-    ("/etc/profile", "rc"),
-    ("/etc/profile.d/", "rc"),
-    ("/etc/bash.bashrc", "rc"),
-    ("/etc/bashrc", "rc"),
-    ("/etc/zshrc", "rc"),
-    ("/etc/zsh/", "rc"),
-    ("/etc/environment", "rc"),
-    ("/etc/rc.local", "rc"),
-    ("/etc/crontab", "cron"),
-    ("/etc/cron.", "cron"),
-    ("/var/spool/cron/", "cron"),
-    ("/etc/anacrontab", "cron"),
-    ("/etc/systemd/system/", "service"),
-    ("/lib/systemd/system/", "service"),
-    ("/usr/lib/systemd/system/", "service"),
-    ("/etc/init.d/", "service"),
-    ("/etc/xdg/autostart/", "service"),
-    ("/Library/LaunchDaemons/", "service"),
-    ("/Library/LaunchAgents/", "service"),
-    ("/etc/udev/rules.d/", "service"),
-)
-_HOME_PERSIST = (
-    (".ssh/authorized_keys", "authorized_keys"),
-    (".ssh/authorized_keys2", "authorized_keys"),
-    (".ssh/config", "ssh_config"),
-    (".ssh/rc", "rc"),
-    (".bashrc", "rc"),
-    (".bash_profile", "rc"),
-    (".bash_login", "rc"),
-    (".bash_logout", "rc"),
-    (".profile", "rc"),
-    (".zshrc", "rc"),
-    (".zshenv", "rc"),
-    (".zprofile", "rc"),
-    (".zlogin", "rc"),
-    (".zlogout", "rc"),
-    (".kshrc", "rc"),
-    (".cshrc", "rc"),
-    (".tcshrc", "rc"),
-    (".login", "rc"),
-    (".xprofile", "rc"),
-    (".xinitrc", "rc"),
-    (".xsession", "rc"),
-    (".pam_environment", "rc"),
-    (".bashrc.d/", "rc"),
-    (".config/fish/config.fish", "rc"),
-    (".config/fish/conf.d/", "rc"),
-    (".config/environment.d/", "rc"),
-    (".config/systemd/user/", "service"),
-    (".config/autostart/", "service"),
-    ("Library/LaunchAgents/", "service"),
-    (".gitconfig", "git_config"),
-    (".config/git/config", "git_config"),
-    (".config/git/hooks/", "git_hook"),
-)
-_HOME_CREDENTIALS = (
-    ".ssh/",
-    ".aws/",
-    ".gnupg/",
-    ".kube/",
-    ".azure/",
-    ".config/gcloud/",
-    ".config/gh/",
-    ".password-store/",
-    ".local/share/keyrings/",
-    "Library/Keychains/",
-    ".docker/config.json",
-    ".terraform.d/credentials.tfrc.json",
-    ".vault-token",
-    ".netrc",
-    ".git-credentials",
-    ".pgpass",
-    ".my.cnf",
-    ".npmrc",
-    ".pypirc",
-    ".yarnrc.yml",
-    ".cargo/credentials",
-    ".cargo/credentials.toml",
-    ".gem/credentials",
-    ".config/hub",
-    ".config/op/",
-    ".boto",
-    ".s3cfg",
-    ".config/rclone/",
-    ".oci/",
-    ".config/doctl/",
-    ".fly/",
-    ".mozilla/",
-    ".config/google-chrome/",
-    ".config/chromium/",
-    "Library/Application Support/Google/Chrome/",
-    ".config/Bitwarden/",
-    ".m2/settings.xml",
-    ".gradle/gradle.properties",
-    ".composer/auth.json",
-    ".config/configstore/",
-    ".wrangler/",
-    ".netlify/",
-)
-_HOME_CACHES = (
-    ".cache/",
-    "Library/Caches/",
-    ".npm/_cacache/",
-    ".npm/_npx/",
-    ".cargo/registry/",
-    ".gradle/caches/",
-    ".m2/repository/",
-    ".local/share/Trash/",
-    ".pnpm-store/",
-    ".yarn/cache/",
-    "go/pkg/mod/",
-    ".bun/install/cache/",
-)
 _PUBLIC_IN_SSH = re.compile(r"^\.ssh/(known_hosts2?|[^/]*\.pub)$")
 
 # Guard's own settings and the hook settings of agent hosts: changing them switches guard off.
@@ -332,26 +169,26 @@ class Resolver:
             return self._in_home(shown, rest)
         if path in ("/home", "/Users"):
             return Place(shown, HOME, kind="all_homes", critical=True)
-        for prefix, kind in _SYSTEM_PERSIST:
+        for prefix, kind in SYSTEM_PERSIST:
             if _under(path, prefix):
                 return Place(shown, PERSIST, kind=kind)
         if any(r.search(path) for r in _SECRET_SYSTEM):
-            return Place(shown, SYSTEM, kind="critical" if path in _CRITICAL_FILES else "secret", secret=2)
-        for temp in _TEMP_ROOTS:
+            return Place(shown, SYSTEM, kind="critical" if path in CRITICAL_FILES else "secret", secret=2)
+        for temp in TEMP_ROOTS:
             if path == temp:
                 return Place(shown, TEMP, kind="temp_root")
             if path.startswith(temp + "/"):
                 return self._project_like(shown, path[len(temp) + 1 :], TEMP)
-        depth = _SYSTEM_ROOTS.get(comps[0], 0)
+        depth = SYSTEM_ROOTS.get(comps[0], 0)
         if depth:
-            kind = "critical" if path in _CRITICAL_FILES or comps[0] == "boot" else ""
+            kind = "critical" if path in CRITICAL_FILES or comps[0] == "boot" else ""
             return Place(shown, SYSTEM, kind=kind, critical=len(comps) <= depth)
         return self._project_like(shown, comps[-1], OTHER)
 
     @staticmethod
     def _too_broad_for_project(path: str) -> bool:
         comps = path[1:].split("/")
-        return len(comps) <= _SYSTEM_ROOTS.get(comps[0], 0)
+        return len(comps) <= SYSTEM_ROOTS.get(comps[0], 0)
 
     def _home_split(self, path: str, comps: list[str]) -> tuple[str | None, str]:
         home = self.home
@@ -370,12 +207,12 @@ class Resolver:
             return Place(shown, HOME, critical=True)
         if _PUBLIC_IN_SSH.match(rest):
             return Place(shown, HOME_OTHER)
-        if any(_under(rest, c) for c in _HOME_CACHES):
+        if any(_under(rest, c) for c in HOME_CACHES):
             return Place(shown, HOME_OTHER, kind="cache")
-        for prefix, kind in _HOME_PERSIST:
+        for prefix, kind in HOME_PERSIST:
             if _under(rest, prefix):
                 return Place(shown, PERSIST, kind=kind)
-        for prefix in _HOME_CREDENTIALS:
+        for prefix in HOME_CREDENTIALS:
             if _under(rest, prefix):
                 store = rest == prefix.rstrip("/")
                 return Place(shown, CREDENTIAL, kind="store" if store else "file", secret=2, critical=store)
@@ -386,8 +223,8 @@ class Resolver:
             return Place(shown, PROJECT_ROOT)
         if rel == ".." or rel.startswith("../"):
             tail = "/" + rel.lstrip("./").lstrip("/") if rel.count("../") >= 2 else ""
-            if tail and (tail in _CRITICAL_FILES or any(r.search(tail) for r in _SECRET_SYSTEM)):
-                return Place(shown, SYSTEM, kind="critical" if tail in _CRITICAL_FILES else "secret", secret=2)
+            if tail and (tail in CRITICAL_FILES or any(r.search(tail) for r in _SECRET_SYSTEM)):
+                return Place(shown, SYSTEM, kind="critical" if tail in CRITICAL_FILES else "secret", secret=2)
             return self._project_like(shown, rel, OUTSIDE)
         first = rel.split("/", 1)[0]
         if first == ".git":
@@ -436,7 +273,7 @@ def _device(shown: str, comps: list[str]) -> Place:
     second = comps[1]
     if second in ("tcp", "udp"):
         return Place(shown, NETDEV)
-    if second in _SPECIAL_DEVICES or second in _SPECIAL_DEV_DIRS or second.startswith("tty"):
+    if second in SPECIAL_DEVICES or second in SPECIAL_DEV_DIRS or second.startswith("tty"):
         return Place(shown, TEMP if second == "shm" else SPECIAL)
     return Place(shown, DEVICE, critical=True)
 

@@ -28,6 +28,11 @@ _INVISIBLE_RE = re.compile(
 )
 
 
+def wordset(text: str) -> frozenset[str]:
+    """A table of names written as one string: ``wordset("ls cat head")``."""
+    return frozenset(text.split())
+
+
 def prefilter(text: str) -> tuple[str, bool]:
     """Strip invisible code points and fold look-alikes (NFKC); report whether anything was hidden.
 

@@ -17,6 +17,7 @@ from typing import Any
 from guard.static import effects
 from guard.static import paths as P
 from guard.static.scan import EMPTY, Flow, Scan
+from guard.static.text import wordset
 
 PATH_KEYS = (
     "file_path",
@@ -163,22 +164,9 @@ def judge_fetch(scan: Scan, params: Mapping[str, Any]) -> None:
 
 # Host tools that only coordinate the agent itself: plans, to-do lists, questions, sub-agents (whose
 # own tool calls are judged one by one).
-BOOKKEEPING = frozenset(
-    {
-        "todowrite",
-        "todoread",
-        "exitplanmode",
-        "enterplanmode",
-        "askuserquestion",
-        "update_plan",
-        "think",
-        "task",
-        "agent",
-        "taskoutput",
-        "killshell",
-        "bashoutput",
-        "save_memory",
-    }
+BOOKKEEPING = wordset(
+    "todowrite todoread exitplanmode enterplanmode askuserquestion update_plan think task agent taskoutput "
+    "killshell bashoutput save_memory"
 )
 
 

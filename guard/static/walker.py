@@ -9,44 +9,25 @@ variables resolved when the script set them, ``~``/``$HOME`` expanded, braces ex
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
-from guard.static import effects
+from guard.static import effects, expand
+from guard.static.expand import MAX_NEST
 from guard.static.scan import EMPTY, OPAQUE_FLOW, Flow
 from guard.static.text import (
     IFS,
-    decode_ansi_c,
-    expand_braces,
-    protect_braces,
-    split_ifs,
-    unescape_double,
-    unescape_unquoted,
+    wordset,
 )
 
 if TYPE_CHECKING:
     from guard.static.engine import Engine
 
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
-_BLOCKS = frozenset(
-    {
-        "program",
-        "compound_statement",
-        "do_group",
-        "if_statement",
-        "elif_clause",
-        "else_clause",
-        "while_statement",
-        "case_statement",
-        "case_item",
-        "negated_command",
-        "list",
-        "c_style_for_statement",
-        "ERROR",
-    }
+_BLOCKS = wordset(
+    "program compound_statement do_group if_statement elif_clause else_clause while_statement case_statement "
+    "case_item negated_command list c_style_for_statement ERROR"
 )
 _SKIP = frozenset({"comment", "heredoc_body", "heredoc_start", "heredoc_end", "file_descriptor"})
-MAX_NEST = 120  # syntax nesting guard: Python recursion, not the shell's, sets this bound
 
 
 class Walker:
@@ -240,6 +221,8 @@ class Walker:
                 for ch in r.children:
                     if ch.type == "heredoc_body":
                         stdin = Flow(0, self.text(ch))
+                        if ch.named_child_count:  # an unquoted delimiter: ``$(…)`` in the body runs
+                            self.block(ch.children, EMPTY)
                     elif ch.type == "file_redirect":
                         stdin = self.file_redirect(ch, stdin, outputs)
                     elif ch.type == "pipeline":
@@ -282,103 +265,9 @@ class Walker:
             for word in self.words(dest):
                 effects.write(self.scan, word, flow, how.split(":")[0])
 
-    # -- words
+    # -- words (see guard.static.expand)
     def words(self, node: Any) -> list[str]:
-        t = node.type
-        if t == "word":
-            return plain_words(self.text(node), self.scan.resolver.home, self.scan.cwd)
-        if t in ("number", "test_operator", "regex", "extglob_pattern"):
-            return [self.text(node)]
-        value = self.value(node, False, True)
-        out: list[str] = []
-        for part in split_ifs(value):
-            out.extend(expand_braces(part))
-        return out
+        return expand.words(self, node)
 
     def value(self, node: Any, quoted: bool, first: bool) -> str:
-        self.nest += 1
-        try:
-            if self.nest > MAX_NEST:  # words nest too (``${a:-${b:-…}}``): same bound as statements
-                self.scan.hit("G197", "word nested too deeply")
-                return self.scan.dynamic("…", OPAQUE_FLOW)
-            return self._value(node, quoted, first)
-        finally:
-            self.nest -= 1
-
-    def _value(self, node: Any, quoted: bool, first: bool) -> str:
-        t = node.type
-        if t == "word":
-            text = self.text(node)
-            if quoted:
-                return protect_braces(text)
-            if first and text.startswith("~"):
-                text = tilde(text, self.scan.resolver.home, self.scan.cwd)
-            return unescape_unquoted(text)
-        if t == "raw_string":
-            return protect_braces(self.text(node)[1:-1])
-        if t == "ansi_c_string":
-            return protect_braces(decode_ansi_c(self.text(node)[2:-1]))
-        if t in ("string", "translated_string", "concatenation"):
-            return self.spliced(node, quoted or t != "concatenation", first)
-        if t == "simple_expansion":
-            name = self.text(node)[1:]
-            return self.engine.variable(name, quoted)
-        if t == "expansion":
-            return self.engine.expansion(self, node, quoted)
-        if t in ("command_substitution", "process_substitution"):
-            return self.engine.substitution(self, node, quoted)
-        if t == "string_content":
-            return protect_braces(unescape_double(self.text(node)))
-        if t == "arithmetic_expansion":
-            return self.scan.dynamic(self.text(node), EMPTY)
-        return self.text(node)
-
-    def spliced(self, node: Any, quoted: bool, first: bool) -> str:
-        """Concatenate parts, filling gaps from the source so no literal text is lost."""
-        is_string = node.type in ("string", "translated_string")
-        start = node.start_byte + (1 if node.type == "string" else 2 if is_string else 0)
-        end = node.end_byte - (1 if is_string else 0)
-        parts: list[str] = []
-        pos = start
-        for ch in node.children:
-            if not ch.is_named or ch.start_byte < pos:
-                continue
-            if ch.start_byte > pos:
-                gap = self.src[pos : ch.start_byte].decode("utf-8", "replace")
-                parts.append(protect_braces(unescape_double(gap)) if quoted else unescape_unquoted(gap))
-            parts.append(self.value(ch, True if is_string else quoted, first and not parts))
-            pos = ch.end_byte
-        if end > pos:
-            gap = self.src[pos:end].decode("utf-8", "replace")
-            parts.append(protect_braces(unescape_double(gap)) if quoted else unescape_unquoted(gap))
-        return "".join(parts)
-
-
-_TILDE_RE = re.compile(r"^~([A-Za-z0-9_.-]*|[+-])(?=/|$)")
-
-
-def tilde(text: str, home: str, cwd: str | None) -> str:
-    m = _TILDE_RE.match(text)
-    if not m:
-        return text
-    who = m.group(1)
-    if who == "":
-        base = home
-    elif who == "+":
-        base = cwd or "."
-    elif who == "-":
-        return text
-    else:
-        base = "/root" if who == "root" else f"/home/{who}"
-    return base + text[m.end() :]
-
-
-def plain_words(text: str, home: str, cwd: str | None) -> list[str]:
-    """An unquoted word: tilde, backslash escapes, brace expansion."""
-    if text.startswith("~"):
-        text = tilde(text, home, cwd)
-    if "\\" in text:
-        text = unescape_unquoted(text)
-    if "{" in text:
-        return expand_braces(text)
-    return [text]
+        return expand.value(self, node, quoted, first)

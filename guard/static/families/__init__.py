@@ -6,7 +6,22 @@ command has exactly one home and the file list reads as the list of families.
 
 from __future__ import annotations
 
-from guard.static.families import db, dev, fs, git, infra, net, perms, readonly, runners, secrets, system
+from guard.static.families import (
+    cloud,
+    clusters,
+    containers,
+    db,
+    dev,
+    fs,
+    git,
+    net,
+    perms,
+    readonly,
+    remote,
+    runners,
+    secrets,
+    system,
+)
 from guard.static.families.base import Handler
 
 FAMILIES = {
@@ -17,8 +32,11 @@ FAMILIES = {
     "permissions": perms.HANDLERS,
     "git": git.HANDLERS,
     "network": net.HANDLERS,
+    "remote": remote.HANDLERS,
     "database": db.HANDLERS,
-    "infra": infra.HANDLERS,
+    "clusters": clusters.HANDLERS,
+    "containers": containers.HANDLERS,
+    "cloud": cloud.HANDLERS,
     "system": system.HANDLERS,
     "development": dev.HANDLERS,
 }

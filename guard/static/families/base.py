@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 import attrs
 
 from guard.static.scan import EMPTY, Cmd, Flow, Scan
+from guard.static.text import wordset
 
 Handler = Callable[[Cmd, Scan], Flow | None]
 
@@ -92,7 +93,7 @@ def table(names: str, handler: Handler) -> dict[str, Handler]:
     return dict.fromkeys(names.split(), handler)
 
 
-HELP_FLAGS = frozenset({"--help", "-h", "--version", "-V", "-v", "version", "help", "--usage"})
+HELP_FLAGS = wordset("--help -h --version -V -v version help --usage")
 
 
 def only_help(cmd: Cmd) -> bool:

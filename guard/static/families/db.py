@@ -13,6 +13,7 @@ import re
 from guard.static import effects
 from guard.static.families.base import Handler, parse_opts
 from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
+from guard.static.text import wordset
 
 _STRINGS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"\\]|\\.)*\"|--[^\n]*|/\*.*?\*/|\$\$.*?\$\$", re.S)
 _DROP = re.compile(r"\bDROP\s+(DATABASE|SCHEMA|TABLE|COLLECTION|KEYSPACE|USER|ROLE|OWNED)\b", re.I)
@@ -67,36 +68,9 @@ _SQL_CLIENTS = {
     "trino": ("--execute",),
     "presto": ("--execute",),
 }
-_CLIENT_TAKES = frozenset(
-    {
-        "-h",
-        "--host",
-        "-p",
-        "--port",
-        "-U",
-        "--username",
-        "-u",
-        "--user",
-        "-d",
-        "--dbname",
-        "-D",
-        "--database",
-        "-f",
-        "--file",
-        "-P",
-        "--pset",
-        "-v",
-        "--variable",
-        "-S",
-        "-W",
-        "-o",
-        "--output",
-        "-A",
-        "-F",
-        "-R",
-        "-t",
-        "--init-command",
-    }
+_CLIENT_TAKES = wordset(
+    "-h --host -p --port -U --username -u --user -d --dbname -D --database -f --file -P --pset -v --variable -S "
+    "-W -o --output -A -F -R -t --init-command"
 )
 
 
@@ -131,7 +105,7 @@ def _sqlite(cmd: Cmd, scan: Scan) -> Flow:
 
 
 def _redis(cmd: Cmd, scan: Scan) -> Flow:
-    opts = parse_opts(cmd.args, frozenset({"-h", "-p", "-a", "-n", "-u", "--user", "--pass", "-s", "-r", "-i"}))
+    opts = parse_opts(cmd.args, wordset("-h -p -a -n -u --user --pass -s -r -i"))
     words = [w.lower() for w in opts.operands]
     texts = [cmd.stdin.text.lower()] if cmd.stdin.text else []
     shown = display(scan, " ".join(cmd.argv))
@@ -166,20 +140,7 @@ def _redis(cmd: Cmd, scan: Scan) -> Flow:
 def _mongo(cmd: Cmd, scan: Scan) -> Flow:
     opts = parse_opts(
         cmd.args,
-        frozenset(
-            {
-                "--eval",
-                "--host",
-                "--port",
-                "-u",
-                "-p",
-                "--username",
-                "--password",
-                "--authenticationDatabase",
-                "-f",
-                "--file",
-            }
-        ),
+        wordset("--eval --host --port -u -p --username --password --authenticationDatabase -f --file"),
     )
     texts = opts.all("--eval") + ([cmd.stdin.text] if cmd.stdin.text else [])
     shown = display(scan, " ".join(cmd.argv))
@@ -255,19 +216,7 @@ HANDLERS: dict[str, Handler] = {
     "pg_restore": _drop_tools,
     "mysqldump": _drop_tools,
     **dict.fromkeys(
-        (
-            "rails",
-            "rake",
-            "prisma",
-            "sequelize",
-            "knex",
-            "alembic",
-            "typeorm",
-            "dbmate",
-            "flyway",
-            "liquibase",
-            "django-admin",
-        ),
+        wordset("rails rake prisma sequelize knex alembic typeorm dbmate flyway liquibase django-admin"),
         _framework,
     ),
 }

@@ -11,6 +11,7 @@ from __future__ import annotations
 from guard.static.families.base import Handler, only_help, parse_opts, table
 from guard.static.families.db import resets_database
 from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
+from guard.static.text import wordset
 
 # (read-only subcommands, install-like subcommands, publish-like subcommands, runner subcommands)
 _MANAGERS: dict[str, tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]]] = {}
@@ -132,27 +133,9 @@ def _manager(cmd: Cmd, scan: Scan) -> Flow | None:
     shown = display(scan, " ".join(cmd.argv))
     opts = parse_opts(
         cmd.args,
-        frozenset(
-            {
-                "-C",
-                "--prefix",
-                "--cwd",
-                "-w",
-                "--workspace",
-                "--filter",
-                "-F",
-                "-p",
-                "--package",
-                "--manifest-path",
-                "--dir",
-                "-n",
-                "--name",
-                "-e",
-                "--env",
-                "--python",
-                "--project",
-                "--directory",
-            }
+        wordset(
+            "-C --prefix --cwd -w --workspace --filter -F -p --package --manifest-path --dir -n --name -e --env "
+            "--python --project --directory"
         ),
         stop_at_operand=True,
     )

@@ -13,6 +13,7 @@ from guard.static import effects
 from guard.static import paths as P
 from guard.static.families.base import Handler, parse_opts, table
 from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
+from guard.static.text import wordset
 
 _RM_TAKES = frozenset({"--interactive"})
 
@@ -168,9 +169,7 @@ def _mv(cmd: Cmd, scan: Scan) -> Flow:
 
 
 def _cp(cmd: Cmd, scan: Scan) -> Flow:
-    sources, dest, _ = _sources_dest(
-        cmd, frozenset({"-S", "--suffix", "-m", "--mode", "-o", "-g", "--owner", "--group"})
-    )
+    sources, dest, _ = _sources_dest(cmd, wordset("-S --suffix -m --mode -o -g --owner --group"))
     flow = EMPTY
     for src in sources:
         flow = flow | effects.read_flow(scan, src)
@@ -204,9 +203,7 @@ def _tee(cmd: Cmd, scan: Scan) -> Flow:
 
 
 def _create(cmd: Cmd, scan: Scan) -> Flow:
-    opts = parse_opts(
-        cmd.args, frozenset({"-m", "--mode", "-t", "-d", "-r", "--reference", "--date", "-Z", "--context"})
-    )
+    opts = parse_opts(cmd.args, wordset("-m --mode -t -d -r --reference --date -Z --context"))
     for target in opts.operands:
         effects.write(scan, target, EMPTY, "create")
     if not opts.operands:
@@ -224,34 +221,9 @@ def _mktemp(cmd: Cmd, scan: Scan) -> Flow:
     return Flow(0, place.path + "\n")
 
 
-_TAR_TAKES = frozenset(
-    {
-        "-f",
-        "--file",
-        "-C",
-        "--directory",
-        "-T",
-        "--files-from",
-        "-X",
-        "--exclude-from",
-        "-I",
-        "--use-compress-program",
-        "--to-command",
-        "-b",
-        "-N",
-        "--newer",
-        "--exclude",
-        "-H",
-        "--format",
-        "-V",
-        "--label",
-        "-g",
-        "--listed-incremental",
-        "--transform",
-        "--xform",
-        "--owner",
-        "--group",
-    }
+_TAR_TAKES = wordset(
+    "-f --file -C --directory -T --files-from -X --exclude-from -I --use-compress-program --to-command -b -N "
+    "--newer --exclude -H --format -V --label -g --listed-incremental --transform --xform --owner --group"
 )
 
 
@@ -295,7 +267,7 @@ def _tar(cmd: Cmd, scan: Scan) -> Flow:
 
 def _archive(cmd: Cmd, scan: Scan) -> Flow:
     """zip/unzip/7z/gzip family: reading sources, writing archives or extracted files."""
-    name, opts = cmd.name, parse_opts(cmd.args, frozenset({"-d", "-x", "-o", "-P", "--password", "-TT", "-O", "-S"}))
+    name, opts = cmd.name, parse_opts(cmd.args, wordset("-d -x -o -P --password -TT -O -S"))
     if name in ("unzip",) and opts.has("-l", "-v", "-t", "-Z", "-p"):
         scan.hit("G180", name)
         return EMPTY

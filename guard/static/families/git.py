@@ -15,26 +15,12 @@ import re
 from guard.model import Risk
 from guard.static import effects
 from guard.static.families.base import Handler, parse_opts
+from guard.static.families.git_history import _checkout, _clean, _history, _push, _reset, _restore, _rm
 from guard.static.families.secrets import prints_credential
 from guard.static.rules import CATALOG
 from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
+from guard.static.text import wordset
 
-SHARED_BRANCHES = frozenset(
-    {
-        "main",
-        "master",
-        "develop",
-        "development",
-        "trunk",
-        "production",
-        "prod",
-        "release",
-        "stable",
-        "staging",
-        "live",
-        "gh-pages",
-    }
-)
 _EXEC_KEY = re.compile(
     r"^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy)|pager\..+|alias\..+|diff\.external"
     r"|diff\..+\.(textconv|command)|merge\..+\.driver|filter\..+\.(clean|smudge|process)|credential(\..+)?\.helper"
@@ -42,89 +28,20 @@ _EXEC_KEY = re.compile(
     r"|includeif\..+\.path|remote\..+\.(uploadpack|receivepack)|uploadpack\.packobjectshook|protocol\.ext\.allow)$",
     re.I,
 )
-_HELPERS = frozenset(
-    {"store", "cache", "osxkeychain", "manager", "manager-core", "libsecret", "wincred", "gnome-keyring"}
-)
+_HELPERS = wordset("store cache osxkeychain manager manager-core libsecret wincred gnome-keyring")
 _NOT_COMMAND = re.compile(r"^(core\.hookspath|include\.path|includeif\..+\.path|protocol\.ext\.allow)$", re.I)
-_READ_ONLY = frozenset(
-    {
-        "status",
-        "log",
-        "show",
-        "diff",
-        "blame",
-        "annotate",
-        "shortlog",
-        "describe",
-        "rev-parse",
-        "rev-list",
-        "ls-files",
-        "ls-tree",
-        "cat-file",
-        "grep",
-        "whatchanged",
-        "name-rev",
-        "merge-base",
-        "for-each-ref",
-        "show-ref",
-        "show-branch",
-        "count-objects",
-        "var",
-        "help",
-        "version",
-        "check-ignore",
-        "check-attr",
-        "check-ref-format",
-        "diff-tree",
-        "diff-files",
-        "diff-index",
-        "range-diff",
-        "cherry",
-        "verify-commit",
-        "verify-tag",
-        "fsck",
-        "request-pull",
-        "check-mailmap",
-        "get-tar-commit-id",
-        "ls-remote",
-        "show-index",
-        "verify-pack",
-    }
+_READ_ONLY = wordset(
+    "status log show diff blame annotate shortlog describe rev-parse rev-list ls-files ls-tree cat-file grep "
+    "whatchanged name-rev merge-base for-each-ref show-ref show-branch count-objects var help version "
+    "check-ignore check-attr check-ref-format diff-tree diff-files diff-index range-diff cherry verify-commit "
+    "verify-tag fsck request-pull check-mailmap get-tar-commit-id ls-remote show-index verify-pack"
 )
-_LOCAL_CHANGE = frozenset(
-    {
-        "add",
-        "commit",
-        "init",
-        "merge",
-        "cherry-pick",
-        "revert",
-        "am",
-        "apply",
-        "format-patch",
-        "notes",
-        "mv",
-        "sparse-checkout",
-        "mergetool",
-        "difftool",
-        "stage",
-        "citool",
-        "gui",
-        "maintenance",
-        "commit-graph",
-        "multi-pack-index",
-        "repack",
-        "pack-refs",
-        "rerere",
-        "bundle",
-        "archive",
-        "replace",
-        "restore-staged",
-        "stash-push",
-        "worktree-add",
-    }
+_LOCAL_CHANGE = wordset(
+    "add commit init merge cherry-pick revert am apply format-patch notes mv sparse-checkout mergetool difftool "
+    "stage citool gui maintenance commit-graph multi-pack-index repack pack-refs rerere bundle archive replace "
+    "restore-staged stash-push worktree-add"
 )
-_NETWORK = frozenset({"fetch", "pull", "clone", "remote-update", "lfs", "svn", "p4", "fetch-pack"})
+_NETWORK = wordset("fetch pull clone remote-update lfs svn p4 fetch-pack")
 
 
 def _global_options(args: tuple[str, ...], scan: Scan) -> tuple[int, str | None]:
@@ -221,20 +138,9 @@ def _read_only(sub: str, rest: tuple[str, ...], scan: Scan) -> Flow:
 def _branch(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
     opts = parse_opts(
         rest,
-        frozenset(
-            {
-                "--sort",
-                "--format",
-                "--contains",
-                "--no-contains",
-                "--merged",
-                "--no-merged",
-                "--points-at",
-                "-u",
-                "--set-upstream-to",
-                "--color",
-                "--column",
-            }
+        wordset(
+            "--sort --format --contains --no-contains --merged --no-merged --points-at -u --set-upstream-to "
+            "--color --column"
         ),
     )
     force_delete = opts.has("-D") or (opts.has("-d", "--delete") and opts.has("-f", "--force"))
@@ -262,7 +168,7 @@ def _branch(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
 
 
 def _tag(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
-    opts = parse_opts(rest, frozenset({"-m", "-F", "--sort", "--format", "--contains", "--points-at", "-u", "--color"}))
+    opts = parse_opts(rest, wordset("-m -F --sort --format --contains --points-at -u --color"))
     listing = opts.has("-l", "--list", "-v", "--verify") or not (
         opts.operands or opts.has("-d", "--delete", "-a", "-s", "-f")
     )
@@ -321,115 +227,6 @@ def _stash(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
         scan.hit("G189", f"git stash {action}")
 
 
-def _reset(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
-    scan.hit("G137" if "--hard" in rest else "G189", f"git reset {' '.join(rest)}")
-
-
-def _clean(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
-    opts = parse_opts(rest, frozenset({"-e", "--exclude"}))
-    if opts.has("-n", "--dry-run"):
-        scan.hit("G180", "git clean -n")
-    elif opts.has("-f", "--force", "-i", "--interactive"):
-        scan.hit("G137", f"git clean {' '.join(rest)}")
-    else:
-        scan.hit("G189", "git clean")
-
-
-_PATHISH = re.compile(r"(^\.{1,2}/?$|^\*|/$|^\./|\.[A-Za-z0-9]{1,5}$)")
-
-
-def _checkout(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
-    opts = parse_opts(rest, frozenset({"-b", "-B", "--orphan", "--track", "-t", "--conflict", "--pathspec-from-file"}))
-    shown = f"git {sub} {' '.join(rest)}"
-    if opts.has("-f", "--force", "--discard-changes"):
-        scan.hit("G137", shown)
-    elif sub == "switch" or opts.has("-b", "-B", "--orphan", "-c", "-C", "--create", "--force-create"):
-        scan.hit("G189", shown)
-    elif (
-        "--" in rest
-        or len(opts.operands) >= 2
-        or opts.has("--ours", "--theirs", "-p", "--patch")
-        or (opts.operands and _PATHISH.search(opts.operands[0]) and not opts.operands[0].startswith("v"))
-    ):
-        scan.hit("G137", shown)
-    else:
-        scan.hit("G189", shown)
-
-
-def _restore(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
-    staged_only = any(a in ("--staged", "-S") for a in rest) and not any(a in ("--worktree", "-W") for a in rest)
-    scan.hit("G189" if staged_only else "G137", f"git restore {' '.join(rest)}")
-
-
-def _rm(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
-    opts = parse_opts(rest)
-    forced = opts.has("-f", "--force") or any(o in (".", "*") for o in opts.operands)
-    scan.hit("G137" if forced and not opts.has("--cached") else "G189", f"git rm {' '.join(rest)}")
-
-
-def _push(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
-    opts = parse_opts(rest, frozenset({"-o", "--push-option", "--repo", "--receive-pack", "--exec"}))
-    shown = f"git push {' '.join(rest)}"
-    if opts.has("-n", "--dry-run"):
-        scan.tag("network")
-        scan.hit("G180", shown)
-        return
-    refspecs = list(opts.operands[1:])
-    force = opts.has("-f", "--force") or any(r.startswith("+") for r in refspecs)
-    lease = any(f.startswith("--force-with-lease") for f in opts.flags) and not opts.has("-f", "--force")
-    delete = opts.has("-d", "--delete") or any(r.startswith(":") for r in refspecs)
-    targets = [_destination(r) for r in refspecs]
-    everything = opts.has("--mirror") or (opts.has("--all", "--branches") and (force or lease))
-    shared = everything or any(t in SHARED_BRANCHES or t.startswith(("release/", "release-")) for t in targets)
-    if opts.has("--mirror") or (delete and shared):
-        scan.hit("G135", shown)
-    elif delete:
-        scan.hit("G138", shown)
-    elif force:
-        scan.hit("G135" if shared else "G136", shown)
-    elif lease:
-        scan.hit("G136" if shared else "G145", shown)
-    else:
-        scan.hit("G145", shown)
-
-
-def _destination(refspec: str) -> str:
-    ref = refspec.lstrip("+")
-    dst = ref.rsplit(":", 1)[-1] if ":" in ref else ref
-    for prefix in ("refs/heads/", "heads/", "origin/"):
-        if dst.startswith(prefix):
-            dst = dst[len(prefix) :]
-    return dst or ref
-
-
-def _history(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
-    shown = f"git {sub} {' '.join(rest)}"
-    first = next((a for a in rest if not a.startswith("-")), "")
-    if sub == "reflog":
-        scan.hit("G138" if first in ("expire", "delete", "drop") else "G180", shown)
-    elif sub == "gc":
-        scan.hit(
-            "G138" if any(a.startswith("--prune=") and a.split("=", 1)[1] in ("now", "all") for a in rest) else "G189",
-            shown,
-        )
-    elif sub in ("filter-branch", "filter-repo", "prune"):
-        scan.hit("G138", shown)
-    elif sub == "update-ref":
-        scan.hit("G138" if "-d" in rest else "G189", shown)
-    elif sub == "rebase":
-        for i, a in enumerate(rest):
-            if a in ("-x", "--exec") and i + 1 < len(rest):
-                scan.engine.script(rest[i + 1])
-            elif a.startswith("--exec="):
-                scan.engine.script(a.split("=", 1)[1])
-        scan.hit(
-            "G134" if any(a in ("-i", "--interactive") or (a.startswith("-i") and "i" in a) for a in rest) else "G189",
-            shown,
-        )
-    elif sub == "commit":
-        scan.hit("G189", "git commit")
-
-
 def _runs_command(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
     words = [a for a in rest if not a.startswith("-")]
     if sub == "submodule" and words[:1] == ["foreach"]:
@@ -460,24 +257,9 @@ def _runs_command(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
 def _clone(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
     opts = parse_opts(
         rest,
-        frozenset(
-            {
-                "-b",
-                "--branch",
-                "-o",
-                "--origin",
-                "--depth",
-                "-c",
-                "--config",
-                "--reference",
-                "--template",
-                "-u",
-                "--upload-pack",
-                "--separate-git-dir",
-                "-j",
-                "--jobs",
-                "--filter",
-            }
+        wordset(
+            "-b --branch -o --origin --depth -c --config --reference --template -u --upload-pack "
+            "--separate-git-dir -j --jobs --filter"
         ),
     )
     for pair in opts.all("-c", "--config"):

@@ -12,28 +12,12 @@ import re
 from guard.static import paths as P
 from guard.static.families.base import Handler
 from guard.static.scan import EMPTY, Cmd, Flow, Scan
+from guard.static.text import wordset
 
 _MODE_FLAGS = re.compile(r"^-[rwxXstugoa]+$")
-_KNOWN = frozenset(
-    {
-        "-R",
-        "--recursive",
-        "-v",
-        "--verbose",
-        "-c",
-        "--changes",
-        "-f",
-        "--silent",
-        "--quiet",
-        "-h",
-        "--no-dereference",
-        "-H",
-        "-L",
-        "-P",
-        "--preserve-root",
-        "--no-preserve-root",
-        "--dereference",
-    }
+_KNOWN = wordset(
+    "-R --recursive -v --verbose -c --changes -f --silent --quiet -h --no-dereference -H -L -P --preserve-root "
+    "--no-preserve-root --dereference"
 )
 
 

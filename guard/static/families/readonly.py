@@ -16,6 +16,7 @@ from guard.static import paths as P
 from guard.static.families.base import Handler, parse_opts, read_only, table
 from guard.static.families.secrets import secret_words
 from guard.static.scan import DECODED, EMPTY, OPAQUE, Cmd, Flow, Scan
+from guard.static.text import wordset
 
 _LISTERS = (
     "ls ll dir vdir tree stat file du df pwd whoami id groups uname uptime free ps pgrep pidof lsof who w last lastlog "
@@ -128,29 +129,7 @@ def _writer_reader(cmd: Cmd, scan: Scan) -> Flow:
     name = cmd.name
     opts = parse_opts(
         cmd.args,
-        frozenset(
-            {
-                "-o",
-                "--output",
-                "-k",
-                "-t",
-                "-S",
-                "-T",
-                "-n",
-                "-s",
-                "-w",
-                "-f",
-                "-c",
-                "-l",
-                "-g",
-                "-i",
-                "-b",
-                "-e",
-                "-D",
-                "--key",
-                "--field-separator",
-            }
-        ),
+        wordset("-o --output -k -t -S -T -n -s -w -f -c -l -g -i -b -e -D --key --field-separator"),
     )
     files = list(opts.operands)
     decoded = (name in ("base64", "base32", "basenc") and opts.has("-d", "--decode", "-D")) or (
@@ -186,52 +165,11 @@ def _echo(cmd: Cmd, scan: Scan) -> Flow:
     return Flow(scan.flow_of(text).bits, text + "\n")
 
 
-_GREP_TAKES = frozenset(
-    {
-        "-e",
-        "-f",
-        "-m",
-        "-A",
-        "-B",
-        "-C",
-        "-d",
-        "-D",
-        "--regexp",
-        "--file",
-        "--max-count",
-        "--context",
-        "-g",
-        "--glob",
-        "-t",
-        "--type",
-        "-T",
-        "--type-not",
-        "--pre",
-        "--pre-glob",
-        "-j",
-        "--threads",
-        "-M",
-        "--max-columns",
-        "-E",
-        "--encoding",
-        "-r",
-        "--replace",
-        "--ignore-file",
-        "--color",
-        "--colors",
-        "--sort",
-        "--sortr",
-        "--max-depth",
-        "--path-separator",
-        "--include",
-        "--exclude",
-        "--exclude-dir",
-        "--label",
-        "--binary-files",
-        "--devices",
-        "--directories",
-        "--hostname-bin",
-    }
+_GREP_TAKES = wordset(
+    "-e -f -m -A -B -C -d -D --regexp --file --max-count --context -g --glob -t --type -T --type-not --pre "
+    "--pre-glob -j --threads -M --max-columns -E --encoding -r --replace --ignore-file --color --colors --sort "
+    "--sortr --max-depth --path-separator --include --exclude --exclude-dir --label --binary-files --devices "
+    "--directories --hostname-bin"
 )
 
 
@@ -296,9 +234,7 @@ _AWK_FILE = re.compile(r"\bprint[f]?\b[^;}|]*>>?\s*\"([^\"]+)\"")
 
 
 def _awk(cmd: Cmd, scan: Scan) -> Flow:
-    opts = parse_opts(
-        cmd.args, frozenset({"-F", "-v", "-f", "--field-separator", "--assign", "--file", "-i", "--include"})
-    )
+    opts = parse_opts(cmd.args, wordset("-F -v -f --field-separator --assign --file -i --include"))
     operands = list(opts.operands)
     program = ""
     if not opts.has("-f", "--file") and operands:

@@ -12,44 +12,13 @@ from guard.static import effects
 from guard.static import paths as P
 from guard.static.families.base import Handler, parse_opts
 from guard.static.scan import EMPTY, Cmd, Flow, Scan
+from guard.static.text import wordset
 
 _FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
-_FIND_FILTERS = frozenset(
-    {
-        "-name",
-        "-iname",
-        "-path",
-        "-ipath",
-        "-wholename",
-        "-iwholename",
-        "-regex",
-        "-iregex",
-        "-lname",
-        "-ilname",
-        "-newer",
-        "-newermt",
-        "-anewer",
-        "-cnewer",
-        "-mtime",
-        "-mmin",
-        "-atime",
-        "-amin",
-        "-ctime",
-        "-cmin",
-        "-size",
-        "-user",
-        "-group",
-        "-perm",
-        "-empty",
-        "-inum",
-        "-samefile",
-        "-links",
-        "-uid",
-        "-gid",
-        "-nouser",
-        "-nogroup",
-        "-used",
-    }
+_FIND_FILTERS = wordset(
+    "-name -iname -path -ipath -wholename -iwholename -regex -iregex -lname -ilname -newer -newermt -anewer "
+    "-cnewer -mtime -mmin -atime -amin -ctime -cmin -size -user -group -perm -empty -inum -samefile -links -uid "
+    "-gid -nouser -nogroup -used"
 )
 _FIND_TAKES = _FIND_FILTERS - {"-empty", "-nouser", "-nogroup"} | {
     "-type",
@@ -143,29 +112,9 @@ def _fd(cmd: Cmd, scan: Scan) -> Flow:
     template = args[exec_at + 1 :] if exec_at is not None else []
     opts = parse_opts(
         args[:exec_at] if exec_at is not None else args,
-        frozenset(
-            {
-                "-e",
-                "--extension",
-                "-t",
-                "--type",
-                "-d",
-                "--max-depth",
-                "-E",
-                "--exclude",
-                "-j",
-                "--threads",
-                "-S",
-                "--size",
-                "--changed-within",
-                "--changed-before",
-                "-o",
-                "--owner",
-                "--search-path",
-                "--base-directory",
-                "-c",
-                "--color",
-            }
+        wordset(
+            "-e --extension -t --type -d --max-depth -E --exclude -j --threads -S --size --changed-within "
+            "--changed-before -o --owner --search-path --base-directory -c --color"
         ),
     )
     operands = list(opts.operands)
@@ -180,28 +129,9 @@ def _fd(cmd: Cmd, scan: Scan) -> Flow:
     return Flow(0, None, tuple(targets))
 
 
-_XARGS_TAKES = frozenset(
-    {
-        "-I",
-        "-L",
-        "-l",
-        "-n",
-        "-P",
-        "-d",
-        "-E",
-        "-e",
-        "-s",
-        "-a",
-        "--arg-file",
-        "--delimiter",
-        "--max-args",
-        "--max-procs",
-        "--replace",
-        "--max-lines",
-        "--eof",
-        "--max-chars",
-        "--process-slot-var",
-    }
+_XARGS_TAKES = wordset(
+    "-I -L -l -n -P -d -E -e -s -a --arg-file --delimiter --max-args --max-procs --replace --max-lines --eof "
+    "--max-chars --process-slot-var"
 )
 
 
@@ -270,24 +200,9 @@ def _parallel(cmd: Cmd, scan: Scan) -> Flow:
     return scan.engine.script(" ".join(items))
 
 
-_TMUX_RUNS = frozenset(
-    {
-        "new",
-        "new-session",
-        "new-window",
-        "neww",
-        "split-window",
-        "splitw",
-        "respawn-pane",
-        "respawn-window",
-        "run-shell",
-        "run",
-        "send-keys",
-        "send",
-        "if-shell",
-        "display-popup",
-        "popup",
-    }
+_TMUX_RUNS = wordset(
+    "new new-session new-window neww split-window splitw respawn-pane respawn-window run-shell run send-keys "
+    "send if-shell display-popup popup"
 )
 
 

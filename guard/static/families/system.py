@@ -13,6 +13,7 @@ from guard.model import Risk
 from guard.static import effects
 from guard.static.families.base import Handler, only_help, parse_opts
 from guard.static.scan import DECODED, EMPTY, REMOTE, Cmd, Flow, Scan, display
+from guard.static.text import wordset
 
 
 def _shown(scan: Scan, cmd: Cmd) -> str:
@@ -65,41 +66,10 @@ def _pkill(cmd: Cmd, scan: Scan) -> Flow:
 
 
 _SVC_STOP = frozenset({"stop", "disable", "mask", "kill", "isolate"})
-_SVC_POWER = frozenset(
-    {
-        "poweroff",
-        "reboot",
-        "halt",
-        "kexec",
-        "suspend",
-        "hibernate",
-        "hybrid-sleep",
-        "emergency",
-        "rescue",
-        "soft-reboot",
-    }
-)
-_SVC_READ = frozenset(
-    {
-        "status",
-        "is-active",
-        "is-enabled",
-        "is-failed",
-        "list-units",
-        "list-unit-files",
-        "list-timers",
-        "list-sockets",
-        "list-jobs",
-        "list-dependencies",
-        "show",
-        "cat",
-        "help",
-        "get-default",
-        "--version",
-        "--failed",
-        "show-environment",
-        "list-machines",
-    }
+_SVC_POWER = wordset("poweroff reboot halt kexec suspend hibernate hybrid-sleep emergency rescue soft-reboot")
+_SVC_READ = wordset(
+    "status is-active is-enabled is-failed list-units list-unit-files list-timers list-sockets list-jobs "
+    "list-dependencies show cat help get-default --version --failed show-environment list-machines"
 )
 
 
@@ -148,27 +118,7 @@ def _firewall(cmd: Cmd, scan: Scan) -> Flow:
     if cmd.name in ("iptables", "ip6tables", "iptables-legacy", "iptables-nft"):
         opts = parse_opts(
             args,
-            frozenset(
-                {
-                    "-t",
-                    "--table",
-                    "-A",
-                    "-I",
-                    "-D",
-                    "-R",
-                    "-N",
-                    "-E",
-                    "-j",
-                    "-p",
-                    "-s",
-                    "-d",
-                    "-i",
-                    "-o",
-                    "--dport",
-                    "--sport",
-                    "-m",
-                }
-            ),
+            wordset("-t --table -A -I -D -R -N -E -j -p -s -d -i -o --dport --sport -m"),
         )
         if opts.has("-F", "--flush", "-X", "--delete-chain") or re.search(r"(-P|--policy)\s+\S+\s+ACCEPT", joined):
             rule = "G173"
@@ -303,76 +253,12 @@ _ESSENTIAL = re.compile(
     r"dnf|kernel\S*|linux-image\S*|grub\S*|python3|perl-base|util-linux|login|passwd|base-files|"
     r"init|e2fsprogs|mount|libselinux\S*)$"
 )
-_PKG_READ = frozenset(
-    {
-        "list",
-        "show",
-        "search",
-        "info",
-        "policy",
-        "depends",
-        "rdepends",
-        "madison",
-        "provides",
-        "whatprovides",
-        "deps",
-        "uses",
-        "leaves",
-        "doctor",
-        "config",
-        "outdated",
-        "home",
-        "cat",
-        "desc",
-        "contains",
-        "check",
-        "--version",
-        "-v",
-        "help",
-        "query",
-        "files",
-        "history",
-        "repolist",
-        "list-installed",
-        "showpkg",
-        "-l",
-        "-L",
-        "-s",
-        "--get-selections",
-        "-q",
-        "-qa",
-        "-qi",
-        "-ql",
-        "-Q",
-        "-Qi",
-        "-Ql",
-        "-Ss",
-        "-Si",
-        "-Qs",
-        "--list",
-        "search-all",
-    }
+_PKG_READ = wordset(
+    "list show search info policy depends rdepends madison provides whatprovides deps uses leaves doctor config "
+    "outdated home cat desc contains check --version -v help query files history repolist list-installed "
+    "showpkg -l -L -s --get-selections -q -qa -qi -ql -Q -Qi -Ql -Ss -Si -Qs --list search-all"
 )
-_PKG_REMOVE = frozenset(
-    {
-        "remove",
-        "purge",
-        "erase",
-        "uninstall",
-        "autoremove",
-        "-r",
-        "-P",
-        "--remove",
-        "--purge",
-        "-e",
-        "-R",
-        "-Rs",
-        "-Rns",
-        "-Rdd",
-        "del",
-        "rm",
-    }
-)
+_PKG_REMOVE = wordset("remove purge erase uninstall autoremove -r -P --remove --purge -e -R -Rs -Rns -Rdd del rm")
 
 
 def packages(cmd: Cmd, scan: Scan) -> Flow:
@@ -396,52 +282,18 @@ HANDLERS: dict[str, Handler] = {
     "systemctl": _systemctl,
     "service": _service,
     "launchctl": _launchctl,
+    **dict.fromkeys(wordset("iptables ip6tables iptables-legacy iptables-nft nft ufw pfctl firewall-cmd"), _firewall),
     **dict.fromkeys(
-        ("iptables", "ip6tables", "iptables-legacy", "iptables-nft", "nft", "ufw", "pfctl", "firewall-cmd"), _firewall
-    ),
-    **dict.fromkeys(
-        (
-            "sysctl",
-            "setenforce",
-            "getenforce",
-            "modprobe",
-            "rmmod",
-            "insmod",
-            "modinfo",
-            "mount",
-            "umount",
-            "swapoff",
-            "swapon",
-            "kexec",
-            "grub-install",
-            "update-grub",
-            "efibootmgr",
+        wordset(
+            "sysctl setenforce getenforce modprobe rmmod insmod modinfo mount umount swapoff swapon kexec "
+            "grub-install update-grub efibootmgr"
         ),
         _kernel,
     ),
     **dict.fromkeys(
-        (
-            "passwd",
-            "chpasswd",
-            "usermod",
-            "userdel",
-            "useradd",
-            "adduser",
-            "deluser",
-            "groupadd",
-            "groupdel",
-            "groupmod",
-            "gpasswd",
-            "vipw",
-            "vigr",
-            "visudo",
-            "chsh",
-            "chfn",
-            "chage",
-            "pwck",
-            "newusers",
-            "dscl",
-            "sysadminctl",
+        wordset(
+            "passwd chpasswd usermod userdel useradd adduser deluser groupadd groupdel groupmod gpasswd vipw "
+            "vigr visudo chsh chfn chage pwck newusers dscl sysadminctl"
         ),
         _accounts,
     ),
@@ -450,7 +302,7 @@ HANDLERS: dict[str, Handler] = {
     "batch": _at,
     "atq": _at,
     **dict.fromkeys(
-        ("ip", "ifconfig", "route", "nmcli", "hostnamectl", "timedatectl", "networksetup", "scutil", "resolvectl"),
+        wordset("ip ifconfig route nmcli hostnamectl timedatectl networksetup scutil resolvectl"),
         _network_config,
     ),
 }
