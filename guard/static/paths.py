@@ -78,7 +78,7 @@ _KEY_NAMES = re.compile(
 _SECRET_NAMES = re.compile(
     r"^(\.env(\.(?!(example|sample|template|dist|defaults|schema|tpl)$)[\w.-]+)?|[\w.-]+\.env|\.envrc|\.netrc|\.pgpass"
     r"|\.my\.cnf|\.git-credentials|\.npmrc|\.pypirc|\.htpasswd|secrets?\.(json|ya?ml|toml|ini)|credentials(\.json)?"
-    r"|[\w.-]*service[-_]account[\w.-]*\.json|[\w.-]+\.tfstate(\.backup)?|[\w.-]+\.tfvars|[\w.-]+\.pem"
+    r"|[\w.-]*service[-_]account[\w.-]*\.json|[\w.-]+\.tfstate(\.backup)?|[\w.-]+\.tfvars|(?![\w.-]*(cert|chain|bundle|[-_.]ca[-_.]|^ca[-_.]|pub))[\w.-]+\.pem"
     r"|\.(bash|zsh|sh|python|psql|mysql|node_repl|sqlite|rediscli|irb|pry)_?history|\.histfile)$",
     re.I,
 )

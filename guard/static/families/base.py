@@ -93,7 +93,7 @@ def table(names: str, handler: Handler) -> dict[str, Handler]:
     return dict.fromkeys(names.split(), handler)
 
 
-HELP_FLAGS = wordset("--help -h --version -V -v version help --usage")
+HELP_FLAGS = wordset("--help -h --version -version -V -v version help --usage")
 
 
 def only_help(cmd: Cmd) -> bool:

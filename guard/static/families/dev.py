@@ -54,7 +54,7 @@ _m(
 )
 _m("go", "version env list doc help", "get install mod", "")
 _m("pip pip3", "list show freeze check help config debug inspect index cache", "install uninstall download wheel", "")
-_m("uv", "tree version help", "sync add remove lock pip tool python venv-install", "publish", "run")
+_m("uv", "tree version help", "sync add remove lock tool python venv-install", "publish", "run")
 _m(
     "poetry",
     "show check version env about search config list",
@@ -97,7 +97,8 @@ _DEV_TOOLS = (
     "storybook expo react-native flutter dart pod maturin cibuildwheel wasm-pack trunk cargo-watch "
     "vim vi nvim nano emacs code subl micro hx helix kak ed delta diff-so-fancy meld kdiff3 vimdiff opendiff "
     "just task mage invoke doit scons premake autoreconf autoconf automake configure libtool pkg-config strip "
-    "objcopy ar ld as nasm yasm gdb lldb perf hyperfine tokei cloc scc sccache ccache "
+    "objcopy ar ld as nasm yasm gdb lldb perf hyperfine tokei cloc scc sccache ccache java kotlin scala groovy clojure "
+    "jshell erl elixirc iex crystal julia-build "
     "mypyc cython f2py npm-check-updates ncu depcheck knip madge jscpd license-checker snyk trivy grype "
     "syft semgrep bandit safety pip-audit cargo-audit gosec tfsec checkov kubeval kubeconform conftest opa"
 )
@@ -151,6 +152,8 @@ def _manager(cmd: Cmd, scan: Scan) -> Flow | None:
         scan.hit("G170", shown)
     elif sub in runner:
         return _runner(cmd, scan, words[1:], shown)
+    elif cmd.name == "uv" and sub == "pip":
+        return scan.engine.run(("pip", *words[1:]))  # ``uv pip list`` is ``pip list``
     elif sub in ro or (cmd.name == "go" and sub == "mod" and words[1:2] in (["graph"], ["why"], ["verify"])):
         scan.hit("G180", shown)
     elif sub in install or (
@@ -236,6 +239,36 @@ def _framework_cli(cmd: Cmd, scan: Scan) -> Flow | None:
     return None
 
 
+_VERSION_MANAGERS = {
+    "read": wordset(
+        "ls list ls-remote list-remote current which version versions show home root help --version doctor "
+        "whence plugin-list info"
+    ),
+    "install": wordset("install uninstall update upgrade self-update add remove rehash plugin-add"),
+}
+
+
+def _version_manager(cmd: Cmd, scan: Scan) -> Flow | None:
+    """rustup, nvm, pyenv, asdf, rbenv, fnm, volta, sdk: list freely, install with a look."""
+    words = [a for a in cmd.args if not a.startswith("-")]
+    sub = words[0] if words else ""
+    shown = display(scan, " ".join(cmd.argv))
+    if not sub or sub in _VERSION_MANAGERS["read"] or only_help(cmd):
+        scan.hit("G180", shown)
+        return EMPTY
+    if sub in _VERSION_MANAGERS["install"] or (
+        cmd.name == "rustup"
+        and sub in ("toolchain", "target", "component")
+        and words[1:2] in (["install"], ["add"], ["remove"], ["uninstall"])
+    ):
+        scan.hit("G183", shown)
+        return None
+    if cmd.name in ("rustup", "sdk") and sub == "run" and len(words) > 2:
+        return scan.engine.run(tuple(words[2:]))
+    scan.hit("G181", shown)
+    return None
+
+
 def _pm2(cmd: Cmd, scan: Scan) -> Flow | None:
     sub = cmd.args[0] if cmd.args else ""
     rule = {
@@ -261,6 +294,7 @@ HANDLERS: dict[str, Handler] = {
     **table("twine flit vsce ovsx goreleaser semantic-release release-it np jreleaser pod", _publisher),
     "artisan": _framework_cli,
     "pm2": _pm2,
+    **table("rustup nvm pyenv asdf rbenv fnm volta sdk goenv nodenv jenv tfenv mise rtx", _version_manager),
     "playwright": _tool,
     "nodemon": _tool,
     "watchexec": _tool,

@@ -19,6 +19,7 @@ from guard.static.scan import DECODED, EMPTY, OPAQUE, Cmd, Flow, Scan
 from guard.static.text import wordset
 
 _LISTERS = (
+    "eza exa lsd dust duf procs ncdu lsb_release bc dc units "
     "ls ll dir vdir tree stat file du df pwd whoami id groups uname uptime free ps pgrep pidof lsof who w last lastlog "
     "lscpu lsblk lsusb lspci lsmod nproc locale tty which whereis type realpath readlink basename dirname true false "
     "test [ [[ seq sleep cal getconf tput clear jobs help man info apropos whatis tldr yes logname users vmstat iostat "
@@ -27,6 +28,7 @@ _LISTERS = (
     "dmidecode hwinfo inxi neofetch fastfetch screenfetch"
 )
 _READERS = (
+    "hexyl difft colordiff icdiff xq dasel "
     "cat tac head tail less more most bat batcat nl wc md5sum md5 sha1sum sha224sum sha256sum sha384sum sha512sum "
     "shasum b2sum cksum sum hexdump hd od strings cut column fold fmt paste join comm diff cmp diff3 sdiff iconv "
     "expand unexpand rev look zcat zless zmore zgrep bzcat xzcat zstdcat lz4cat readelf objdump nm ldd size otool "
@@ -257,7 +259,18 @@ def _awk(cmd: Cmd, scan: Scan) -> Flow:
     return Flow(flow.bits)
 
 
+def _yq(cmd: Cmd, scan: Scan) -> Flow:
+    """yq: a jq for YAML, which can also edit files in place (``-i``)."""
+    opts = parse_opts(cmd.args, wordset("-o --output-format -p --input-format -I --indent --from-file"))
+    operands = list(opts.operands)
+    files = operands[1:] if operands and not opts.has("--from-file") else operands
+    flow = _read_or_edit(scan, cmd, files, opts.has("-i", "--inplace"))
+    scan.hit("G180", "yq")
+    return Flow(flow.bits)
+
+
 HANDLERS: dict[str, Handler] = {
+    "yq": _yq,
     **table(_LISTERS, _lister),
     **table(_READERS, _reader),
     **table("sort shuf uniq xxd base64 base32 basenc", _writer_reader),
