@@ -40,6 +40,8 @@ def command_name(word: str) -> str:
 
 
 class Engine:
+    __slots__ = ("called", "calling", "functions", "scan")
+
     def __init__(self, scan: Scan) -> None:
         self.scan = scan
         scan.engine = self

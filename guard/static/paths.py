@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Iterable
 
 import attrs
 
@@ -169,7 +170,7 @@ class Resolver:
             return self._in_home(shown, rest)
         if path in ("/home", "/Users"):
             return Place(shown, HOME, kind="all_homes", critical=True)
-        for prefix, kind in SYSTEM_PERSIST:
+        for prefix, kind in _SYSTEM_PERSIST_IX.get(comps[0], ()):
             if _under(path, prefix):
                 return Place(shown, PERSIST, kind=kind)
         if any(r.search(path) for r in _SECRET_SYSTEM):
@@ -207,12 +208,13 @@ class Resolver:
             return Place(shown, HOME, critical=True)
         if _PUBLIC_IN_SSH.match(rest):
             return Place(shown, HOME_OTHER)
-        if any(_under(rest, c) for c in HOME_CACHES):
+        first = rest.split("/", 1)[0]
+        if any(_under(rest, c) for c, _ in _HOME_CACHE_IX.get(first, ())):
             return Place(shown, HOME_OTHER, kind="cache")
-        for prefix, kind in HOME_PERSIST:
+        for prefix, kind in _HOME_PERSIST_IX.get(first, ()):
             if _under(rest, prefix):
                 return Place(shown, PERSIST, kind=kind)
-        for prefix in HOME_CREDENTIALS:
+        for prefix, _ in _HOME_CRED_IX.get(first, ()):
             if _under(rest, prefix):
                 store = rest == prefix.rstrip("/")
                 return Place(shown, CREDENTIAL, kind="store" if store else "file", secret=2, critical=store)
@@ -256,6 +258,20 @@ class Resolver:
 
 
 _LENIENT = frozenset({PROJECT_ROOT, PROJECT, GITDIR, TEMP, HOME_OTHER, OTHER, OUTSIDE})
+
+
+def _index(pairs: Iterable[tuple[str, str]]) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Tables indexed by their first path component, so a lookup tries a handful of prefixes, not all."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for prefix, value in pairs:
+        out.setdefault(prefix.strip("/").split("/", 1)[0], []).append((prefix, value))
+    return {k: tuple(v) for k, v in out.items()}
+
+
+_SYSTEM_PERSIST_IX = _index(SYSTEM_PERSIST)
+_HOME_PERSIST_IX = _index(HOME_PERSIST)
+_HOME_CRED_IX = _index((p, p) for p in HOME_CREDENTIALS)
+_HOME_CACHE_IX = _index((p, p) for p in HOME_CACHES)
 
 
 def _under(path: str, prefix: str) -> bool:

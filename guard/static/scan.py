@@ -76,6 +76,33 @@ class Subst:
 class Scan:
     """Mutable state of one analysis (never shared between calls or threads)."""
 
+    __slots__ = (
+        "cmd_secret",
+        "commands",
+        "container",
+        "cwd",
+        "depth",
+        "effects",
+        "engine",
+        "functions",
+        "hits",
+        "max_depth",
+        "moved",
+        "netdev",
+        "parse_error",
+        "privileged",
+        "resolver",
+        "segments",
+        "shell_stdin",
+        "subcode",
+        "subscan",
+        "substs",
+        "tags",
+        "urls",
+        "vars",
+        "written",
+    )
+
     def __init__(self, resolver: Resolver, cwd: str | None, max_depth: int = 10) -> None:
         self.resolver = resolver
         self.cwd: str | None = cwd

@@ -33,6 +33,8 @@ _SKIP = frozenset({"comment", "heredoc_body", "heredoc_start", "heredoc_end", "f
 class Walker:
     """Walks one parsed source; nested sources (``bash -c '…'``) get their own walker."""
 
+    __slots__ = ("engine", "nest", "scan", "src")
+
     def __init__(self, engine: Engine, src: bytes) -> None:
         self.engine = engine
         self.scan = engine.scan
