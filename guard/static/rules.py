@@ -34,7 +34,7 @@ class Rule:
     family: str
     message: str
     alternative: str | None = None
-    tags: frozenset[str] = attrs.field(default=frozenset(), converter=frozenset)
+    tags: frozenset[str] = frozenset()
     ceiling: bool = False
 
 

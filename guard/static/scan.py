@@ -13,7 +13,7 @@ the literal text when it is known (``echo "…" | sh``), and listed paths (``fin
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -21,6 +21,9 @@ from guard.model import Risk
 from guard.static.paths import UNKNOWN_CWD, Place, Resolver
 from guard.static.rules import CATALOG
 from guard.static.text import DYN_OPEN, marker, marker_ids, strip_markers
+
+if TYPE_CHECKING:
+    from guard.static.engine import Engine
 
 REMOTE, DECODED, SECRET, OPAQUE = 1, 2, 4, 8
 
@@ -125,7 +128,7 @@ class Scan:
         self.parse_error = False
         self.shell_stdin = False  # a shell ran on its stdin (with a /dev/tcp redirect: a reverse shell)
         self.netdev = False
-        self.engine: Any = None
+        self.engine: Engine = None  # type: ignore[assignment]  # set by the Engine that runs this scan
         self.subscan: Callable[[str], Risk] = lambda text: Risk.SAFE
         self.subcode: Callable[[str, str], Risk] = lambda text, lang: Risk.SAFE
 

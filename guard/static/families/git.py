@@ -11,6 +11,7 @@ ordinary push.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from guard.model import Risk
 from guard.static import effects
@@ -20,6 +21,9 @@ from guard.static.families.secrets import prints_credential
 from guard.static.rules import CATALOG
 from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
 from guard.static.text import wordset
+
+# A git subcommand's handler: (subcommand, its arguments, scan).
+Sub = Callable[[str, tuple[str, ...], Scan], Flow | None]
 
 _EXEC_KEY = re.compile(
     r"^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy)|pager\..+|alias\..+|diff\.external"
@@ -175,12 +179,12 @@ def _tag(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
     scan.hit("G180" if listing and not opts.has("-d", "--delete") else "G189", f"git tag {' '.join(rest)}")
 
 
-def _simple_list(read_words: set[str]) -> Handler:
-    def handler(sub: str, rest: tuple[str, ...], scan: Scan) -> None:  # type: ignore[misc]
+def _simple_list(read_words: set[str]) -> Sub:
+    def handler(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
         first = next((a for a in rest if not a.startswith("-")), "")
         scan.hit("G180" if first in read_words or (not first and "" in read_words) else "G189", f"git {sub} {first}")
 
-    return handler  # type: ignore[return-value]
+    return handler
 
 
 def _config_sub(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
@@ -271,7 +275,7 @@ def _clone(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
     scan.hit("G146", f"git clone {' '.join(opts.operands[:1])}")
 
 
-_SUBCOMMANDS: dict[str, Handler] = {  # type: ignore[dict-item]
+_SUBCOMMANDS: dict[str, Sub] = {
     "branch": _branch,
     "tag": _tag,
     "config": _config_sub,
