@@ -11,6 +11,7 @@ functions), bounds the nesting, and hands everything else to the handler table o
 from __future__ import annotations
 
 import re
+import shlex
 from typing import Any
 
 from guard.model import Risk
@@ -40,7 +41,7 @@ def command_name(word: str) -> str:
 
 
 class Engine:
-    __slots__ = ("called", "calling", "functions", "scan")
+    __slots__ = ("aliases", "called", "calling", "functions", "scan")
 
     def __init__(self, scan: Scan) -> None:
         self.scan = scan
@@ -50,6 +51,7 @@ class Engine:
         self.functions: dict[str, tuple[Walker, Any]] = {}
         self.called: set[str] = set()
         self.calling: list[tuple[int, int, int]] = []
+        self.aliases: dict[str, str] = {}
 
     # -- scripts
     def top(self, text: str, stdin: Flow = EMPTY) -> Flow:
@@ -174,6 +176,14 @@ class Engine:
 
     def dispatch(self, name: str, argv: tuple[str, ...], stdin: Flow) -> Flow:
         scan = self.scan
+        if name == "alias":
+            return self.alias(argv)
+        if argv[0] in self.aliases:  # defined earlier in this script: what it stands for runs
+            value = self.aliases.pop(argv[0])  # (popped: an alias does not expand inside itself)
+            try:
+                return self.script(" ".join([value, *(shlex.quote(a) for a in argv[1:])]), stdin)
+            finally:
+                self.aliases[argv[0]] = value
         if name in self.functions and name not in HANDLERS:
             return self.call_function(name, argv, stdin)
         if name in WRAPPERS:
@@ -247,6 +257,14 @@ class Engine:
             scan.hit("G157", f"{key}={display(scan, value)}")
         elif key in ("BASH_ENV", "ENV") and value:
             self.exec_file(value)
+
+    def alias(self, argv: tuple[str, ...]) -> Flow:
+        for arg in argv[1:]:
+            key, eq, value = arg.partition("=")
+            if eq and key and not key.startswith("-"):
+                self.aliases[key] = value
+        self.scan.hit("G180", "alias")
+        return EMPTY
 
     def define_function(self, walker: Walker, node: Any) -> None:
         name_node = node.child_by_field_name("name")

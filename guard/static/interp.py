@@ -202,6 +202,10 @@ def _path_expr(scan: Scan, arg: str) -> str | None:
     lit = re.match(r"^[rbfu]?['\"]([^'\"]+)['\"]", arg)
     if lit:
         return lit.group(1)
+    inner = re.search(r"(?:glob|expand_path|resolve|realpath|abspath|normpath)\(\s*['\"]([^'\"]+)['\"]", arg)
+    if inner:  # ``unlink glob("~/.ssh/*")``: path helpers around a literal (they expand ``~`` as the shell would)
+        text = inner.group(1)
+        return home + text[1:] if text.startswith("~") else text
     return None
 
 

@@ -66,8 +66,8 @@ def consume(engine: Engine, stdin: Flow, kind: str, interactive: bool = False) -
             from guard.static.interp import analyse_code
 
             analyse_code(scan, stdin.text, kind)
-    elif stdin.bits:
-        scan.hit("G194", f"{kind} reads a script from a pipe")
+    elif stdin.bits:  # with a /dev/tcp descriptor open, what the shell reads may come from the socket
+        scan.hit("G144" if scan.netdev else "G194", f"{kind} reads a script from a pipe")
     else:
         scan.shell_stdin = True
         scan.hit("G181", f"interactive {kind}")

@@ -242,6 +242,8 @@ class Walker:
                 fd = self.text(ch)
             elif not ch.is_named:
                 op = ch.type
+            elif ch.type == "ERROR":
+                op = "<>"  # the grammar does not know ``<>`` (open for reading and writing)
             elif dest is None:
                 dest = ch
         if dest is None:

@@ -8,6 +8,8 @@ friends run their inner command, which is judged as itself.
 
 from __future__ import annotations
 
+import re
+
 from guard.static.families.base import Handler, only_help, parse_opts, table
 from guard.static.families.db import resets_database
 from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
@@ -97,7 +99,7 @@ _DEV_TOOLS = (
     "storybook expo react-native flutter dart pod maturin cibuildwheel wasm-pack trunk cargo-watch "
     "vim vi nvim nano emacs code subl micro hx helix kak ed delta diff-so-fancy meld kdiff3 vimdiff opendiff "
     "just task mage invoke doit scons premake autoreconf autoconf automake configure libtool pkg-config strip "
-    "objcopy ar ld as nasm yasm gdb lldb perf hyperfine tokei cloc scc sccache ccache java kotlin scala groovy clojure "
+    "ex objcopy ar ld as nasm yasm gdb lldb perf hyperfine tokei cloc scc sccache ccache java kotlin scala groovy clojure "
     "jshell erl elixirc iex crystal julia-build "
     "mypyc cython f2py npm-check-updates ncu depcheck knip madge jscpd license-checker snyk trivy grype "
     "syft semgrep bandit safety pip-audit cargo-audit gosec tfsec checkov kubeval kubeconform conftest opa"
@@ -120,10 +122,25 @@ _LOCAL_BINS = frozenset(_DEV_TOOLS.split()) | {
 }
 
 
+_EDITOR_COMMAND = re.compile(r"^[+:]*!(.+)$")
+
+
 def _tool(cmd: Cmd, scan: Scan) -> Flow | None:
     if only_help(cmd):
         scan.hit("G180", cmd.name)
         return EMPTY
+    if cmd.name in ("vim", "vi", "nvim", "ex"):  # ``vim -c '!cmd'`` / ``+'!cmd'``: the editor runs a shell command
+        for i, arg in enumerate(cmd.args):
+            value = (
+                cmd.args[i + 1]
+                if arg in ("-c", "--cmd") and i + 1 < len(cmd.args)
+                else arg[1:]
+                if arg.startswith("+")
+                else ""
+            )
+            m = _EDITOR_COMMAND.match(value.strip())
+            if m:
+                scan.engine.script(m.group(1))
     scan.tag("execute")
     scan.hit("G181", display(scan, " ".join(cmd.argv))[:80])
     return None

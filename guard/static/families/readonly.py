@@ -16,7 +16,7 @@ from guard.static import paths as P
 from guard.static.families.base import Handler, parse_opts, read_only, table
 from guard.static.families.secrets import secret_words
 from guard.static.scan import DECODED, EMPTY, OPAQUE, Cmd, Flow, Scan
-from guard.static.text import wordset
+from guard.static.text import decode_ansi_c, wordset
 
 _LISTERS = (
     "eza exa lsd dust duf procs ncdu lsb_release bc dc units "
@@ -154,16 +154,20 @@ def _writer_reader(cmd: Cmd, scan: Scan) -> Flow:
 
 def _echo(cmd: Cmd, scan: Scan) -> Flow:
     args = list(cmd.args)
+    escapes = cmd.name == "printf"
     while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
-        args.pop(0)
+        escapes = escapes or "e" in args.pop(0)
     secret_words(cmd, scan)
     scan.hit("G180", cmd.name)
     text = " ".join(args)
     if cmd.name == "printf" and args:
-        fmt, rest = args[0], args[1:]
-        text = fmt.replace("\\n", "\n") if not rest else " ".join(rest) if "%" in fmt else fmt
         if cmd.args[:1] == ("-v",):
             return EMPTY
+        fmt, rest = args[0], args[1:]
+        text = " ".join(rest) if rest and "%" in fmt else fmt
+        escapes = True
+    if escapes and "\\" in text:  # ``printf '\x72\x6d'`` and ``echo -e`` print what the escapes spell
+        text = decode_ansi_c(text)
     return Flow(scan.flow_of(text).bits, text + "\n")
 
 
@@ -200,6 +204,7 @@ def _grep(cmd: Cmd, scan: Scan) -> Flow:
 
 
 _SED_EXEC = re.compile(r"(^|[;{}\n]\s*|\d\s*|/\s*)e(\s|$|;)|/e\b|s(.).*\3.*\3[gpI0-9]*e")
+_SED_E_COMMAND = re.compile(r"(?:^|[;{}\n]|\d)\s*e\s+([^;\n}]+)")
 _SED_WRITE = re.compile(r"(?:^|[;{}\n]|/[gpI0-9]*)\s*[wW]\s+(\S+)")
 
 
@@ -213,6 +218,8 @@ def _sed(cmd: Cmd, scan: Scan) -> Flow:
     for script in scripts:
         if _SED_EXEC.search(script):
             scan.hit("G118", f"sed script runs commands: {script[:60]}")
+            for command in _SED_E_COMMAND.findall(script):  # ``1e rm -rf ~``: the rest of the line is a command
+                scan.engine.script(command)
         for target in _SED_WRITE.findall(script):
             effects.write(scan, target, EMPTY)
     flow = _read_or_edit(scan, cmd, operands, in_place)
