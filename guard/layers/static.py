@@ -1,105 +1,257 @@
-"""Static risk layer (spine version): a small, real classifier of the call alone.
+"""The static risk layer: judge a call from the call alone, and say why.
 
-Replaced by the full parser-based classifier in ``guard/static``; this version knows a
-read-only allowlist, a handful of destructive and remote-code shapes, and treats
-anything it cannot tokenise as unknown (never safe).
+    layer = StaticLayer(config, workspace=Path("~/.guard"))
+    verdict = layer(call, ctx)          # in the chain
+    verdict = classify(call)            # without a Context
+    layer.explain(call)                 # the parse, the unwrapped commands, the rules that fired
+
+Contract with the chain: ``critical`` -> ``decision=block``; ``high`` -> ``ceiling=request_confirm``;
+anything guard cannot see (unparseable, dynamic command names, too deep, too large) -> at least
+``medium`` with ``ceiling=request_confirm``; read-only allowlisted calls -> ``safe`` with
+``floor=auto_allow`` and the ``read_only`` tag. The heavy lifting is in :mod:`guard.static`;
+this module adds the cache, user rules and the verdict shape.
 """
 
 from __future__ import annotations
 
-import re
-import shlex
+import os
+import time
+from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+import attrs
 
 from guard.config import Config
 from guard.layers.base import Context
 from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM, Reason, Risk, ToolCall, Verdict
+from guard.static import userrules
+from guard.static.analysis import DEFAULT_LIMITS, Analysis, Limits, analyse, cache_key
+from guard.static.rules import CATALOG
 
-_READ_ONLY = frozenset(
-    [
-        "ls",
-        "cat",
-        "head",
-        "tail",
-        "less",
-        "wc",
-        "grep",
-        "rg",
-        "pwd",
-        "whoami",
-        "id",
-        "hostname",
-        "uptime",
-        "date",
-        "echo",
-        "stat",
-        "du",
-        "df",
-        "ps",
-    ]
-)
-_CRITICAL = (
-    (
-        re.compile(r"\brm\s+-[a-zA-Z]*[rR][a-zA-Z]*\s+(/|~|\$HOME)\S*\s*$"),
-        "G101",
-        "recursive delete of the root or home directory",
-    ),
-    (
-        re.compile(r"\b(curl|wget)\b[^|]*\|\s*(sudo\s+)?(ba|z|da)?sh\b"),
-        "G110",
-        "runs code downloaded from the internet",
-    ),
-)
+NAME = "static"
+_MAX_REASONS = 5
 
 
-def classify(call: ToolCall, workspace: Path | None = None) -> Verdict:
-    kind = call.kind
-    if kind == "bash":
-        command = call.params.get("command")
-        if not isinstance(command, str):
-            return Verdict(
-                "static", Risk.MEDIUM, ceiling=REQUEST_CONFIRM, reasons=[Reason("G001", "no command text to judge")]
-            )
-        for pattern, rule, why in _CRITICAL:
-            if pattern.search(command):
-                return Verdict("static", Risk.CRITICAL, decision=BLOCK, reasons=[Reason(rule, why)])
-        try:
-            words = shlex.split(command)
-        except ValueError:
-            return Verdict(
-                "static", Risk.MEDIUM, ceiling=REQUEST_CONFIRM, reasons=[Reason("G002", "the command cannot be parsed")]
-            )
-        if words and words[0] in _READ_ONLY and not re.search(r"[>|;&`$]", command):
-            return Verdict(
-                "static",
-                Risk.SAFE,
-                floor=AUTO_ALLOW,
-                tags={"read_only"},
-                reasons=[Reason("G150", f"{words[0]} only reads")],
-            )
-        return Verdict(
-            "static", Risk.MEDIUM, reasons=[Reason("G199", "an ordinary command; outcome depends on context")]
+class _Key:
+    """Cache key: hashes the canonical parameters, carries the originals for a miss."""
+
+    __slots__ = ("hash", "key", "params", "tool")
+
+    def __init__(self, key: tuple[Any, ...], tool: str, params: Mapping[str, Any]) -> None:
+        self.key, self.tool, self.params = key, tool, params
+        self.hash = hash(key)
+
+    def __hash__(self) -> int:
+        return self.hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Key) and self.key == other.key
+
+
+def _compute(k: _Key) -> tuple[Analysis, Verdict]:
+    kind, _key, cwd, home, workspace, limits = k.key
+    analysis = analyse(kind, k.tool, k.params, cwd, home, workspace, limits)
+    return analysis, verdict_for(None, analysis, _NO_RULES)  # the verdict when no user rule applies
+
+
+class Analyser:
+    """Built-in analysis with an LRU cache keyed on (tool kind, canonical params, cwd, home, workspace)."""
+
+    def __init__(self, cache_size: int = 4096) -> None:
+        self.cached = lru_cache(maxsize=cache_size)(_compute) if cache_size > 0 else _compute
+
+    def __call__(self, call: ToolCall, home: str, workspace: str | None, limits: Limits) -> tuple[Analysis, Verdict]:
+        kind = call.kind
+        key = (
+            kind if kind in _KNOWN else call.tool.lower(),
+            cache_key(kind, call.params),
+            call.cwd,
+            home,
+            workspace,
+            limits,
         )
-    if kind in ("read", "glob", "grep"):
-        return Verdict(
-            "static", Risk.SAFE, floor=AUTO_ALLOW, tags={"read_only"}, reasons=[Reason("G150", f"{kind} only reads")]
-        )
-    if kind in ("write", "edit"):
-        return Verdict("static", Risk.LOW, tags={"write"}, reasons=[Reason("G160", "a file edit")])
-    return Verdict(
-        "static", Risk.MEDIUM, tags={"unknown_tool"}, reasons=[Reason("G198", f"unknown tool {call.tool!r}")]
-    )
+        return self.cached(_Key(key, call.tool, call.params))
+
+    def cache_clear(self) -> None:
+        clear = getattr(self.cached, "cache_clear", None)
+        if clear is not None:
+            clear()
+
+
+_KNOWN = frozenset({"bash", "write", "edit", "read", "glob", "grep", "web_fetch"})
+_NO_RULES = userrules.RuleSet()
+_DEFAULT = Analyser()
+
+
+def classify(
+    call: ToolCall,
+    home: str | None = None,
+    workspace: str | Path | None = None,
+    permissions: Mapping[str, Any] | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> Verdict:
+    """The static verdict for ``call``, without a chain or a Context.
+
+    >>> classify(ToolCall("Bash", {"command": "rm -rf ~"})).decision
+    'block'
+    """
+    home = home or os.path.expanduser("~")
+    ws = _workspace(workspace)
+    rules = userrules.load(permissions or {}, "permissions", None, home)
+    analysis, base = _DEFAULT(call, home, ws, limits)
+    return base if not rules.rules and not rules.ignored else verdict_for(call, analysis, rules)
+
+
+def _workspace(workspace: str | Path | None) -> str | None:
+    if workspace is None:
+        return None
+    return os.path.normpath(os.path.abspath(os.path.expanduser(str(workspace))))
 
 
 class StaticLayer:
-    name = "static"
+    """Chain layer ``static``. ``workspace`` and ``~/.guard`` are protected paths."""
+
+    name = NAME
 
     def __init__(self, config: Config, workspace: Path | None = None, home: str | None = None) -> None:
-        self.workspace = workspace
+        self.config = config
+        self.home = os.path.normpath(home or os.path.expanduser("~"))
+        self.workspace = _workspace(workspace)
+        self.limits = Limits(int(config.get("static.max_command_bytes")), int(config.get("static.max_depth")))
+        self.analyser = Analyser(int(config.get("static.cache_size")))
+        origin = str(config.file) if config.file else "guard.toml"
+        self.rules = userrules.load(config.section("permissions"), origin, None, self.home)
+        self.project = userrules.ProjectRules(self.home) if config.get("static.project_rules") else None
 
     def __call__(self, call: ToolCall, ctx: Context) -> Verdict:
-        return classify(call, self.workspace)
+        return self.judge(call)
+
+    def judge(self, call: ToolCall) -> Verdict:
+        """The verdict without a Context (what ``__call__`` returns)."""
+        start = time.perf_counter()
+        try:
+            analysis, verdict = self.analyser(call, self.home, self.workspace, self.limits)
+            rules = self._rules_for(call)
+            if rules.rules or rules.ignored:
+                verdict = verdict_for(call, analysis, rules)
+        except Exception as exc:  # the process never crashes on input: degrade towards caution
+            verdict = Verdict(
+                layer=NAME,
+                risk=Risk.MEDIUM,
+                ceiling=REQUEST_CONFIRM,
+                reasons=(Reason("G195", f"The static check failed ({type(exc).__name__}); asking instead."),),  # type: ignore[arg-type]  # attrs converter
+                error=f"{type(exc).__name__}: {exc}",
+            )
+        return _timed(verdict, (time.perf_counter() - start) * 1e6)
+
+    def _rules_for(self, call: ToolCall) -> userrules.RuleSet:
+        if self.project is None or not call.cwd:
+            return self.rules
+        return self.rules + self.project.for_cwd(call.cwd)
 
     def explain(self, call: ToolCall) -> dict[str, Any]:
-        return classify(call, self.workspace).to_dict()
+        """Everything behind the verdict: parse, unwrapped commands, effects, rules that fired."""
+        from guard.static.explain import explain
+
+        analysis, _ = self.analyser(call, self.home, self.workspace, self.limits)
+        rules = self._rules_for(call)
+        return explain(call, analysis, rules, verdict_for(call, analysis, rules))
+
+
+_VERDICT_FIELDS = tuple(a.name for a in attrs.fields(Verdict))
+
+
+def _timed(verdict: Verdict, elapsed_us: float) -> Verdict:
+    """A copy of ``verdict`` with its timing: ``attrs.evolve`` re-runs every converter and validator of an
+    already valid record, which costs as much as a cache hit, so the fields are copied as they are."""
+    out = object.__new__(Verdict)
+    for name in _VERDICT_FIELDS:
+        object.__setattr__(out, name, getattr(verdict, name))
+    object.__setattr__(out, "elapsed_us", elapsed_us)
+    return out
+
+
+def verdict_for(call: ToolCall | None, analysis: Analysis, rules: userrules.RuleSet) -> Verdict:
+    """Fold a built-in analysis and the user's rules into the layer's verdict."""
+    risk, ceiling = analysis.risk, analysis.ceiling
+    reasons = _reasons(analysis)
+    tags = set(analysis.tags)
+    floor = None
+    applied = user_rule_matches(call, analysis, rules) if call is not None else []
+    deny = [m for m in applied if m.action == "deny"]
+    ask = [m for m in applied if m.action == "ask"]
+    allow = next((m for m in applied if m.action == "allow"), None)
+    if deny:
+        risk = Risk.CRITICAL
+        reasons = [
+            Reason("G190", f"{CATALOG['G190'].message} ({deny[0].rule.text} in {deny[0].rule.origin})"),
+            *reasons,
+        ]
+    elif ask:
+        risk, ceiling = max(risk, Risk.MEDIUM), True
+        reasons = [Reason("G191", f"{CATALOG['G191'].message} ({ask[0].rule.text} in {ask[0].rule.origin})"), *reasons]
+    elif allow is not None and risk <= Risk.MEDIUM and not ceiling:
+        risk = Risk.SAFE
+        reasons = [Reason("G192", f"{CATALOG['G192'].message} ({allow.rule.text})")]
+    if risk is Risk.SAFE:
+        floor = AUTO_ALLOW
+    else:
+        tags.discard("read_only")
+    if rules.ignored:
+        reasons.append(Reason("G193", f"{CATALOG['G193'].message} ({', '.join(rules.ignored[:3])})"))
+    data: dict[str, Any] = {
+        "commands": [c[:120] for c in analysis.commands[:8]],
+        "rules": sorted({h.rule_id for h in analysis.hits}),
+    }
+    if analysis.lines_written is not None:
+        data["lines_written"] = analysis.lines_written
+    if applied:
+        data["user_rules"] = [f"{m.action}: {m.rule.text}" for m in applied]
+    return Verdict(
+        layer=NAME,
+        risk=risk,
+        decision=BLOCK if risk is Risk.CRITICAL else None,
+        ceiling=REQUEST_CONFIRM if risk in (Risk.HIGH, Risk.MEDIUM) and (risk is Risk.HIGH or ceiling) else None,
+        floor=floor,
+        reasons=tuple(reasons),  # type: ignore[arg-type]  # attrs converters: mypy cannot solve them
+        tags=frozenset(tags),  # type: ignore[arg-type]
+        data=data,
+    )
+
+
+def user_rule_matches(call: ToolCall, analysis: Analysis, rules: userrules.RuleSet) -> list[userrules.Match]:
+    if not rules.rules:
+        return []
+    kind, tool, cwd = analysis.kind, call.tool, call.cwd
+    effects = list(analysis.effects)
+    out = [
+        userrules.Match(r.action, r)
+        for r in rules.rules
+        if r.action != "allow" and userrules.matches(r, kind, tool, analysis, effects, cwd)
+    ]
+    if not out:
+        allowed = userrules.covers(rules.by_action("allow"), kind, tool, analysis, effects, cwd)
+        if allowed is not None:
+            out.append(userrules.Match("allow", allowed))
+    out.sort(key=lambda m: userrules.ACTIONS.index(m.action))
+    return out
+
+
+def _reasons(analysis: Analysis) -> list[Reason]:
+    ranked = sorted(analysis.hits, key=lambda h: -CATALOG[h.rule_id].risk)
+    top = CATALOG[ranked[0].rule_id].risk if ranked else Risk.SAFE
+    floor = Risk.MEDIUM if top >= Risk.MEDIUM else top
+    out: list[Reason] = []
+    seen: set[str] = set()
+    for h in ranked:
+        rule = CATALOG[h.rule_id]
+        if rule.risk < floor or h.rule_id in seen:
+            continue
+        seen.add(h.rule_id)
+        message = f"{rule.message} ({h.detail})" if h.detail else rule.message
+        out.append(Reason(h.rule_id, message, rule.alternative))
+        if len(out) >= _MAX_REASONS:
+            break
+    return out

@@ -1,0 +1,143 @@
+"""One call in, one :class:`Analysis` out: the built-in judgement, before user rules.
+
+Pure and cached: the same (tool kind, parameters, working directory, home, workspace) always
+gives the same analysis, so repeats cost a dictionary lookup. User rules are applied on top by
+the layer, uncached, because their files can change between calls.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+import attrs
+
+from guard.model import Risk
+from guard.static import tools
+from guard.static.engine import Engine
+from guard.static.paths import Resolver
+from guard.static.rules import CATALOG
+from guard.static.scan import EMPTY, Hit, Scan
+
+MAX_BYTES = 64 * 1024
+MAX_DEPTH = 10
+_HARD_LIMIT = 1024 * 1024  # beyond this the text is not even parsed
+
+
+@attrs.frozen
+class Analysis:
+    kind: str
+    risk: Risk
+    hits: tuple[Hit, ...]
+    tags: frozenset[str]
+    commands: tuple[str, ...] = ()
+    segments: tuple[str, ...] = ()
+    effects: tuple[tuple[str, str], ...] = ()
+    urls: tuple[str, ...] = ()
+    ceiling: bool = False
+    lines_written: int | None = None
+    text: str | None = None  # the shell command judged, for ``guard explain``
+
+
+@attrs.frozen
+class Limits:
+    max_bytes: int = MAX_BYTES
+    max_depth: int = MAX_DEPTH
+
+
+DEFAULT_LIMITS = Limits()
+
+
+@lru_cache(maxsize=256)
+def resolver(home: str, project: str | None, workspace: str | None) -> Resolver:
+    return Resolver(home, project, workspace)
+
+
+def analyse(
+    kind: str,
+    tool: str,
+    params: Mapping[str, Any],
+    cwd: str | None,
+    home: str,
+    workspace: str | None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> Analysis:
+    """Judge one call; ``kind`` is the canonical tool kind (``bash``, ``write`` …)."""
+    scan = Scan(resolver(home, cwd, workspace), cwd, limits.max_depth)
+    engine = Engine(scan)
+    lines: int | None = None
+    text: str | None = None
+    if kind == "bash":
+        text = tools.command_text(params)
+        if text is None:
+            scan.hit("G195", "no command given")
+        else:
+            size = len(text.encode("utf-8", "replace"))
+            if size > limits.max_bytes:
+                scan.hit("G198", f"{size} bytes")
+            if size <= _HARD_LIMIT:
+                engine.top(text, EMPTY)
+            if not scan.hits:
+                scan.hit("G180", "empty command")
+    elif kind in ("write", "edit"):
+        lines = tools.judge_write(scan, params)
+    elif kind == "read":
+        tools.judge_read(scan, params, content=True)
+    elif kind in ("glob", "grep"):
+        tools.judge_read(scan, params, content=kind == "grep")
+    elif kind == "web_fetch":
+        tools.judge_fetch(scan, params)
+    else:
+        lines = tools.judge_unknown(scan, tool, params)
+    return finish(scan, kind, lines, text)
+
+
+def finish(scan: Scan, kind: str, lines: int | None = None, text: str | None = None) -> Analysis:
+    if scan.netdev and scan.shell_stdin:
+        scan.hit("G144", "a shell wired to a /dev/tcp socket")
+    hits = _dedupe(scan.hits) if len(scan.hits) > 1 else tuple(scan.hits)
+    risk, ceiling, read_only = Risk.SAFE, False, True
+    tags = set(scan.tags)
+    for h in hits:
+        rule = CATALOG[h.rule_id]
+        risk = max(risk, rule.risk)
+        ceiling = ceiling or rule.ceiling
+        read_only = read_only and h.rule_id in ("G180", "G193")
+        if rule.tags:
+            tags |= rule.tags
+    if risk is Risk.SAFE and read_only:
+        tags.add("read_only")
+    return Analysis(
+        kind=kind,
+        risk=risk,
+        hits=hits,
+        tags=frozenset(tags),
+        commands=tuple(scan.commands),
+        segments=tuple(scan.segments),
+        effects=tuple(dict.fromkeys(scan.effects)) if scan.effects else (),
+        urls=tuple(scan.urls),
+        ceiling=ceiling,
+        lines_written=lines,
+        text=text,
+    )
+
+
+def _dedupe(hits: list[Hit]) -> tuple[Hit, ...]:
+    seen: dict[tuple[str, str], Hit] = {}
+    for h in hits:
+        seen.setdefault((h.rule_id, h.detail), h)
+    return tuple(seen.values())
+
+
+def cache_key(kind: str, params: Mapping[str, Any]) -> str:
+    """Canonical parameters: the command for the shell, sorted JSON for everything else."""
+    if kind == "bash":
+        text = tools.command_text(params)
+        if text is not None:
+            return text
+    try:
+        return json.dumps(params, sort_keys=True, default=str)
+    except (TypeError, ValueError):
+        return repr(sorted(params.items(), key=lambda kv: str(kv[0])))

@@ -1,0 +1,215 @@
+"""One policy for what touching a path means, shared by every command and tool.
+
+``rm``, ``unlink``, ``find -delete``, ``shutil.rmtree`` and the ``Write`` tool all end here, so a
+target in the same tier gets the same rule whichever way it was reached. Each function also
+records the effect (for user path rules such as ``Edit(~/.ssh/**)``) and returns the place.
+"""
+
+from __future__ import annotations
+
+import re
+
+from guard.model import Risk
+from guard.static import paths as P
+from guard.static.landmines import blocked_if_run
+from guard.static.paths import Place
+from guard.static.rules import CATALOG
+from guard.static.scan import DECODED, EMPTY, REMOTE, SECRET, Flow, Scan
+
+_FOREIGN = frozenset({P.HOME_OTHER, P.OTHER, P.OUTSIDE})
+_PERSIST_RULE = {
+    "rc": "G151",
+    "ssh_config": "G151",
+    "cron": "G153",
+    "service": "G153",
+    "git_hook": "G155",
+    "git_config": "G155",
+    "sudoers": "G154",
+    "authorized_keys": "G150",
+}
+_GIT_EXEC_LINE = re.compile(
+    r"(?im)(?:^|[\s\]])(hookspath|fsmonitor|pager|editor|sshcommand|askpass|gitproxy|textconv|external"
+    r"|program|driver|clean|smudge|process|path)\s*=|=\s*['\"]?!"
+)
+_CRON = re.compile(r"^\s*(@\w+|(?:\S+\s+){5})", re.M)
+_CRON_USER = re.compile(r"^\s*(@\w+\s+\S+|(?:\S+\s+){6})", re.M)
+_UNIT_EXEC = re.compile(r"(?m)^\s*Exec\w*\s*=\s*[-@+!:]*(.+)$")
+
+
+def read(scan: Scan, word: str, content: bool = True) -> Place:
+    """A command reads ``word`` (``content=False``: only lists or stats it)."""
+    place = scan.place(word)
+    scan.effect("read", place.path)
+    if not content:
+        return place
+    if place.secret >= 2 or place.tier == P.CREDENTIAL:
+        scan.hit("G140", place.path)
+        scan.cmd_secret = True
+    elif place.secret == 1:
+        scan.hit("G141", place.path)
+        scan.cmd_secret = True
+    elif place.tier in _FOREIGN or place.tier == P.TEMP:
+        scan.tag("untrusted_input")
+    return place
+
+
+def read_flow(scan: Scan, word: str) -> Flow:
+    """What reading ``word`` feeds downstream: a file downloaded earlier stays "downloaded"."""
+    place = read(scan, word)
+    earlier = scan.written.get(place.path)
+    bits = (earlier.bits if earlier else 0) | (SECRET if place.secret or place.tier == P.CREDENTIAL else 0)
+    return Flow(bits, earlier.text if earlier else None)
+
+
+def delete(scan: Scan, word: str, recursive: bool, detail: str = "") -> Place:
+    place = scan.place(word)
+    scan.effect("write", place.path)
+    scan.tag("delete")
+    shown = detail or place.path
+    origin = _moved_from(scan, place.path)
+    if origin is not None:  # judged by where the data came from, not where it sits now
+        rule_id = _delete_rule(origin, recursive)
+        if CATALOG[rule_id].risk >= Risk.HIGH:
+            scan.hit(
+                "G109" if CATALOG[rule_id].risk is Risk.CRITICAL else rule_id, f"{shown} (moved from {origin.path})"
+            )
+            return place
+    scan.hit(_delete_rule(place, recursive), shown)
+    return place
+
+
+def _delete_rule(place: Place, recursive: bool) -> str:
+    tier, broad = place.tier, recursive or place.contents
+    if tier == P.PROTECTED:
+        return "G156"
+    if place.dynamic:
+        return "G106" if recursive else "G126"
+    if tier in (P.ROOT, P.HOME):
+        return "G101" if recursive else "G104"
+    if tier == P.SYSTEM:
+        if recursive and place.critical:
+            return "G102"
+        return "G122" if place.kind == "critical" else "G123"
+    if tier in (P.DEVICE, P.SPECIAL, P.NETDEV):
+        return "G123"
+    if tier == P.CREDENTIAL:
+        return "G103" if recursive and (place.critical or place.contents) else "G124"
+    if tier == P.PERSIST:
+        return "G124" if place.kind == "authorized_keys" else _PERSIST_RULE.get(place.kind, "G151")
+    if tier == P.PROJECT_ROOT:
+        return "G105" if recursive else ("G107" if place.contents else "G184")
+    if tier == P.GITDIR:
+        return (
+            "G105" if (broad and place.path.rstrip("/").endswith(".git")) or (recursive and place.contents) else "G184"
+        )
+    if tier == P.PROJECT:
+        return "G107" if recursive else "G184"
+    if tier == P.TEMP:
+        return "G104" if place.kind == "temp_root" and broad else "G186"
+    if tier == P.DYNAMIC:
+        return "G106" if recursive else "G126"
+    if place.kind == "cache":
+        return "G125"  # caches in home are re-created on demand
+    return "G104" if recursive else "G125"
+
+
+def move_away(scan: Scan, word: str, dest: str | None) -> Place:
+    """``mv SRC DEST``: the source disappears from where it was."""
+    place = scan.place(word)
+    scan.effect("write", place.path)
+    if place.tier == P.PROTECTED:
+        scan.hit("G156", place.path)
+    elif (
+        place.tier in (P.ROOT, P.HOME)
+        or (place.tier == P.SYSTEM and place.critical)
+        or (place.tier == P.CREDENTIAL and place.critical)
+    ):
+        scan.hit("G108", place.path)
+    elif place.tier == P.SYSTEM:
+        scan.hit("G122" if place.kind == "critical" else "G123", place.path)
+    elif place.tier in (P.CREDENTIAL, P.PERSIST):
+        scan.hit(_delete_rule(place, False), place.path)
+    elif place.tier == P.PROJECT_ROOT or (place.tier == P.GITDIR and place.path.endswith(".git")):
+        scan.hit("G105", place.path)
+    if dest is not None and place.tier not in (P.TEMP, P.PROJECT, P.SPECIAL, P.DYNAMIC):
+        target = scan.place(dest)
+        scan.moved[target.path] = place
+        scan.moved[_join(target.path, place.path.rsplit("/", 1)[-1])] = place
+    return place
+
+
+def write(scan: Scan, word: str, flow: Flow = EMPTY, how: str = "write") -> Place:
+    """A command writes ``word``. ``how``: ``write`` (overwrite), ``append``, ``create`` (touch, mkdir)."""
+    place = scan.place(word)
+    tier = place.tier
+    if tier == P.SPECIAL:
+        return place
+    if tier == P.NETDEV:
+        scan.netdev = True
+        scan.tag("network", "egress")
+        shell = flow.bits & 32  # an interactive shell's output sent to a socket
+        scan.hit("G144" if shell else "G143" if flow.bits & SECRET or scan.cmd_secret else "G145", place.path)
+        return place
+    scan.effect("write", place.path)
+    scan.tag("write")
+    if how != "create" or place.path not in scan.written:
+        scan.written[place.path] = flow
+    scan.hit(_write_rule(scan, place, flow, how), place.path)
+    return place
+
+
+def _write_rule(scan: Scan, place: Place, flow: Flow, how: str) -> str:
+    tier, create = place.tier, how == "create"
+    if tier == P.PROTECTED:
+        return "G156" if place.kind != "holds_guard" or not create else "G185"
+    if tier == P.DEVICE:
+        return "G120"
+    if tier == P.SYSTEM:
+        return "G122" if place.kind in ("critical", "secret") and not create else "G123"
+    if tier == P.PERSIST:
+        if create:
+            return "G125"
+        if place.kind in ("rc", "cron", "service", "git_hook") and _dangerous_content(scan, flow, place.kind == "cron"):
+            return "G152"
+        if place.kind == "git_config" and flow.text is not None and not _GIT_EXEC_LINE.search(flow.text):
+            return "G185"  # names and aliases, nothing git would run
+        return _PERSIST_RULE.get(place.kind, "G151")
+    if tier == P.CREDENTIAL:
+        return "G125" if create else "G124"
+    if tier == P.DYNAMIC or place.dynamic:
+        return "G126"
+    if tier in _FOREIGN or tier in (P.ROOT, P.HOME):
+        return "G185"
+    if tier == P.TEMP:
+        return "G186"
+    if flow.text and blocked_if_run(place.path, flow.text, scan.subscan, scan.subcode):
+        return "G127"  # (a download saved as a script is judged when it runs, not here)
+    return "G184"
+
+
+def _dangerous_content(scan: Scan, flow: Flow, cron: bool = False) -> bool:
+    if flow.bits & (REMOTE | DECODED):
+        return True
+    if not flow.text:
+        return False
+    if cron:  # judge the command, not the schedule; system crontabs also name a user
+        return any(scan.subscan(pattern.sub("", flow.text)) >= Risk.CRITICAL for pattern in (_CRON, _CRON_USER))
+    programs = _UNIT_EXEC.findall(flow.text)  # systemd units and desktop entries: the lines that run
+    if programs and any(scan.subscan(p) >= Risk.CRITICAL for p in programs):
+        return True
+    return scan.subscan(flow.text) >= Risk.CRITICAL
+
+
+def _moved_from(scan: Scan, path: str) -> Place | None:
+    if not scan.moved:
+        return None
+    probe = path
+    while probe and probe not in ("/", "."):
+        if probe in scan.moved:
+            return scan.moved[probe]
+        probe = probe.rsplit("/", 1)[0]
+    return None
+
+
+def _join(a: str, b: str) -> str:
+    return a.rstrip("/") + "/" + b if a != "/" else "/" + b

@@ -1,0 +1,306 @@
+"""Run a shell script through guard's knowledge: parse, unwrap, dispatch each command to its family.
+
+The engine is what the walker calls for every simple command. It resolves the command name
+(``/usr/bin/rm``, ``\\rm``, ``"rm"`` are ``rm``), unwraps what executes its arguments (wrappers,
+shells with ``-c``, ``eval``, ``source``, scripts written or downloaded earlier in the same call,
+functions), bounds the nesting, and hands everything else to the handler table of
+:mod:`guard.static.families`. Runtime values keep their taint, so ``bash -c "$(curl …)"``,
+``eval "$(echo … | base64 -d)"`` and ``source <(wget -O- …)`` are seen for what they run.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any
+
+from guard.model import Risk
+from guard.static import lexer, shells
+from guard.static.families import HANDLERS
+from guard.static.parser import parse
+from guard.static.scan import DECODED, EMPTY, OPAQUE_FLOW, REMOTE, SECRET, Cmd, Flow, Scan, display
+from guard.static.text import _MARKER_RE, DYN_OPEN, IFS, marker_ids, prefilter, strip_markers, wordset
+from guard.static.unwrap import WRAPPERS, Unwrapped, unwrap
+from guard.static.walker import Walker
+
+SOCKET, SHELL = 16, 32  # flow bits: raw socket output; an interactive shell's output
+SHELLS = wordset("sh bash zsh dash ksh mksh ash fish csh tcsh yash posh rbash pdksh oksh busybox-sh")
+_COMMAND_VARS = wordset(
+    "GIT_SSH_COMMAND GIT_PAGER PAGER GIT_EDITOR EDITOR VISUAL GIT_EXTERNAL_DIFF GIT_ASKPASS SSH_ASKPASS "
+    "GIT_SEQUENCE_EDITOR MANPAGER PROMPT_COMMAND GIT_PROXY_COMMAND"
+)
+_INJECT_VARS = frozenset({"LD_PRELOAD", "DYLD_INSERT_LIBRARIES", "LD_AUDIT"})
+_FORK_BOMB = r"(^|[^\w-]){n}\s*(\|\s*{n}|&(?!&))"
+
+
+def command_name(word: str) -> str:
+    """``/usr/bin/RM.exe`` -> ``rm``."""
+    base = word.rsplit("/", 1)[-1] if "/" in word else word
+    base = base.lower()
+    return base[:-4] if base.endswith(".exe") else base
+
+
+class Engine:
+    __slots__ = ("aliases", "called", "calling", "functions", "scan")
+
+    def __init__(self, scan: Scan) -> None:
+        self.scan = scan
+        scan.engine = self
+        scan.subscan = self._subscan
+        scan.subcode = self._subcode
+        self.functions: dict[str, tuple[Walker, Any]] = {}
+        self.called: set[str] = set()
+        self.calling: list[tuple[int, int, int]] = []
+        self.aliases: dict[str, str] = {}
+
+    # -- scripts
+    def top(self, text: str, stdin: Flow = EMPTY) -> Flow:
+        out = self._text(text, stdin, None)
+        for name, (walker, body) in list(self.functions.items()):
+            if name not in self.called:  # defined but not called here: its body may still run later
+                self.called.add(name)
+                walker.stmt(body, EMPTY)
+        return out
+
+    def script(self, text: str, stdin: Flow = EMPTY, positional: tuple[str, ...] | None = None) -> Flow:
+        """A nested script (``bash -c``, ``eval``, ``watch``…): its own variables and working directory."""
+        scan = self.scan
+        if scan.depth >= scan.max_depth:
+            scan.hit("G197", text[:80])
+            return OPAQUE_FLOW
+        saved = scan.cwd, dict(scan.vars)
+        scan.depth += 1
+        try:
+            return self._text(self._demarker(text), stdin, positional)
+        finally:
+            scan.depth -= 1
+            scan.cwd, scan.vars = saved
+
+    def _text(self, text: str, stdin: Flow, positional: tuple[str, ...] | None) -> Flow:
+        scan = self.scan
+        if DYN_OPEN in text:
+            text = self._demarker(text)
+        text, hidden = prefilter(text)
+        if hidden:
+            scan.hit("G199")
+        if positional is not None:
+            scan.vars["@"] = scan.vars["*"] = IFS.join(positional[1:])
+            for i, value in enumerate(positional[:10]):
+                scan.vars[str(i)] = value
+        flat = lexer.split(text, scan.resolver.home, scan.cwd) if len(text) < 4096 else None
+        if flat is not None:
+            return self._flat(flat, stdin)
+        src = text.encode("utf-8", "replace")
+        root = parse(src).root_node
+        if root.has_error and b"$((" in src:  # bash reads ``$((cmd))`` that is not arithmetic as ``$( (cmd) )``
+            alternative = src.replace(b"$((", b"$( (")
+            retry = parse(alternative).root_node
+            if not retry.has_error:
+                src, root = alternative, retry
+        if root.has_error:
+            scan.parse_error = True
+            scan.hit("G195")
+        return Walker(self, src).block(root.children, stdin)
+
+    def _flat(self, segments: list[tuple[str, list[str]]], stdin: Flow) -> Flow:
+        """Run what :mod:`guard.static.lexer` split, as the walker would run the same tree."""
+        out = EMPTY
+        for sep, words in segments:
+            piped = out if out != EMPTY else OPAQUE_FLOW  # a pipe always carries something
+            out = self.simple(words, piped if sep == "|" else stdin, {})
+        return out
+
+    def _demarker(self, text: str) -> str:
+        """Runtime values inside a nested script become variables bound to the same values."""
+        if DYN_OPEN not in text:
+            return text
+        for i in marker_ids(text):
+            self.scan.vars[f"__guard{i}"] = f"\ue000{i}\ue001"
+        return _MARKER_RE.sub(lambda m: "${__guard" + m.group(1) + "}", text)
+
+    def _subscan(self, text: str) -> Risk:
+        """The risk of ``text`` as a script, judged apart (content written to a startup file …)."""
+        sub = Scan(self.scan.resolver, self.scan.cwd, self.scan.max_depth)
+        sub.depth = self.scan.depth + 1
+        Engine(sub).top(text[:65536])
+        return sub.risk
+
+    def _subcode(self, code: str, lang: str) -> Risk:
+        """The risk of interpreter source ``code``, judged apart (a script being written)."""
+        from guard.static.interp import analyse_code
+
+        sub = Scan(self.scan.resolver, self.scan.cwd, self.scan.max_depth)
+        sub.depth = self.scan.depth + 1
+        Engine(sub)
+        analyse_code(sub, code, lang)
+        return sub.risk
+
+    # -- commands
+    def run(self, argv: tuple[str, ...] | list[str], stdin: Flow = EMPTY) -> Flow:
+        """A command that another command runs (wrappers, xargs, find -exec …)."""
+        scan = self.scan
+        if not argv:
+            return EMPTY
+        if scan.depth >= scan.max_depth:
+            scan.hit("G197", " ".join(argv)[:80])
+            return OPAQUE_FLOW
+        scan.depth += 1
+        try:
+            return self.simple(list(argv), stdin, {})
+        finally:
+            scan.depth -= 1
+
+    def simple(self, argv: list[str], stdin: Flow, env: dict[str, str]) -> Flow:
+        scan = self.scan
+        for key, value in env.items():
+            self.env_var(key, value)
+        head = argv[0]
+        shown = display(scan, " ".join(argv))
+        if len(scan.commands) < 64:
+            scan.commands.append(shown[:200])
+        if scan.depth == 0:
+            scan.segments.append(shown)
+        if DYN_OPEN in head:
+            flow = scan.flow_of(head)
+            if head.startswith(DYN_OPEN) or "/" not in strip_markers(head, ""):
+                scan.hit("G112" if flow.bits & REMOTE else "G111" if flow.bits & DECODED else "G196", shown)
+                return OPAQUE_FLOW
+        scan.cmd_secret = False
+        name = command_name(head)
+        before = len(scan.hits)
+        out = self.dispatch(name, tuple(argv), stdin)
+        if len(scan.hits) == before:
+            scan.hit("G182", shown)
+        bits = out.bits | (SECRET if scan.cmd_secret else 0)
+        return out if bits == out.bits else Flow(bits, out.text, out.paths)
+
+    def dispatch(self, name: str, argv: tuple[str, ...], stdin: Flow) -> Flow:
+        scan = self.scan
+        if name == "alias":
+            return self.alias(argv)
+        if argv[0] in self.aliases:  # defined earlier in this script: what it stands for runs
+            value = self.aliases.pop(argv[0])  # (popped: an alias does not expand inside itself)
+            try:
+                return self.script(" ".join([value, *(shlex.quote(a) for a in argv[1:])]), stdin)
+            finally:
+                self.aliases[argv[0]] = value
+        if name in self.functions and name not in HANDLERS:
+            return self.call_function(name, argv, stdin)
+        if name in WRAPPERS:
+            u = unwrap(name, argv)
+            if not u.not_a_wrapper:
+                return self.wrapper(name, argv, stdin, u)
+        if name in SHELLS:
+            return self.shell(argv, stdin)
+        if name in ("eval", "iex", "invoke-expression"):
+            if name != "eval" and len(argv) == 1:
+                return self.consume(stdin, "shell")  # ``… | iex``: PowerShell runs its input
+            return self.eval(argv, stdin)
+        if name in ("source", "."):
+            return self.source(argv, stdin)
+        handler = HANDLERS.get(name)
+        if handler is None and "/" in argv[0]:
+            return self.exec_file(argv[0], stdin, argv[1:])
+        if handler is None:
+            return OPAQUE_FLOW
+        out = handler(Cmd(argv, name, stdin, scan.privileged), scan)
+        return OPAQUE_FLOW if out is None else out
+
+    def wrapper(self, name: str, argv: tuple[str, ...], stdin: Flow, u: Unwrapped) -> Flow:
+        scan = self.scan
+        before = len(scan.hits)
+        if u.query:
+            if name == "env":
+                return self.dispatch("printenv", ("env", *argv[1:]), stdin)  # a dump of the environment
+            if u.privileged and not any(a in ("-l", "--list", "-v", "-k", "-K", "-V", "--version") for a in argv[1:]):
+                scan.hit("G177", display(scan, " ".join(argv)))  # an interactive root shell
+            else:
+                scan.hit("G180", " ".join(argv))
+            return EMPTY
+        saved = scan.privileged, scan.cwd
+        scan.privileged = saved[0] or u.privileged
+        if u.chdir:
+            scan.chdir(u.chdir)
+        try:
+            for key, value in u.env:
+                self.env_var(key, value)
+            out = self.script(u.script, stdin) if u.script is not None else self.run(u.argv, stdin)
+        finally:
+            scan.privileged, scan.cwd = saved
+        if u.privileged:
+            new = scan.hits[before:]
+            if new and max(r.risk for r in _rules(new)) < Risk.MEDIUM:
+                scan.hit("G181" if all(h.rule_id == "G180" for h in new) else "G177", display(scan, " ".join(argv)))
+        return out
+
+    # -- what runs scripts (see guard.static.shells)
+    def shell(self, argv: tuple[str, ...], stdin: Flow) -> Flow:
+        return shells.shell(self, argv, stdin)
+
+    def consume(self, stdin: Flow, kind: str, interactive: bool = False) -> Flow:
+        return shells.consume(self, stdin, kind, interactive)
+
+    def exec_file(self, word: str, stdin: Flow = EMPTY, args: tuple[str, ...] = ()) -> Flow:
+        return shells.exec_file(self, word, stdin, args)
+
+    def eval(self, argv: tuple[str, ...], stdin: Flow) -> Flow:
+        return shells.eval_(self, argv, stdin)
+
+    def source(self, argv: tuple[str, ...], stdin: Flow) -> Flow:
+        return shells.source(self, argv, stdin)
+
+    def env_var(self, key: str, value: str) -> None:
+        scan = self.scan
+        if key in _COMMAND_VARS and value:
+            self.script(value)
+        elif key in _INJECT_VARS:
+            scan.hit("G157", f"{key}={display(scan, value)}")
+        elif key in ("BASH_ENV", "ENV") and value:
+            self.exec_file(value)
+
+    def alias(self, argv: tuple[str, ...]) -> Flow:
+        for arg in argv[1:]:
+            key, eq, value = arg.partition("=")
+            if eq and key and not key.startswith("-"):
+                self.aliases[key] = value
+        self.scan.hit("G180", "alias")
+        return EMPTY
+
+    def define_function(self, walker: Walker, node: Any) -> None:
+        name_node = node.child_by_field_name("name")
+        body = node.child_by_field_name("body")
+        if name_node is None or body is None:
+            return
+        name = walker.text(name_node)
+        if re.search(_FORK_BOMB.format(n=re.escape(name)), walker.text(body)):
+            self.scan.hit("G175", walker.text(node)[:80])
+        self.functions[name] = (walker, body)
+
+    def call_function(self, name: str, argv: tuple[str, ...], stdin: Flow) -> Flow:
+        scan = self.scan
+        self.called.add(name)
+        walker, body = self.functions[name]
+        key = (id(walker), body.start_byte, body.end_byte)  # a redefinition inside the body is another function
+        if key in self.calling or scan.depth >= scan.max_depth:
+            scan.hit("G181", f"recursive call of {name}")
+            return OPAQUE_FLOW
+        saved = dict(scan.vars)
+        scan.vars["@"] = scan.vars["*"] = IFS.join(argv[1:])
+        for i, value in enumerate(argv[1:10], start=1):
+            scan.vars[str(i)] = value
+        self.calling.append(key)
+        scan.depth += 1
+        try:
+            out = walker.stmt(body, stdin)
+        finally:
+            scan.depth -= 1
+            self.calling.pop()
+            scan.vars = saved
+        scan.hit("G181", f"function {name}")
+        return out
+
+
+def _rules(hits: list[Any]) -> list[Any]:
+    from guard.static.rules import CATALOG
+
+    return [CATALOG[h.rule_id] for h in hits]

@@ -1,0 +1,208 @@
+"""Words: what bash makes of a word before a command sees it.
+
+Quotes are spliced (``'r'm``, ``"rm"``), escapes removed (``\\rm``), ANSI-C strings decoded
+(``$'\\x72m'``), ``~``/``$HOME``/``${HOME}`` expanded, variables the script set resolved (with
+``${X:-default}`` read as its default and ``${X:?}`` as guarded), unquoted values split on ``$IFS``,
+braces expanded, and command or process substitutions run in place: their output becomes a
+runtime value carrying the taint of what produced it.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import TYPE_CHECKING, Any
+
+from guard.static.scan import EMPTY, OPAQUE_FLOW, Scan
+from guard.static.text import (
+    DYN_OPEN,
+    IFS,
+    decode_ansi_c,
+    expand_braces,
+    protect_braces,
+    split_ifs,
+    unescape_double,
+    unescape_unquoted,
+)
+
+if TYPE_CHECKING:
+    from guard.static.walker import Walker
+
+MAX_NEST = 120  # nesting bound shared with statements: Python recursion, not the shell's, sets it
+
+
+def words(w: Walker, node: Any) -> list[str]:
+    t = node.type
+    if t == "word":
+        return plain_words(w.text(node), w.scan.resolver.home, w.scan.cwd)
+    if t in ("number", "test_operator", "regex", "extglob_pattern"):
+        return [w.text(node)]
+    text = value(w, node, False, True)
+    out: list[str] = []
+    for part in split_ifs(text):
+        out.extend(expand_braces(part))
+    return out
+
+
+def value(w: Walker, node: Any, quoted: bool, first: bool) -> str:
+    w.nest += 1
+    try:
+        if w.nest > MAX_NEST:  # words nest too (``${a:-${b:-…}}``): same bound as statements
+            w.scan.hit("G197", "word nested too deeply")
+            return w.scan.dynamic("…", OPAQUE_FLOW)
+        return _value(w, node, quoted, first)
+    finally:
+        w.nest -= 1
+
+
+def _value(w: Walker, node: Any, quoted: bool, first: bool) -> str:
+    t = node.type
+    if t == "word":
+        text = w.text(node)
+        if quoted:
+            return protect_braces(text)
+        if first and text.startswith("~"):
+            text = tilde(text, w.scan.resolver.home, w.scan.cwd)
+        return unescape_unquoted(text)
+    if t == "raw_string":
+        return protect_braces(w.text(node)[1:-1])
+    if t == "ansi_c_string":
+        return protect_braces(decode_ansi_c(w.text(node)[2:-1]))
+    if t in ("string", "translated_string", "concatenation"):
+        return spliced(w, node, quoted or t != "concatenation", first)
+    if t == "simple_expansion":
+        name = w.text(node)[1:]
+        return variable(w.scan, name, quoted)
+    if t == "expansion":
+        return expansion(w, node, quoted)
+    if t in ("command_substitution", "process_substitution"):
+        return substitution(w, node, quoted)
+    if t == "string_content":
+        return protect_braces(unescape_double(w.text(node)))
+    if t == "arithmetic_expansion":
+        w.stmt(node, EMPTY)  # ``$(( $(cmd) + 1 ))``: substitutions inside still run
+        return w.scan.dynamic(w.text(node), EMPTY)
+    if node.named_child_count:
+        w.stmt(node, EMPTY)  # a node kind this module does not know: run what is inside it all the same
+    return w.text(node)
+
+
+def spliced(w: Walker, node: Any, quoted: bool, first: bool) -> str:
+    """Concatenate parts, filling gaps from the source so no literal text is lost."""
+    is_string = node.type in ("string", "translated_string")
+    start = node.start_byte + (1 if node.type == "string" else 2 if is_string else 0)
+    end = node.end_byte - (1 if is_string else 0)
+    parts: list[str] = []
+    pos = start
+    for ch in node.children:
+        if not ch.is_named or ch.start_byte < pos:
+            continue
+        if ch.start_byte > pos:
+            gap = w.src[pos : ch.start_byte].decode("utf-8", "replace")
+            parts.append(protect_braces(unescape_double(gap)) if quoted else unescape_unquoted(gap))
+        parts.append(value(w, ch, True if is_string else quoted, first and not parts))
+        pos = ch.end_byte
+    if end > pos:
+        gap = w.src[pos:end].decode("utf-8", "replace")
+        parts.append(protect_braces(unescape_double(gap)) if quoted else unescape_unquoted(gap))
+    return "".join(parts)
+
+
+def variable(scan: Scan, name: str, quoted: bool) -> str:
+    value = scan.vars.get(name)
+    if value is not None:
+        if not quoted and name != "IFS":  # unquoted values are split into words, on the script's IFS if it set one
+            for ch in set(scan.vars.get("IFS", " \t\n")) - {IFS}:
+                if ch in value:
+                    value = value.replace(ch, IFS)
+        return value
+    if name == "HOME":
+        return scan.resolver.home
+    if name == "IFS":
+        return scan.vars.get("IFS", " ") if quoted else IFS
+    if name == "PWD" and scan.cwd and scan.cwd.startswith("/"):
+        return scan.cwd
+    if name in ("USER", "LOGNAME"):
+        return posixpath.basename(scan.resolver.home)
+    if name == "TMPDIR":
+        return "/tmp"
+    if name == "SHELL":
+        return "/bin/bash"
+    return scan.dynamic("$" + name)
+
+
+def expansion(walker: Walker, node: Any, quoted: bool) -> str:
+    scan = walker.scan
+    name, op, words = None, "", []
+    for ch in node.children:
+        if ch.type in ("variable_name", "special_variable_name") and name is None:
+            name = walker.text(ch)
+        elif not ch.is_named and ch.type not in ("${", "}"):
+            op += ch.type
+        elif ch.type == "subscript":
+            walker.stmt(ch, EMPTY)  # ``${arr[$(cmd)]}``: the index is evaluated
+            name = name or walker.text(ch).split("[", 1)[0]
+        elif ch.is_named:
+            words.append(ch)
+    if name is None or (op.startswith(("#", "!")) and not words):
+        return scan.dynamic(walker.text(node), EMPTY)
+    known = (
+        name in scan.vars
+        or name in ("HOME", "USER", "LOGNAME", "TMPDIR", "SHELL")
+        or (name == "PWD" and bool(scan.cwd))
+    )
+    if not op:
+        return variable(scan, name, quoted)
+    if op in (":-", "-", ":=", "="):
+        if known:
+            return variable(scan, name, quoted)
+        return "".join(value(walker, w, quoted, False) for w in words)
+    if op in (":?", "?"):
+        return variable(scan, name, quoted) if known else scan.dynamic(walker.text(node), guarded=True)
+    if op in (":+", "+") or op.startswith("!"):
+        return scan.dynamic(walker.text(node))
+    return variable(scan, name, quoted) if known else scan.dynamic(walker.text(node))
+
+
+def substitution(walker: Walker, node: Any, quoted: bool = True) -> str:
+    scan = walker.scan
+    saved = scan.cwd, dict(scan.vars)
+    try:
+        flow = walker.block(node.children, EMPTY)
+    finally:
+        scan.cwd, scan.vars = saved
+    if node.type == "command_substitution" and flow.text is not None and not flow.bits and DYN_OPEN not in flow.text:
+        text = flow.text.rstrip("\n")
+        return text if quoted else IFS.join(text.split())  # unquoted output is split into words
+    shown = walker.text(node)
+    return scan.dynamic(shown if len(shown) < 60 else shown[:56] + "…)", flow)
+
+
+_TILDE_RE = re.compile(r"^~([A-Za-z0-9_.-]*|[+-])(?=/|$)")
+
+
+def tilde(text: str, home: str, cwd: str | None) -> str:
+    m = _TILDE_RE.match(text)
+    if not m:
+        return text
+    who = m.group(1)
+    if who == "":
+        base = home
+    elif who == "+":
+        base = cwd or "."
+    elif who == "-":
+        return text
+    else:
+        base = "/root" if who == "root" else f"/home/{who}"
+    return base + text[m.end() :]
+
+
+def plain_words(text: str, home: str, cwd: str | None) -> list[str]:
+    """An unquoted word: tilde, backslash escapes, brace expansion."""
+    if text.startswith("~"):
+        text = tilde(text, home, cwd)
+    if "\\" in text:
+        text = unescape_unquoted(text)
+    if "{" in text:
+        return expand_braces(text)
+    return [text]

@@ -1,0 +1,141 @@
+"""Containers: docker, podman, nerdctl and compose.
+
+Inspecting flows; pruning volumes or system data asks; a privileged container with the host's root
+mounted blocks (it is root on the host); ``docker exec c cmd`` runs ``cmd``, judged as itself.
+"""
+
+from __future__ import annotations
+
+import re
+
+from guard.static import effects
+from guard.static import paths as P
+from guard.static.families.base import Handler
+from guard.static.families.cloud import _words
+from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
+from guard.static.text import wordset
+
+_DOCKER_RO = wordset(
+    "ps images inspect logs version info stats top port diff history search events df ls config manifest"
+)
+
+
+_SENSITIVE_MOUNTS = re.compile(
+    r"^(/|/etc|/root|/home|/Users|/var/run/docker\.sock|/run/docker\.sock|/proc|/sys|/dev|"
+    r"/boot|/usr|/var|/var/lib/docker)(/)?$"
+)
+
+
+def _docker(cmd: Cmd, scan: Scan) -> Flow:
+    args = list(cmd.args)
+    words = _words(tuple(args), frozenset({"-H", "--host", "--context", "-c", "--config", "-l", "--log-level"}))
+    shown = display(scan, " ".join(cmd.argv))
+    if cmd.name in ("docker-compose", "podman-compose") or words[:1] == ["compose"]:
+        return _compose(words[1:] if words[:1] == ["compose"] else words, cmd, scan, shown)
+    verb = words[0] if words else ""
+    if (
+        verb in ("container", "image", "volume", "network", "system", "builder", "buildx", "context", "plugin")
+        and len(words) > 1
+    ):
+        group, verb = verb, words[1]
+        if verb in ("prune", "rm", "remove") and group in ("volume", "system"):
+            scan.hit("G167", shown)
+            return EMPTY
+    if verb == "prune":
+        scan.hit("G167", shown)
+    elif verb in _DOCKER_RO or verb == "":
+        scan.hit("G180", shown)
+    elif verb in ("run", "create"):
+        _docker_run(args, scan, shown)
+    elif verb == "exec":
+        _docker_exec(args, scan, shown)
+    elif verb == "push":
+        scan.hit("G170", shown)
+    elif verb == "pull":
+        scan.hit("G146", shown)
+    elif verb in ("build", "tag", "start", "restart", "stop", "wait", "attach", "rename", "commit"):
+        scan.hit("G181", shown)
+    elif verb == "cp" and len(words) >= 3:
+        src, dst = words[-2], words[-1]
+        flow = effects.read_flow(scan, src) if ":" not in src else Flow(0)  # copying a key into a container
+        if ":" not in dst:
+            effects.write(scan, dst, flow)
+        scan.hit("G188", shown)
+    else:
+        scan.hit("G188", shown)
+    return EMPTY
+
+
+def _docker_run(args: list[str], scan: Scan, shown: str) -> None:
+    privileged = (
+        "--privileged" in args
+        or any(
+            a.startswith(
+                (
+                    "--pid=host",
+                    "--cap-add=ALL",
+                    "--cap-add=SYS_ADMIN",
+                    "--security-opt=apparmor=unconfined",
+                    "--userns=host",
+                    "--ipc=host",
+                )
+            )
+            for a in args
+        )
+        or "--device" in " ".join(args)
+    )
+    root_mount = sensitive = False
+    for i, a in enumerate(args):
+        value = None
+        if a in ("-v", "--volume", "--mount") and i + 1 < len(args):
+            value = args[i + 1]
+        elif a.startswith(("-v", "--volume=", "--mount=")) and a not in ("-v", "--version"):
+            value = a.split("=", 1)[1] if "=" in a and a.startswith("--") else a[2:]
+        if value:
+            source = value.split(":", 1)[0] if "source=" not in value else re.sub(r".*source=([^,]+).*", r"\1", value)
+            place = scan.place(source)
+            if place.tier == P.ROOT:
+                root_mount = True
+            if _SENSITIVE_MOUNTS.match(place.path) or place.tier in (P.HOME, P.CREDENTIAL, P.ROOT, P.PROTECTED):
+                sensitive = True
+    if privileged and root_mount:
+        scan.hit("G168", shown)
+    elif privileged or sensitive:
+        scan.hit("G169", shown)
+    else:
+        scan.hit("G188", shown)
+
+
+def _docker_exec(args: list[str], scan: Scan, shown: str) -> None:
+    i = args.index("exec") + 1 if "exec" in args else 1
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] in ("-e", "--env", "-u", "--user", "-w", "--workdir", "--env-file", "--detach-keys") else 1
+    inner = args[i + 1 :]  # after the container name
+    if inner:
+        scan.engine.run(inner)
+    scan.hit("G188", shown)
+
+
+def _compose(words: list[str], cmd: Cmd, scan: Scan, shown: str) -> Flow:
+    verb = next((w for w in words if not w.startswith("-")), "")
+    if verb == "down" and any(a in ("-v", "--volumes") for a in cmd.args):
+        scan.hit("G167", shown)
+    elif verb in ("ps", "logs", "config", "ls", "images", "top", "version", "port", "events"):
+        scan.hit("G180", shown)
+    elif verb == "push":
+        scan.hit("G170", shown)
+    elif verb == "pull":
+        scan.hit("G146", shown)
+    elif verb == "rm":
+        scan.hit("G188", shown)
+    elif verb in ("exec", "run") and len(words) >= 3:
+        scan.engine.run(words[words.index(verb) + 2 :])
+        scan.hit("G181", shown)
+    else:
+        scan.hit("G181", shown)
+    return EMPTY
+
+
+HANDLERS: dict[str, Handler] = dict.fromkeys(
+    ("docker", "podman", "nerdctl", "docker-compose", "podman-compose"), _docker
+)

@@ -1,0 +1,222 @@
+"""Databases: statements that drop or empty data ask, whichever client or framework sends them.
+
+SQL handed to ``psql -c``, ``mysql -e``, ``sqlite3 db "…"``, a heredoc or a pipe is read for
+``DROP``, ``TRUNCATE`` and ``DELETE``/``UPDATE`` without ``WHERE`` (string literals and comments
+removed first, so ``INSERT INTO log VALUES ('drop table x')`` is data). Redis ``FLUSHALL``, Mongo
+``dropDatabase()``, and framework resets (``rails db:drop``, ``prisma migrate reset``) too.
+"""
+
+from __future__ import annotations
+
+import re
+
+from guard.static import effects
+from guard.static.families.base import Handler, parse_opts
+from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
+from guard.static.text import wordset
+
+_STRINGS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"\\]|\\.)*\"|--[^\n]*|/\*.*?\*/|\$\$.*?\$\$", re.S)
+_DROP = re.compile(r"\bDROP\s+(DATABASE|SCHEMA|TABLE|COLLECTION|KEYSPACE|USER|ROLE|OWNED)\b", re.I)
+_TRUNCATE = re.compile(r"\bTRUNCATE\b", re.I)
+_DELETE = re.compile(r"\bDELETE\s+FROM\s+[^;]*", re.I)
+_UPDATE = re.compile(r"\bUPDATE\s+\S+\s+SET\s+[^;]*", re.I)
+_MONGO_DROP = re.compile(r"\.(dropDatabase|drop|dropCollection)\s*\(|\.(deleteMany|remove)\s*\(\s*\{\s*\}\s*\)", re.I)
+_REDIS_FLUSH = frozenset({"flushall", "flushdb"})
+
+
+def sql_rule(sql: str) -> str | None:
+    """The rule a SQL text triggers: ``sql_rule("DROP TABLE x") == "G160"``."""
+    text = _STRINGS.sub("''", sql)
+    if _DROP.search(text):
+        return "G160"
+    if _TRUNCATE.search(text):
+        return "G161"
+    for pattern in (_DELETE, _UPDATE):
+        for m in pattern.finditer(text):
+            if not re.search(r"\bWHERE\b", m.group(0), re.I):
+                return "G161"
+    return None
+
+
+def _judge_sql(scan: Scan, cmd: Cmd, texts: list[str]) -> None:
+    shown = display(scan, " ".join(cmd.argv))
+    for text in texts:
+        rule = sql_rule(text)
+        if rule:
+            scan.hit(rule, shown)
+    scan.tag("network")
+    scan.hit("G188", shown)
+
+
+_SQL_CLIENTS = {
+    "psql": ("-c", "--command"),
+    "mysql": ("-e", "--execute"),
+    "mariadb": ("-e", "--execute"),
+    "clickhouse-client": ("-q", "--query"),
+    "clickhouse": ("-q", "--query"),
+    "cqlsh": ("-e", "--execute"),
+    "sqlcmd": ("-Q", "-q"),
+    "duckdb": ("-c",),
+    "cockroach": ("-e", "--execute"),
+    "snowsql": ("-q", "--query"),
+    "bq": (),
+    "vsql": ("-c",),
+    "usql": ("-c", "--command"),
+    "pgcli": (),
+    "mycli": ("-e", "--execute"),
+    "litecli": ("-e",),
+    "trino": ("--execute",),
+    "presto": ("--execute",),
+}
+_CLIENT_TAKES = wordset(
+    "-h --host -p --port -U --username -u --user -d --dbname -D --database -f --file -P --pset -v --variable -S "
+    "-W -o --output -A -F -R -t --init-command"
+)
+
+
+def _sql_client(cmd: Cmd, scan: Scan) -> Flow:
+    flags = _SQL_CLIENTS.get(cmd.name, ())
+    opts = parse_opts(cmd.args, _CLIENT_TAKES | set(flags))
+    texts = opts.all(*flags) if flags else []
+    if cmd.name == "bq" and opts.operands[:1] == ("query",):
+        texts = list(opts.operands[1:])
+    if cmd.name in ("sqlite3", "duckdb") and len(opts.operands) >= 2:
+        texts += list(opts.operands[1:])
+    for f in opts.all("-f", "--file"):
+        effects.read(scan, f)
+    if cmd.stdin.text:
+        texts.append(cmd.stdin.text)
+    _judge_sql(scan, cmd, texts)
+    return None  # type: ignore[return-value]
+
+
+def _sqlite(cmd: Cmd, scan: Scan) -> Flow:
+    opts = parse_opts(cmd.args, frozenset({"-cmd", "-separator", "-newline", "-nullvalue"}))
+    texts = list(opts.operands[1:]) + opts.all("-cmd")
+    if cmd.stdin.text:
+        texts.append(cmd.stdin.text)
+    shown = display(scan, " ".join(cmd.argv))
+    for text in texts:
+        rule = sql_rule(text)
+        if rule:
+            scan.hit(rule, shown)
+    scan.hit("G181", shown)  # a local file database in the project
+    return None  # type: ignore[return-value]
+
+
+def _redis(cmd: Cmd, scan: Scan) -> Flow:
+    opts = parse_opts(cmd.args, wordset("-h -p -a -n -u --user --pass -s -r -i"))
+    words = [w.lower() for w in opts.operands]
+    texts = [cmd.stdin.text.lower()] if cmd.stdin.text else []
+    shown = display(scan, " ".join(cmd.argv))
+    scan.tag("network")
+    if (words[:1] and words[0] in _REDIS_FLUSH) or any(re.search(r"\bflush(all|db)\b", t) for t in texts):
+        scan.hit("G162", shown)
+    elif words[:1] and words[0] in (
+        "get",
+        "keys",
+        "scan",
+        "info",
+        "ping",
+        "ttl",
+        "type",
+        "exists",
+        "dbsize",
+        "hgetall",
+        "lrange",
+        "smembers",
+        "monitor",
+        "--scan",
+        "strlen",
+        "mget",
+        "hget",
+    ):
+        scan.hit("G180", shown)
+    else:
+        scan.hit("G188", shown)
+    return None  # type: ignore[return-value]
+
+
+def _mongo(cmd: Cmd, scan: Scan) -> Flow:
+    opts = parse_opts(
+        cmd.args,
+        wordset("--eval --host --port -u -p --username --password --authenticationDatabase -f --file"),
+    )
+    texts = opts.all("--eval") + ([cmd.stdin.text] if cmd.stdin.text else [])
+    shown = display(scan, " ".join(cmd.argv))
+    if any(_MONGO_DROP.search(t) for t in texts):
+        scan.hit("G160", shown)
+    scan.tag("network")
+    scan.hit("G188", shown)
+    return None  # type: ignore[return-value]
+
+
+def _drop_tools(cmd: Cmd, scan: Scan) -> Flow:
+    shown = display(scan, " ".join(cmd.argv))
+    if cmd.name in ("dropdb", "dropuser") or (
+        cmd.name == "mysqladmin" and any(w in ("drop", "DROP") for w in cmd.args)
+    ):
+        scan.hit("G160", shown)
+    else:
+        scan.hit("G188", shown)
+    return EMPTY
+
+
+# Framework tasks that reset or drop the application's database: (command, trigger words).
+_RESETS = {
+    "rails": {"db:drop", "db:reset", "db:purge", "db:schema:load", "db:setup"},
+    "rake": {"db:drop", "db:reset", "db:purge", "db:schema:load"},
+    "prisma": {"reset", "--force-reset"},
+    "artisan": {"migrate:fresh", "migrate:reset", "db:wipe", "migrate:refresh"},
+    "manage.py": {"flush", "reset_db", "sqlflush"},
+    "django-admin": {"flush", "reset_db"},
+    "sequelize": {"db:drop", "db:migrate:undo:all"},
+    "knex": {"migrate:rollback --all"},
+    "alembic": {"base"},
+    "typeorm": {"schema:drop"},
+    "dbmate": {"drop"},
+    "flyway": {"clean"},
+    "liquibase": {"dropAll", "drop-all"},
+}
+
+
+def resets_database(tool: str, args: tuple[str, ...] | list[str]) -> bool:
+    triggers = _RESETS.get(tool)
+    if not triggers:
+        return False
+    joined = " ".join(args)
+    return any(t in args or (" " in t and t in joined) for t in triggers) and not (
+        tool == "alembic" and "downgrade" not in args
+    )
+
+
+def _framework(cmd: Cmd, scan: Scan) -> Flow:
+    if resets_database(cmd.name, cmd.args):
+        scan.hit("G163", display(scan, " ".join(cmd.argv)))
+    else:
+        scan.hit("G181", cmd.name)
+    scan.tag("execute")
+    return None  # type: ignore[return-value]
+
+
+HANDLERS: dict[str, Handler] = {
+    **dict.fromkeys(_SQL_CLIENTS, _sql_client),
+    "sqlite3": _sqlite,
+    "sqlite": _sqlite,
+    "redis-cli": _redis,
+    "valkey-cli": _redis,
+    "keydb-cli": _redis,
+    "mongo": _mongo,
+    "mongosh": _mongo,
+    "dropdb": _drop_tools,
+    "dropuser": _drop_tools,
+    "mysqladmin": _drop_tools,
+    "createdb": _drop_tools,
+    "pg_dump": _drop_tools,
+    "pg_restore": _drop_tools,
+    "mysqldump": _drop_tools,
+    **dict.fromkeys(
+        wordset("rails rake prisma sequelize knex alembic typeorm dbmate flyway liquibase django-admin"),
+        _framework,
+    ),
+}

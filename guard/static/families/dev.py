@@ -1,0 +1,324 @@
+"""Ordinary development: builds, tests, formatters, package managers, and publishing.
+
+Building and testing in the project is low risk and flows. Installing dependencies downloads and
+runs package code (medium: worth a look on a cold start, learned later). Publishing to a registry
+is irreversible and public (high: always asks). ``uv run``, ``poetry run``, ``bundle exec`` and
+friends run their inner command, which is judged as itself.
+"""
+
+from __future__ import annotations
+
+import re
+
+from guard.static.families.base import Handler, only_help, parse_opts, table
+from guard.static.families.db import resets_database
+from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
+from guard.static.text import wordset
+
+# (read-only subcommands, install-like subcommands, publish-like subcommands, runner subcommands)
+_MANAGERS: dict[str, tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]]] = {}
+
+
+def _m(names: str, ro: str, install: str, publish: str, runner: str = "") -> None:
+    spec = (frozenset(ro.split()), frozenset(install.split()), frozenset(publish.split()), frozenset(runner.split()))
+    for n in names.split():
+        _MANAGERS[n] = spec
+
+
+_m(
+    "npm",
+    "ls list ll la view info show v outdated search help config get prefix root bin why explain audit doctor "
+    "ping whoami query fund docs home repo",
+    "install i ci add update up upgrade uninstall remove rm un link ln rebuild dedupe",
+    "publish unpublish deprecate dist-tag",
+    "exec x",
+)
+_m(
+    "pnpm",
+    "ls list ll view info outdated why audit help root bin config store",
+    "install i add update up upgrade remove rm un uninstall link rebuild dedupe fetch import",
+    "publish",
+    "exec dlx",
+)
+_m(
+    "yarn",
+    "list info why outdated help config versions bin audit workspaces",
+    "install add upgrade up remove link dedupe import",
+    "publish npm",
+    "exec dlx",
+)
+_m("bun", "pm outdated --help", "install i add remove rm update upgrade link", "publish", "x exec")
+_m(
+    "cargo",
+    "tree metadata search locate-project pkgid verify-project version help read-manifest",
+    "add remove rm update fetch install uninstall generate-lockfile vendor",
+    "publish yank owner",
+)
+_m("go", "version env list doc help", "get install mod", "")
+_m("pip pip3", "list show freeze check help config debug inspect index cache", "install uninstall download wheel", "")
+_m("uv", "tree version help", "sync add remove lock tool python venv-install", "publish", "run")
+_m(
+    "poetry",
+    "show check version env about search config list",
+    "install add update lock remove sync self",
+    "publish",
+    "run",
+)
+_m("pipenv", "graph check --venv --where --py", "install sync update uninstall lock", "", "run")
+_m("pdm hatch rye pixi", "list show info tree version config", "add install sync lock update remove", "publish", "run")
+_m("conda mamba micromamba", "list info search config", "install create update remove upgrade", "", "run")
+_m("gem", "list search info env which contents specification query", "install update uninstall", "push yank", "")
+_m("bundle bundler", "list show info outdated check config platform", "install update add remove", "", "exec")
+_m(
+    "composer",
+    "show outdated validate diagnose licenses depends why",
+    "install update require remove create-project global",
+    "",
+    "run run-script exec",
+)
+_m("dotnet", "--info --version list --list-sdks --list-runtimes", "restore add", "nuget", "")
+_m("deno", "info doc types --version", "install add cache", "publish", "")
+_m("swift", "--version", "package", "", "")
+_m("mix", "help deps.tree hex.info", "deps.get deps.update archive.install", "hex.publish", "")
+_m(
+    "gradle gradlew mvn mvnw",
+    "tasks dependencies help dependency:tree",
+    "",
+    "publish deploy uploadArchives release publishToMavenCentral publishToSonatype",
+    "",
+)
+_m("lerna changeset", "list ls info changed diff", "bootstrap add", "publish version", "exec run")
+
+_DEV_TOOLS = (
+    "make gmake cmake ninja meson bazel bazelisk buck buck2 gcc g++ cc c++ clang clang++ rustc javac kotlinc scalac tsc "
+    "eslint prettier black isort ruff mypy pyright pyre flake8 pylint pytest py.test tox nox jest vitest mocha ava karma "
+    "cypress webpack vite esbuild rollup parcel next nuxt astro ng turbo nx rustfmt gofmt goimports golangci-lint "
+    "shellcheck shfmt hadolint markdownlint stylelint biome swiftc xcodebuild ant sbt lein rebar3 cabal stack dune zig "
+    "nim crystal ghc hugo jekyll mkdocs sphinx-build doxygen pandoc latexmk pdflatex xelatex protoc buf sqlc air "
+    "pre-commit husky lefthook cucumber behave rspec phpunit pest codecept ctest gcov lcov coverage nyc c8 tsx ts-node "
+    "storybook expo react-native flutter dart pod maturin cibuildwheel wasm-pack trunk cargo-watch "
+    "vim vi nvim nano emacs code subl micro hx helix kak ed delta diff-so-fancy meld kdiff3 vimdiff opendiff "
+    "just task mage invoke doit scons premake autoreconf autoconf automake configure libtool pkg-config strip "
+    "ex objcopy ar ld as nasm yasm gdb lldb perf hyperfine tokei cloc scc sccache ccache java kotlin scala groovy clojure "
+    "jshell erl elixirc iex crystal julia-build "
+    "mypyc cython f2py npm-check-updates ncu depcheck knip madge jscpd license-checker snyk trivy grype "
+    "syft semgrep bandit safety pip-audit cargo-audit gosec tfsec checkov kubeval kubeconform conftest opa"
+)
+_LOCAL_BINS = frozenset(_DEV_TOOLS.split()) | {
+    "tsc",
+    "jest",
+    "eslint",
+    "prettier",
+    "vitest",
+    "playwright",
+    "next",
+    "vite",
+    "ts-node",
+    "tsx",
+    "nodemon",
+    "concurrently",
+    "rimraf",
+    "cross-env",
+}
+
+
+_EDITOR_COMMAND = re.compile(r"^[+:]*!(.+)$")
+
+
+def _tool(cmd: Cmd, scan: Scan) -> Flow | None:
+    if only_help(cmd):
+        scan.hit("G180", cmd.name)
+        return EMPTY
+    if cmd.name in ("vim", "vi", "nvim", "ex"):  # ``vim -c '!cmd'`` / ``+'!cmd'``: the editor runs a shell command
+        for i, arg in enumerate(cmd.args):
+            value = (
+                cmd.args[i + 1]
+                if arg in ("-c", "--cmd") and i + 1 < len(cmd.args)
+                else arg[1:]
+                if arg.startswith("+")
+                else ""
+            )
+            m = _EDITOR_COMMAND.match(value.strip())
+            if m:
+                scan.engine.script(m.group(1))
+    scan.tag("execute")
+    scan.hit("G181", display(scan, " ".join(cmd.argv))[:80])
+    return None
+
+
+def _manager(cmd: Cmd, scan: Scan) -> Flow | None:
+    ro, install, publish, runner = _MANAGERS[cmd.name]
+    shown = display(scan, " ".join(cmd.argv))
+    opts = parse_opts(
+        cmd.args,
+        wordset(
+            "-C --prefix --cwd -w --workspace --filter -F -p --package --manifest-path --dir -n --name -e --env "
+            "--python --project --directory"
+        ),
+        stop_at_operand=True,
+    )
+    words = list(opts.operands)
+    sub = words[0] if words else ""
+    if only_help(cmd) or (not sub and opts.has("--version", "-V", "-v", "--help", "-h")):
+        scan.hit("G180", shown)
+        return EMPTY
+    dry = opts.has("--dry-run", "-n") or "--dry-run" in cmd.args
+    if sub == "config" and words[1:2] and words[1] in ("set", "delete", "rm", "unset", "edit", "add"):
+        scan.hit("G185", shown)  # user-wide settings such as the package registry
+    elif sub in publish and not dry:
+        scan.hit("G170", shown)
+    elif sub in runner:
+        return _runner(cmd, scan, words[1:], shown)
+    elif cmd.name == "uv" and sub == "pip":
+        return scan.engine.run(("pip", *words[1:]))  # ``uv pip list`` is ``pip list``
+    elif sub in ro or (cmd.name == "go" and sub == "mod" and words[1:2] in (["graph"], ["why"], ["verify"])):
+        scan.hit("G180", shown)
+    elif sub in install or (
+        not sub and cmd.name in ("yarn", "bun", "pnpm", "bundle", "composer", "poetry", "pipenv") and not opts.flags
+    ):
+        scan.hit("G183", shown)
+    elif cmd.name in ("gradle", "gradlew", "mvn", "mvnw") and set(words) & publish:
+        scan.hit("G170", shown)
+    else:
+        scan.tag("execute")
+        scan.hit("G181", shown[:80])
+    return None
+
+
+def _runner(cmd: Cmd, scan: Scan, inner: list[str], shown: str) -> Flow | None:
+    while inner and inner[0].startswith("-"):  # runner options, then ``--``, then the command
+        stop = inner[0] == "--"
+        inner = inner[1:]
+        if stop:
+            break
+    if not inner:
+        scan.hit("G181", shown)
+        return None
+    if cmd.name in ("npm", "pnpm", "yarn", "bun") and inner[0] not in _LOCAL_BINS:
+        scan.hit("G117", shown)
+        return None
+    return scan.engine.run(inner)
+
+
+def _npx(cmd: Cmd, scan: Scan) -> Flow | None:
+    opts = parse_opts(
+        cmd.args, frozenset({"-p", "--package", "--from", "--with", "-c", "--call"}), stop_at_operand=True
+    )
+    package = opts.operands[0] if opts.operands else ""
+    shown = display(scan, " ".join(cmd.argv))
+    if cmd.name == "pipx" and package != "run":
+        scan.hit("G180" if package in ("list", "environment", "--version") else "G183", shown)
+        return None
+    if opts.value("-c", "--call"):
+        scan.engine.script(opts.value("-c", "--call") or "")
+    if package in _LOCAL_BINS and not opts.has("-y", "--yes") and cmd.name in ("npx", "pnpx", "bunx"):
+        scan.hit("G181", shown)
+        scan.tag("execute")
+        return None
+    scan.hit("G117", shown)
+    return None
+
+
+def _publisher(cmd: Cmd, scan: Scan) -> Flow | None:
+    shown = display(scan, " ".join(cmd.argv))
+    words = [a for a in cmd.args if not a.startswith("-")]
+    publishing = {
+        "twine": {"upload"},
+        "flit": {"publish"},
+        "vsce": {"publish"},
+        "ovsx": {"publish"},
+        "goreleaser": {"release"},
+        "semantic-release": {""},
+        "release-it": {""},
+        "np": {""},
+        "jreleaser": {"release", "deploy", "full-release"},
+        "pod": {"trunk"},
+    }.get(cmd.name, set())
+    if ("" in publishing or set(words) & publishing) and "--dry-run" not in cmd.args and "--snapshot" not in cmd.args:
+        scan.hit("G170", shown)
+    else:
+        scan.hit("G181", shown)
+    return None
+
+
+def _system_packages(cmd: Cmd, scan: Scan) -> Flow | None:
+    from guard.static.families.system import packages
+
+    return packages(cmd, scan)
+
+
+def _framework_cli(cmd: Cmd, scan: Scan) -> Flow | None:
+    """``php artisan …``-style entry points that can reset a database."""
+    if resets_database("artisan", cmd.args):
+        scan.hit("G163", display(scan, " ".join(cmd.argv)))
+    else:
+        scan.hit("G181", cmd.name)
+    return None
+
+
+_VERSION_MANAGERS = {
+    "read": wordset(
+        "ls list ls-remote list-remote current which version versions show home root help --version doctor "
+        "whence plugin-list info"
+    ),
+    "install": wordset("install uninstall update upgrade self-update add remove rehash plugin-add"),
+}
+
+
+def _version_manager(cmd: Cmd, scan: Scan) -> Flow | None:
+    """rustup, nvm, pyenv, asdf, rbenv, fnm, volta, sdk: list freely, install with a look."""
+    words = [a for a in cmd.args if not a.startswith("-")]
+    sub = words[0] if words else ""
+    shown = display(scan, " ".join(cmd.argv))
+    if not sub or sub in _VERSION_MANAGERS["read"] or only_help(cmd):
+        scan.hit("G180", shown)
+        return EMPTY
+    if sub in _VERSION_MANAGERS["install"] or (
+        cmd.name == "rustup"
+        and sub in ("toolchain", "target", "component")
+        and words[1:2] in (["install"], ["add"], ["remove"], ["uninstall"])
+    ):
+        scan.hit("G183", shown)
+        return None
+    if cmd.name in ("rustup", "sdk") and sub == "run" and len(words) > 2:
+        return scan.engine.run(tuple(words[2:]))
+    scan.hit("G181", shown)
+    return None
+
+
+def _pm2(cmd: Cmd, scan: Scan) -> Flow | None:
+    sub = cmd.args[0] if cmd.args else ""
+    rule = {
+        "delete": "G178",
+        "kill": "G178",
+        "stop": "G178",
+        "list": "G180",
+        "ls": "G180",
+        "status": "G180",
+        "logs": "G180",
+        "show": "G180",
+        "describe": "G180",
+        "monit": "G180",
+    }.get(sub, "G181")
+    scan.hit(rule, " ".join(cmd.argv))
+    return None
+
+
+HANDLERS: dict[str, Handler] = {
+    **table(_DEV_TOOLS, _tool),
+    **dict.fromkeys(_MANAGERS, _manager),
+    **table("npx pnpx bunx uvx pipx", _npx),
+    **table("twine flit vsce ovsx goreleaser semantic-release release-it np jreleaser pod", _publisher),
+    "artisan": _framework_cli,
+    "pm2": _pm2,
+    **table("rustup nvm pyenv asdf rbenv fnm volta sdk goenv nodenv jenv tfenv mise rtx", _version_manager),
+    "playwright": _tool,
+    "nodemon": _tool,
+    "watchexec": _tool,
+    "node-gyp": _tool,
+    **table(
+        "apt apt-get aptitude yum dnf zypper pacman apk snap flatpak port nix-env emerge pkg xbps-install "
+        "winget choco scoop brew yay paru dpkg rpm",
+        _system_packages,
+    ),
+}

@@ -1,0 +1,336 @@
+"""Filesystem destruction and ordinary file changes: rm, shred, truncate, dd, mkfs, mv, cp, ln, tee, tar …
+
+Every target goes through :mod:`guard.static.effects`, so severity comes from *where* the path
+points (root, home, system, credentials, project, temp), not from how the command was spelled.
+Disk tools are judged on their device operands; their listing forms are read-only.
+"""
+
+from __future__ import annotations
+
+import re
+
+from guard.static import effects
+from guard.static import paths as P
+from guard.static.families.base import Handler, parse_opts, table
+from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
+from guard.static.text import wordset
+
+_RM_TAKES = frozenset({"--interactive"})
+
+
+def _rm(cmd: Cmd, scan: Scan) -> Flow:
+    opts = parse_opts(cmd.args, _RM_TAKES)
+    recursive = opts.has("-r", "-R", "--recursive")
+    if not opts.operands:
+        scan.hit("G184", "rm without operands")
+    for target in opts.operands:
+        effects.delete(scan, target, recursive, display(scan, f"rm {' '.join(cmd.args)}"))
+    return EMPTY
+
+
+def _rmdir(cmd: Cmd, scan: Scan) -> Flow:
+    for target in parse_opts(cmd.args).operands:
+        place = scan.place(target)
+        scan.effect("write", place.path)
+        scan.hit("G156" if place.tier == P.PROTECTED else "G184", place.path)  # only empty directories go
+    if not cmd.args:
+        scan.hit("G184", "rmdir")
+    return EMPTY
+
+
+def _unlink(cmd: Cmd, scan: Scan) -> Flow:
+    for target in parse_opts(cmd.args).operands:
+        effects.delete(scan, target, False)
+    if not cmd.args:
+        scan.hit("G184", "unlink")
+    return EMPTY
+
+
+def _shred(cmd: Cmd, scan: Scan) -> Flow:
+    opts = parse_opts(cmd.args, frozenset({"-n", "-s", "--iterations", "--size", "--random-source"}))
+    for target in opts.operands:
+        place = scan.place(target)
+        if place.tier == P.DEVICE:
+            scan.hit("G120", place.path)
+        else:
+            effects.delete(scan, target, False, f"shred {place.path}")
+    if not opts.operands:
+        scan.hit("G184", "shred")
+    return EMPTY
+
+
+def _truncate(cmd: Cmd, scan: Scan) -> Flow:
+    opts = parse_opts(cmd.args, frozenset({"-s", "--size", "-r", "--reference"}))
+    for target in opts.operands:
+        effects.write(scan, target, EMPTY, "write")
+    if not opts.operands:
+        scan.hit("G184", "truncate")
+    return EMPTY
+
+
+def _dd(cmd: Cmd, scan: Scan) -> Flow:
+    params = dict(a.split("=", 1) for a in cmd.args if "=" in a)
+    flow = cmd.stdin
+    if "if" in params:
+        flow = effects.read_flow(scan, params["if"])
+    if "of" in params:
+        effects.write(scan, params["of"], flow)
+        return EMPTY
+    scan.hit("G184", "dd to stdout")
+    return flow
+
+
+# Disk tools: (query flags/subcommands that only read) -> everything else writes the device.
+_DISK_QUERIES = {
+    "fdisk": {"-l", "--list", "-s", "--getsz"},
+    "sfdisk": {"-l", "--list", "-d", "--dump", "-s", "--show-size", "-V", "--verify", "-J", "--json"},
+    "parted": {"-l", "--list", "print", "p"},
+    "gdisk": {"-l"},
+    "sgdisk": {"-p", "--print", "-v", "--verify", "-i", "--info"},
+    "wipefs": {"-n", "--no-act"},
+    "cfdisk": set(),
+    "blkdiscard": set(),
+    "badblocks": set(),
+    "hdparm": {"-I", "-i", "-t", "-T"},
+    "cryptsetup": {"status", "luksDump", "isLuks", "open", "luksOpen", "close", "luksClose"},
+    "zpool": {"status", "list", "iostat", "get", "history"},
+    "zfs": {"list", "get", "snapshot"},
+    "lvremove": set(),
+    "vgremove": set(),
+    "pvremove": set(),
+    "lvreduce": set(),
+    "nvme": {"list", "id-ctrl", "smart-log"},
+    "diskutil": {"list", "info", "activity"},
+    "mkswap": set(),
+    "e2fsck": {"-n"},
+    "fsck": {"-n", "-N"},
+    "tune2fs": {"-l"},
+    "resize2fs": {"-P"},
+    "debugfs": set(),
+}
+_DESTRUCTIVE_SUB = {
+    "wipefs": ("-a", "--all", "-o", "--offset"),
+    "badblocks": ("-w",),
+    "hdparm": ("--security-erase", "--security-erase-enhanced", "--trim-sector-ranges", "--dco-restore"),
+    "cryptsetup": ("luksFormat", "erase", "luksErase", "reencrypt", "luksKillSlot"),
+    "zpool": ("destroy", "labelclear", "create"),
+    "zfs": ("destroy", "rollback"),
+    "nvme": ("format", "sanitize"),
+    "diskutil": ("eraseDisk", "eraseVolume", "partitionDisk", "zeroDisk", "secureErase", "reformat", "deleteContainer"),
+}
+_DEVICE_NAME = re.compile(r"^(/dev/|disk\d|sd[a-z]|nvme\d|hd[a-z]|vd[a-z]|xvd[a-z]|mmcblk\d|md\d)")
+
+
+def _disk(cmd: Cmd, scan: Scan) -> Flow:
+    name, args = cmd.name, cmd.args
+    base = "mkfs" if name.startswith(("mkfs", "mke2fs", "mkdosfs", "mkntfs", "newfs", "mkswap")) else name
+    queries = _DISK_QUERIES.get(base, set())
+    if args and (set(args) & queries) and not set(args) & set(_DESTRUCTIVE_SUB.get(base, ())):
+        scan.hit("G180", " ".join(cmd.argv))
+        return EMPTY
+    if base in ("wipefs",) and not set(args) & set(_DESTRUCTIVE_SUB["wipefs"]):
+        scan.hit("G180", " ".join(cmd.argv))  # without -a wipefs only lists signatures
+        return EMPTY
+    devices = [a for a in args if not a.startswith("-") and (_DEVICE_NAME.match(a) or scan.place(a).tier == P.DEVICE)]
+    destructive = base in _DESTRUCTIVE_SUB and set(args) & set(_DESTRUCTIVE_SUB[base])
+    if devices or (destructive and base in ("zpool", "zfs", "diskutil", "cryptsetup", "nvme")):
+        scan.hit("G121", display(scan, " ".join(cmd.argv)))
+    else:
+        scan.hit("G177", display(scan, " ".join(cmd.argv)))
+    scan.tag("write")
+    return EMPTY
+
+
+def _sources_dest(cmd: Cmd, takes: frozenset[str]) -> tuple[list[str], str | None, bool]:
+    opts = parse_opts(cmd.args, takes | {"-t", "--target-directory"})
+    operands = list(opts.operands)
+    dest = opts.value("-t", "--target-directory")
+    if dest is None and len(operands) >= 2:
+        dest = operands.pop()
+    elif dest is None and cmd.name == "ln" and operands:
+        dest = "./" + operands[0].rstrip("/").rsplit("/", 1)[-1]
+    return operands, dest, opts.has("-r", "-R", "-a", "--recursive", "--archive")
+
+
+def _mv(cmd: Cmd, scan: Scan) -> Flow:
+    sources, dest, _ = _sources_dest(cmd, frozenset({"-S", "--suffix", "-b"}))
+    dest_place = scan.place(dest) if dest else None
+    for src in sources:
+        if dest_place is not None and dest_place.tier == P.SPECIAL:
+            effects.delete(scan, src, True, f"mv {src} {dest}")  # moved into /dev/null: gone
+            continue
+        effects.move_away(scan, src, dest)
+        if dest:
+            carried = scan.written.get(scan.place(src).path, EMPTY)
+            effects.write(scan, dest, carried)
+    if not sources:
+        scan.hit("G184", "mv")
+    return EMPTY
+
+
+def _cp(cmd: Cmd, scan: Scan) -> Flow:
+    sources, dest, _ = _sources_dest(cmd, wordset("-S --suffix -m --mode -o -g --owner --group"))
+    flow = EMPTY
+    for src in sources:
+        flow = flow | effects.read_flow(scan, src)
+    if dest and not (cmd.name == "install" and "-d" in cmd.args):
+        effects.write(scan, dest, flow)
+    elif cmd.name == "install":
+        for d in sources:
+            effects.write(scan, d, EMPTY, "create")
+    if not sources and not dest:
+        scan.hit("G184", cmd.name)
+    return EMPTY
+
+
+def _ln(cmd: Cmd, scan: Scan) -> Flow:
+    _sources, dest, _ = _sources_dest(cmd, frozenset({"-S", "--suffix"}))
+    if dest:
+        effects.write(scan, dest, EMPTY, "write")
+    else:
+        scan.hit("G184", "ln")
+    return EMPTY
+
+
+def _tee(cmd: Cmd, scan: Scan) -> Flow:
+    opts = parse_opts(cmd.args, frozenset({"--output-error"}))
+    how = "append" if opts.has("-a", "--append") else "write"
+    for target in opts.operands:
+        effects.write(scan, target, cmd.stdin, how)
+    if not opts.operands:
+        scan.hit("G180", "tee")
+    return cmd.stdin
+
+
+def _create(cmd: Cmd, scan: Scan) -> Flow:
+    opts = parse_opts(cmd.args, wordset("-m --mode -t -d -r --reference --date -Z --context"))
+    for target in opts.operands:
+        effects.write(scan, target, EMPTY, "create")
+    if not opts.operands:
+        scan.hit("G184", cmd.name)
+    return EMPTY
+
+
+def _mktemp(cmd: Cmd, scan: Scan) -> Flow:
+    """A fresh temporary path: ``d=$(mktemp -d) … rm -rf "$d"`` is cleanup, not a blind delete."""
+    opts = parse_opts(cmd.args, frozenset({"-p", "--tmpdir", "--suffix", "-t"}))
+    base = opts.value("-p", "--tmpdir") or "/tmp"
+    template = opts.operands[0] if opts.operands else "tmp.guard"
+    path = template if "/" in template else f"{base.rstrip('/')}/{template}"
+    place = effects.write(scan, path, EMPTY, "create")
+    return Flow(0, place.path + "\n")
+
+
+_TAR_TAKES = wordset(
+    "-f --file -C --directory -T --files-from -X --exclude-from -I --use-compress-program --to-command -b -N "
+    "--newer --exclude -H --format -V --label -g --listed-incremental --transform --xform --owner --group"
+)
+
+
+def _tar(cmd: Cmd, scan: Scan) -> Flow:
+    args = list(cmd.args)
+    if args and not args[0].startswith("-") and re.fullmatch(r"[A-Za-z]+", args[0]):
+        args[0] = "-" + args[0]  # old-style ``tar xzf f.tgz``
+    opts = parse_opts(args, _TAR_TAKES)
+    for program in opts.all("-I", "--use-compress-program", "--to-command") + [
+        a.split("exec=", 1)[1] for a in cmd.args if "--checkpoint-action=exec=" in a
+    ]:
+        scan.engine.script(program)
+        scan.hit("G118", f"tar runs {program}")
+    archive = opts.value("-f", "--file")
+    if opts.has("-x", "--extract", "--get"):
+        target = opts.value("-C", "--directory") or "."
+        place = scan.place(target)
+        if place.tier == P.ROOT:
+            scan.hit("G123", f"extracts into {place.path}")
+        effects.write(scan, target, EMPTY, "create")
+        if archive and archive != "-":
+            effects.read(scan, archive)
+    elif opts.has("-c", "--create", "-r", "--append", "-u", "--update"):
+        flow = EMPTY
+        for src in opts.operands:
+            flow = flow | effects.read_flow(scan, src)
+        if opts.has("--remove-files"):
+            for src in opts.operands:
+                effects.delete(scan, src, True, f"tar --remove-files {src}")
+        if archive and archive != "-":
+            effects.write(scan, archive, flow)
+        else:
+            scan.hit("G184", "tar to stdout")
+        return flow
+    else:
+        if archive and archive != "-":
+            effects.read(scan, archive, content=False)
+        scan.hit("G180", "tar")
+    return EMPTY
+
+
+def _archive(cmd: Cmd, scan: Scan) -> Flow:
+    """zip/unzip/7z/gzip family: reading sources, writing archives or extracted files."""
+    name, opts = cmd.name, parse_opts(cmd.args, wordset("-d -x -o -P --password -TT -O -S"))
+    if name in ("unzip",) and opts.has("-l", "-v", "-t", "-Z", "-p"):
+        scan.hit("G180", name)
+        return EMPTY
+    if "-TT" in opts.values:
+        scan.engine.script(opts.values["-TT"][-1])
+    if name in ("gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4", "brotli", "compress"):
+        if not opts.operands or opts.has("-c", "--stdout", "-l", "--list", "-t", "--test"):
+            scan.hit("G180", name)
+            flow = cmd.stdin
+            for f in opts.operands:
+                flow = flow | effects.read_flow(scan, f)
+            return Flow(flow.bits)  # a filter keeps the taint: ``curl … | gunzip | sh`` is still a download
+        for f in opts.operands:
+            effects.write(scan, f, EMPTY, "write")
+        return EMPTY
+    if name in ("unzip", "7z", "7za", "unrar") and (
+        name == "unzip" or (opts.operands and opts.operands[0] in ("x", "e"))
+    ):
+        target = opts.value("-d", "-o") or "."
+        effects.write(scan, target, EMPTY, "create")
+        return EMPTY
+    sources = list(opts.operands)
+    if sources:
+        archive, sources = sources[0], sources[1:]
+        if name in ("7z", "7za") and sources:
+            archive, sources = sources[0], sources[1:]
+        flow = EMPTY
+        for s in sources:
+            flow = flow | effects.read_flow(scan, s)
+        effects.write(scan, archive, flow)
+        return flow
+    scan.hit("G184", name)
+    return EMPTY
+
+
+HANDLERS: dict[str, Handler] = {
+    "rm": _rm,
+    "rmdir": _rmdir,
+    "unlink": _unlink,
+    "shred": _shred,
+    "srm": _shred,
+    "wipe": _shred,
+    "truncate": _truncate,
+    "dd": _dd,
+    **table(
+        "mkfs mkfs.ext2 mkfs.ext3 mkfs.ext4 mkfs.xfs mkfs.btrfs mkfs.vfat mkfs.fat mkfs.ntfs mkfs.exfat mkfs.f2fs "
+        "mke2fs mkdosfs mkntfs newfs newfs_apfs mkswap wipefs fdisk sfdisk cfdisk parted gdisk sgdisk blkdiscard "
+        "badblocks hdparm cryptsetup zpool zfs lvremove vgremove pvremove lvreduce nvme diskutil e2fsck fsck tune2fs "
+        "resize2fs debugfs",
+        _disk,
+    ),
+    "mv": _mv,
+    "cp": _cp,
+    "install": _cp,
+    "ditto": _cp,
+    "ln": _ln,
+    "tee": _tee,
+    "touch": _create,
+    "mkdir": _create,
+    "mkfifo": _create,
+    "mktemp": _mktemp,
+    "tar": _tar,
+    "gtar": _tar,
+    "bsdtar": _tar,
+    **table("zip unzip 7z 7za unrar gzip gunzip bzip2 bunzip2 xz unxz zstd unzstd lz4 brotli compress", _archive),
+}

@@ -1,0 +1,311 @@
+"""git: read-only inspection flows; history and work destruction asks; force-pushing shared branches blocks.
+
+Read-only subcommands (status, log, diff, show, branch listing …) are allowlisted unless an option
+or ``-c key=value`` makes git run a program (``core.pager``, ``alias.x=!…``, ``core.fsmonitor``,
+``core.hooksPath``, ``--ext-diff``, ``--exec-path``); such a program is itself parsed and judged.
+Destruction is graded: discarding uncommitted work or deleting branches asks, force-pushing over
+(or deleting) ``main``/``master`` blocks, ``--force-with-lease`` to one's own branch is an
+ordinary push.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from guard.model import Risk
+from guard.static import effects
+from guard.static.families.base import Handler, parse_opts
+from guard.static.families.git_history import _checkout, _clean, _history, _push, _reset, _restore, _rm
+from guard.static.families.secrets import prints_credential
+from guard.static.rules import CATALOG
+from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
+from guard.static.text import wordset
+
+# A git subcommand's handler: (subcommand, its arguments, scan).
+Sub = Callable[[str, tuple[str, ...], Scan], Flow | None]
+
+_EXEC_KEY = re.compile(
+    r"^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy)|pager\..+|alias\..+|diff\.external"
+    r"|diff\..+\.(textconv|command)|merge\..+\.driver|filter\..+\.(clean|smudge|process)|credential(\..+)?\.helper"
+    r"|gpg(\..+)?\.program|sequence\.editor|(difftool|mergetool|browser|man)\..+\.(cmd|path)|include\.path"
+    r"|includeif\..+\.path|remote\..+\.(uploadpack|receivepack)|uploadpack\.packobjectshook|protocol\.ext\.allow)$",
+    re.I,
+)
+_HELPERS = wordset("store cache osxkeychain manager manager-core libsecret wincred gnome-keyring")
+_NOT_COMMAND = re.compile(r"^(core\.hookspath|include\.path|includeif\..+\.path|protocol\.ext\.allow)$", re.I)
+_READ_ONLY = wordset(
+    "status log show diff blame annotate shortlog describe rev-parse rev-list ls-files ls-tree cat-file grep "
+    "whatchanged name-rev merge-base for-each-ref show-ref show-branch count-objects var help version "
+    "check-ignore check-attr check-ref-format diff-tree diff-files diff-index range-diff cherry verify-commit "
+    "verify-tag fsck request-pull check-mailmap get-tar-commit-id ls-remote show-index verify-pack"
+)
+_LOCAL_CHANGE = wordset(
+    "add commit init merge cherry-pick revert am apply format-patch notes mv sparse-checkout mergetool difftool "
+    "stage citool gui maintenance commit-graph multi-pack-index repack pack-refs rerere bundle archive replace "
+    "restore-staged stash-push worktree-add"
+)
+_NETWORK = wordset("fetch pull clone remote-update lfs svn p4 fetch-pack")
+
+
+def _global_options(args: tuple[str, ...], scan: Scan) -> tuple[int, str | None]:
+    i, workdir = 0, None
+    while i < len(args):
+        a = args[i]
+        if a == "-C" and i + 1 < len(args):
+            workdir, i = args[i + 1], i + 2
+        elif a == "-c" and i + 1 < len(args):
+            _config(scan, args[i + 1], runs_now=True)
+            i += 2
+        elif a.startswith("--config-env") or (a.startswith("--exec-path") and ("=" in a or i + 1 < len(args))):
+            scan.hit("G139", a)
+            i += 1 if "=" in a else 2
+        elif a in ("--git-dir", "--work-tree", "--namespace", "--super-prefix"):
+            i += 2
+        elif a in ("-p", "--paginate"):
+            scan.hit("G181", "git --paginate runs the configured pager")
+            i += 1
+        elif a.startswith("-"):
+            i += 1
+        else:
+            break
+    return i, workdir
+
+
+def _program(key: str, value: str) -> str | None:
+    """The shell command a configuration value makes git run (``None``: none, or one guard cannot see)."""
+    lowered = key.lower()
+    if lowered.startswith("alias.") and not value.startswith("!"):
+        return ""  # an alias for another git subcommand runs nothing new
+    if lowered.startswith("credential") and value in _HELPERS:
+        return ""  # git's own credential helpers
+    if _NOT_COMMAND.match(key) or not value or value.lower() in ("true", "false", "0", "1"):
+        return None  # hooksPath, include.path: programs in files guard does not read
+    return value[1:] if value.startswith("!") else value
+
+
+def _config(scan: Scan, pair: str, runs_now: bool) -> None:
+    """``git -c key=value``: the program it names runs now, and is judged as itself."""
+    key, _, value = pair.partition("=")
+    if not _EXEC_KEY.match(key):
+        return
+    program = _program(key, value)
+    if program == "":
+        return
+    if program is None:
+        scan.tag("execute")
+        scan.hit("G139", display(scan, f"-c {pair}"))
+        return
+    before = len(scan.hits)
+    scan.engine.script(program)
+    if any(CATALOG[h.rule_id].risk >= Risk.MEDIUM for h in scan.hits[before:]):
+        scan.tag("execute")
+        scan.hit("G139", display(scan, f"-c {pair}"))  # not a pager or editor guard knows
+
+
+def _git(cmd: Cmd, scan: Scan) -> Flow:
+    args = cmd.args
+    i, _workdir = _global_options(args, scan)
+    if i >= len(args):
+        scan.hit("G180", "git")
+        return EMPTY
+    sub, rest = args[i], args[i + 1 :]
+    if prints_credential(cmd, scan):
+        return EMPTY
+    handler = _SUBCOMMANDS.get(sub)
+    if handler is not None:
+        return handler(sub, rest, scan) or EMPTY
+    if sub in _READ_ONLY:
+        return _read_only(sub, rest, scan)
+    if sub in _LOCAL_CHANGE:
+        scan.hit("G189", f"git {sub}")
+        return EMPTY
+    if sub in _NETWORK:
+        scan.hit("G146", f"git {sub}")
+        return EMPTY
+    scan.hit("G182", f"git {sub} (unknown subcommand or alias)")
+    return EMPTY
+
+
+def _read_only(sub: str, rest: tuple[str, ...], scan: Scan) -> Flow:
+    opts = parse_opts(rest, frozenset({"-O", "--open-files-in-pager"}))
+    if opts.has("--ext-diff", "-O", "--open-files-in-pager"):
+        scan.hit("G181", f"git {sub} runs an external program")
+    for out in opts.all("--output"):
+        effects.write(scan, out)
+    if sub == "ls-remote":
+        scan.tag("network")
+    scan.hit("G180", f"git {sub}")
+    return EMPTY
+
+
+def _branch(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    opts = parse_opts(
+        rest,
+        wordset(
+            "--sort --format --contains --no-contains --merged --no-merged --points-at -u --set-upstream-to "
+            "--color --column"
+        ),
+    )
+    force_delete = opts.has("-D") or (opts.has("-d", "--delete") and opts.has("-f", "--force"))
+    if force_delete:
+        scan.hit("G138", f"git branch -D {' '.join(opts.operands)}")
+    elif opts.operands or opts.has(
+        "-d",
+        "--delete",
+        "-m",
+        "-M",
+        "-c",
+        "-C",
+        "--move",
+        "--copy",
+        "-u",
+        "--set-upstream-to",
+        "--unset-upstream",
+        "--edit-description",
+        "-f",
+        "--force",
+    ):
+        scan.hit("G189", f"git branch {' '.join(rest)}")
+    else:
+        scan.hit("G180", "git branch")
+
+
+def _tag(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    opts = parse_opts(rest, wordset("-m -F --sort --format --contains --points-at -u --color"))
+    listing = opts.has("-l", "--list", "-v", "--verify") or not (
+        opts.operands or opts.has("-d", "--delete", "-a", "-s", "-f")
+    )
+    scan.hit("G180" if listing and not opts.has("-d", "--delete") else "G189", f"git tag {' '.join(rest)}")
+
+
+def _simple_list(read_words: set[str]) -> Sub:
+    def handler(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+        first = next((a for a in rest if not a.startswith("-")), "")
+        scan.hit("G180" if first in read_words or (not first and "" in read_words) else "G189", f"git {sub} {first}")
+
+    return handler
+
+
+def _config_sub(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    opts = parse_opts(rest, frozenset({"--file", "-f", "--blob", "--type", "--default"}))
+    if opts.has(
+        "--get",
+        "--get-all",
+        "--get-regexp",
+        "--get-urlmatch",
+        "-l",
+        "--list",
+        "--show-origin",
+        "--show-scope",
+        "-e",
+        "--edit",
+    ) or (len(opts.operands) <= 1 and not opts.has("--unset", "--unset-all", "--remove-section", "--rename-section")):
+        if opts.has("-e", "--edit"):
+            scan.hit("G189", "git config --edit")
+        elif opts.operands and opts.operands[0].lower().startswith("credential"):
+            scan.hit("G142", "git config credential")
+        else:
+            scan.hit("G180", "git config")
+        return
+    if len(opts.operands) >= 2:
+        key, value = opts.operands[0], opts.operands[1]
+        program = _program(key, value) if _EXEC_KEY.match(key) else ""
+        if program != "":
+            risk = scan.subscan(program) if program else Risk.HIGH
+            scope = opts.has("--global", "--system")
+            rule = "G152" if risk >= Risk.CRITICAL else "G155" if risk >= Risk.MEDIUM else "G185" if scope else "G189"
+            scan.tag("persistence")
+            scan.hit(rule, display(scan, f"git config {key} {value}"))
+            return
+    scan.hit("G185" if opts.has("--global", "--system") else "G189", f"git config {' '.join(rest)}")
+
+
+def _stash(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    action = next((a for a in rest if not a.startswith("-")), "push")
+    if action in ("list", "show"):
+        scan.hit("G180", f"git stash {action}")
+    elif action in ("drop", "clear"):
+        scan.hit("G138", f"git stash {action}")
+    else:
+        scan.hit("G189", f"git stash {action}")
+
+
+def _runs_command(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    words = [a for a in rest if not a.startswith("-")]
+    if sub == "submodule" and words[:1] == ["foreach"]:
+        scan.engine.script(" ".join(words[1:]))
+        scan.hit("G189", "git submodule foreach")
+    elif sub == "submodule":
+        scan.hit(
+            "G180" if words[:1] in (["status"], ["summary"], []) else "G146", f"git submodule {' '.join(words[:1])}"
+        )
+    elif sub == "bisect" and words[:1] == ["run"]:
+        scan.engine.run(tuple(words[1:]))
+        scan.hit("G189", "git bisect run")
+    elif sub == "bisect":
+        scan.hit(
+            "G180" if words[:1] in (["log"], ["visualize"], ["view"]) else "G189", f"git bisect {' '.join(words[:1])}"
+        )
+    elif sub == "worktree":
+        forced = words[:1] == ["remove"] and any(a in ("-f", "--force") for a in rest)
+        scan.hit(
+            "G137" if forced else "G180" if words[:1] == ["list"] else "G189", f"git worktree {' '.join(words[:1])}"
+        )
+    elif sub == "hook":
+        scan.hit("G115", "git hook run")
+    elif sub in ("send-email", "daemon", "instaweb", "http-backend"):
+        scan.hit("G145" if sub == "send-email" else "G182", f"git {sub}")
+
+
+def _clone(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    opts = parse_opts(
+        rest,
+        wordset(
+            "-b --branch -o --origin --depth -c --config --reference --template -u --upload-pack "
+            "--separate-git-dir -j --jobs --filter"
+        ),
+    )
+    for pair in opts.all("-c", "--config"):
+        _config(scan, pair, runs_now=True)
+    if opts.has("-u", "--upload-pack", "--template"):
+        scan.hit("G139", f"git clone {' '.join(rest)}")
+    if len(opts.operands) >= 2:
+        effects.write(scan, opts.operands[1], EMPTY, "create")
+    scan.hit("G146", f"git clone {' '.join(opts.operands[:1])}")
+
+
+_SUBCOMMANDS: dict[str, Sub] = {
+    "branch": _branch,
+    "tag": _tag,
+    "config": _config_sub,
+    "stash": _stash,
+    "reset": _reset,
+    "clean": _clean,
+    "checkout": _checkout,
+    "switch": _checkout,
+    "restore": _restore,
+    "rm": _rm,
+    "push": _push,
+    "reflog": _history,
+    "gc": _history,
+    "filter-branch": _history,
+    "filter-repo": _history,
+    "prune": _history,
+    "update-ref": _history,
+    "rebase": _history,
+    "commit": _history,
+    "submodule": _runs_command,
+    "bisect": _runs_command,
+    "worktree": _runs_command,
+    "hook": _runs_command,
+    "send-email": _runs_command,
+    "daemon": _runs_command,
+    "instaweb": _runs_command,
+    "clone": _clone,
+    "remote": _simple_list({"", "-v", "show", "get-url"}),
+    "symbolic-ref": _simple_list({"HEAD"}),
+    "notes": _simple_list({"", "list", "show"}),
+}
+
+HANDLERS: dict[str, Handler] = {"git": _git}

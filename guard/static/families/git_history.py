@@ -1,0 +1,126 @@
+"""git operations that discard work or rewrite history, here or on a remote.
+
+Discarding uncommitted work (``reset --hard``, ``clean -f``, ``checkout -- .``, ``restore``) and
+deleting branches or reflogs ask; force-pushing over, or deleting, a shared branch (``main``,
+``master``, ``develop``, ``release/*`` …) blocks, as does ``--mirror``; ``--force-with-lease`` to
+one's own branch is an ordinary push.
+"""
+
+from __future__ import annotations
+
+import re
+
+from guard.static.families.base import parse_opts
+from guard.static.scan import Scan
+from guard.static.text import wordset
+
+SHARED_BRANCHES = wordset("main master develop development trunk production prod release stable staging live gh-pages")
+
+
+def _reset(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    scan.hit("G137" if "--hard" in rest else "G189", f"git reset {' '.join(rest)}")
+
+
+def _clean(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    opts = parse_opts(rest, frozenset({"-e", "--exclude"}))
+    if opts.has("-n", "--dry-run"):
+        scan.hit("G180", "git clean -n")
+    elif opts.has("-f", "--force", "-i", "--interactive"):
+        scan.hit("G137", f"git clean {' '.join(rest)}")
+    else:
+        scan.hit("G189", "git clean")
+
+
+_PATHISH = re.compile(r"(^\.{1,2}/?$|^\*|/$|^\./|\.[A-Za-z0-9]{1,5}$)")
+
+
+def _checkout(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    opts = parse_opts(rest, frozenset({"-b", "-B", "--orphan", "--track", "-t", "--conflict", "--pathspec-from-file"}))
+    shown = f"git {sub} {' '.join(rest)}"
+    if opts.has("-f", "--force", "--discard-changes"):
+        scan.hit("G137", shown)
+    elif sub == "switch" or opts.has("-b", "-B", "--orphan", "-c", "-C", "--create", "--force-create"):
+        scan.hit("G189", shown)
+    elif (
+        "--" in rest
+        or len(opts.operands) >= 2
+        or opts.has("--ours", "--theirs", "-p", "--patch")
+        or (opts.operands and _PATHISH.search(opts.operands[0]) and not opts.operands[0].startswith("v"))
+    ):
+        scan.hit("G137", shown)
+    else:
+        scan.hit("G189", shown)
+
+
+def _restore(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    staged_only = any(a in ("--staged", "-S") for a in rest) and not any(a in ("--worktree", "-W") for a in rest)
+    scan.hit("G189" if staged_only else "G137", f"git restore {' '.join(rest)}")
+
+
+def _rm(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    opts = parse_opts(rest)
+    forced = opts.has("-f", "--force") or any(o in (".", "*") for o in opts.operands)
+    scan.hit("G137" if forced and not opts.has("--cached") else "G189", f"git rm {' '.join(rest)}")
+
+
+def _push(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    opts = parse_opts(rest, frozenset({"-o", "--push-option", "--repo", "--receive-pack", "--exec"}))
+    shown = f"git push {' '.join(rest)}"
+    if opts.has("-n", "--dry-run"):
+        scan.tag("network")
+        scan.hit("G180", shown)
+        return
+    refspecs = list(opts.operands[1:])
+    force = opts.has("-f", "--force") or any(r.startswith("+") for r in refspecs)
+    lease = any(f.startswith("--force-with-lease") for f in opts.flags) and not opts.has("-f", "--force")
+    delete = opts.has("-d", "--delete") or any(r.startswith(":") for r in refspecs)
+    targets = [_destination(r) for r in refspecs]
+    everything = opts.has("--mirror") or (opts.has("--all", "--branches") and (force or lease))
+    shared = everything or any(t in SHARED_BRANCHES or t.startswith(("release/", "release-")) for t in targets)
+    if opts.has("--mirror") or (delete and shared):
+        scan.hit("G135", shown)
+    elif delete:
+        scan.hit("G138", shown)
+    elif force:
+        scan.hit("G135" if shared else "G136", shown)
+    elif lease:
+        scan.hit("G136" if shared else "G145", shown)
+    else:
+        scan.hit("G145", shown)
+
+
+def _destination(refspec: str) -> str:
+    ref = refspec.lstrip("+")
+    dst = ref.rsplit(":", 1)[-1] if ":" in ref else ref
+    for prefix in ("refs/heads/", "heads/", "origin/"):
+        if dst.startswith(prefix):
+            dst = dst[len(prefix) :]
+    return dst or ref
+
+
+def _history(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    shown = f"git {sub} {' '.join(rest)}"
+    first = next((a for a in rest if not a.startswith("-")), "")
+    if sub == "reflog":
+        scan.hit("G138" if first in ("expire", "delete", "drop") else "G180", shown)
+    elif sub == "gc":
+        scan.hit(
+            "G138" if any(a.startswith("--prune=") and a.split("=", 1)[1] in ("now", "all") for a in rest) else "G189",
+            shown,
+        )
+    elif sub in ("filter-branch", "filter-repo", "prune"):
+        scan.hit("G138", shown)
+    elif sub == "update-ref":
+        scan.hit("G138" if "-d" in rest else "G189", shown)
+    elif sub == "rebase":
+        for i, a in enumerate(rest):
+            if a in ("-x", "--exec") and i + 1 < len(rest):
+                scan.engine.script(rest[i + 1])
+            elif a.startswith("--exec="):
+                scan.engine.script(a.split("=", 1)[1])
+        scan.hit(
+            "G134" if any(a in ("-i", "--interactive") or (a.startswith("-i") and "i" in a) for a in rest) else "G189",
+            shown,
+        )
+    elif sub == "commit":
+        scan.hit("G189", "git commit")

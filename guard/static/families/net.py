@@ -1,0 +1,202 @@
+"""HTTP clients: downloads bring untrusted content in, requests with a body send data out.
+
+What is sent is judged by where it came from: a credential uploaded with ``curl -T``/``-F @…``/
+``-d @…`` or folded into a URL or a DNS name is exfiltration (block); an ordinary ``POST`` asks; a
+``GET`` is a download whose output stays "downloaded" downstream (``curl … | sh`` is remote code,
+``curl -o x.sh … && sh x.sh`` too). Raw sockets, ssh and copies across hosts: :mod:`.remote`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from guard.static import effects
+from guard.static.families.base import Handler, parse_opts
+from guard.static.families.secrets import secret_vars
+from guard.static.scan import EMPTY, REMOTE, SECRET, Cmd, Flow, Scan, display
+from guard.static.text import wordset
+
+_LOCAL_HOST = re.compile(
+    r"^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\]|::1|[\w.-]+\.localhost|host\.docker\.internal)$", re.I
+)
+_URL = re.compile(r"^(?:(?P<scheme>[a-z][a-z0-9+.-]*)://)?(?:[^@/]*@)?(?P<host>\[[^\]]+\]|[^/:?#]+)", re.I)
+_EGRESS_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def host_of(url: str) -> str:
+    m = _URL.match(url)
+    return (m.group("host") or "").lower() if m else ""
+
+
+def _is_local(urls: list[str]) -> bool:
+    return bool(urls) and all(_LOCAL_HOST.match(host_of(u)) for u in urls)
+
+
+def _secrets_in(scan: Scan, cmd: Cmd, words: list[str]) -> None:
+    """Secret values or secret-tainted substitutions in what is sent out."""
+    if any(scan.flow_of(w).bits & SECRET for w in words):
+        scan.hit("G143", display(scan, " ".join(cmd.argv)))
+    names = secret_vars(scan, words)
+    if names:
+        scan.hit("G147", "$" + ", $".join(names))
+
+
+_CURL_TAKES = wordset(
+    "-d --data --data-raw --data-binary --data-urlencode --data-ascii --json -F --form --form-string -T "
+    "--upload-file -X --request -o --output -H --header -u --user -e --referer -A --user-agent -b --cookie -c "
+    "--cookie-jar -K --config -x --proxy --url -w --write-out --resolve --connect-to -m --max-time --retry "
+    "--cacert --cert -E --key --output-dir -D --dump-header --trace --trace-ascii -r --range -C --continue-at "
+    "-z --time-cond -Y -y --limit-rate --interface --dns-servers -Q --quote --mail-from --mail-rcpt "
+    "--connect-timeout --retry-delay --retry-max-time -U --proxy-user --oauth2-bearer --aws-sigv4 --variable "
+    "--expand-url --unix-socket --abstract-unix-socket"
+)
+_CURL_DATA = ("-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--data-ascii", "--json")
+
+
+def _curl(cmd: Cmd, scan: Scan) -> Flow:
+    opts = parse_opts(cmd.args, _CURL_TAKES)
+    urls = list(opts.operands) + opts.all("--url")
+    scan.urls.extend(urls)
+    scan.tag("network")
+    sent: list[str] = []
+    flow_out = Flow(0)
+    for value in opts.all(*_CURL_DATA):
+        sent.append(value)
+        if value.startswith("@"):
+            flow_out = flow_out | _upload(scan, cmd, value[1:])
+    for value in opts.all("-F", "--form"):
+        sent.append(value)
+        m = re.search(r"=[@<]([^;]+)", value)
+        if m:
+            flow_out = flow_out | _upload(scan, cmd, m.group(1))
+    for value in opts.all("-T", "--upload-file"):
+        flow_out = flow_out | _upload(scan, cmd, value)
+    method = (opts.value("-X", "--request") or "").upper()
+    for url in urls:
+        if url.lower().startswith("file://"):
+            effects.read(scan, url[7:])
+    egress = (
+        bool(sent)
+        or bool(opts.all("-T", "--upload-file"))
+        or method in _EGRESS_METHODS
+        or bool(opts.all("--mail-rcpt", "-Q", "--quote"))
+    )
+    _secrets_in(scan, cmd, sent + urls)
+    if flow_out.bits & SECRET:
+        scan.hit("G143", display(scan, " ".join(cmd.argv)))
+    local = _is_local(urls)
+    if egress:
+        scan.hit("G148" if local else "G145", display(scan, " ".join(cmd.argv)))
+    else:
+        scan.hit("G148" if local else "G146", display(scan, " ".join(urls[:2])))
+    return _download_output(
+        scan, opts.value("-o", "--output"), opts.has("-O", "--remote-name", "--remote-name-all"), urls, local
+    )
+
+
+def _upload(scan: Scan, cmd: Cmd, source: str) -> Flow:
+    if source in ("-", "/dev/stdin"):
+        return Flow(cmd.stdin.bits)
+    return effects.read_flow(scan, source)
+
+
+def _download_output(scan: Scan, output: str | None, remote_name: bool, urls: list[str], local: bool) -> Flow:
+    bits = 0 if local else REMOTE
+    if output and output != "-":
+        effects.write(scan, output, Flow(bits))
+        return EMPTY
+    if remote_name and urls:
+        name = urls[0].split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1] or "index.html"
+        effects.write(scan, name, Flow(bits))
+        return EMPTY
+    return Flow(bits)
+
+
+_WGET_TAKES = wordset(
+    "-O --output-document -o --output-file -P --directory-prefix --post-data --post-file --method --body-data "
+    "--body-file -i --input-file -e --execute -U --user-agent --header -t --tries -T --timeout -l --level -A -R "
+    "--user --password --load-cookies --save-cookies -w --wait"
+)
+
+
+def _wget(cmd: Cmd, scan: Scan) -> Flow:
+    opts = parse_opts(cmd.args, _WGET_TAKES)
+    urls = list(opts.operands)
+    scan.urls.extend(urls)
+    scan.tag("network")
+    sent = opts.all("--post-data", "--body-data")
+    flow = Flow(0)
+    for f in opts.all("--post-file", "--body-file"):
+        flow = flow | _upload(scan, cmd, f)
+    method = (opts.value("--method") or "").upper()
+    _secrets_in(scan, cmd, sent + urls)
+    if flow.bits & SECRET:
+        scan.hit("G143", display(scan, " ".join(cmd.argv)))
+    local = _is_local(urls)
+    if sent or flow.bits or method in _EGRESS_METHODS or opts.has("--post-file", "--body-file"):
+        scan.hit("G148" if local else "G145", display(scan, " ".join(cmd.argv)))
+    else:
+        scan.hit("G148" if local else "G146", display(scan, " ".join(urls[:2])))
+    if opts.has("-e", "--execute"):
+        scan.hit("G182", "wget --execute")
+    output = opts.value("-O", "--output-document")
+    if output == "-":
+        return Flow(0 if local else REMOTE)
+    if output:
+        effects.write(scan, output, Flow(0 if local else REMOTE))
+        return EMPTY
+    prefix = opts.value("-P", "--directory-prefix") or "."
+    for url in urls[:4]:
+        name = url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1] or "index.html"
+        effects.write(scan, f"{prefix.rstrip('/')}/{name}", Flow(0 if local else REMOTE))
+    return EMPTY
+
+
+def _httpie(cmd: Cmd, scan: Scan) -> Flow:
+    args = [a for a in cmd.args if not a.startswith("-")]
+    method = args[0].upper() if args and args[0].isalpha() and args[0].isupper() else ""
+    rest = args[1:] if method else args
+    urls, items = rest[:1], rest[1:]
+    scan.urls.extend(urls)
+    scan.tag("network")
+    data = [i for i in items if re.match(r"^[^:=@]+(==|:=|=|@|:=@|=@)", i) and "==" not in i.split("=")[0]]
+    flow = Flow(0)
+    for item in items:
+        m = re.match(r"^[^=@:]+(?:=@|:=@|@)(.+)$", item)
+        if m:
+            flow = flow | _upload(scan, cmd, m.group(1))
+    _secrets_in(scan, cmd, data + urls)
+    if flow.bits & SECRET or cmd.stdin.bits & SECRET:
+        scan.hit("G143", display(scan, " ".join(cmd.argv)))
+    egress = method in _EGRESS_METHODS or bool([d for d in data if "==" not in d]) or cmd.stdin.bits != 0
+    local = _is_local(["http://" + u if "://" not in u else u for u in urls])
+    scan.hit(("G148" if local else "G145") if egress else ("G148" if local else "G146"), " ".join(cmd.argv))
+    return Flow(0 if local else REMOTE)
+
+
+def _lookup(cmd: Cmd, scan: Scan) -> Flow:
+    """dig, ping, whois …: queries that read, unless the query itself carries a secret (DNS exfiltration)."""
+    scan.tag("network")
+    _secrets_in(scan, cmd, list(cmd.args))
+    scan.hit("G180", cmd.name)
+    return EMPTY
+
+
+def _aria2c(cmd: Cmd, scan: Scan) -> Flow:
+    urls = [a for a in cmd.args if "://" in a]
+    scan.urls.extend(urls)
+    scan.tag("network")
+    scan.hit("G146", " ".join(urls[:2]) or "aria2c")
+    return Flow(REMOTE)
+
+
+_LOOKUPS = "dig nslookup host ping ping6 traceroute tracepath mtr whois arp netstat ss drill fping nmap"
+
+HANDLERS: dict[str, Handler] = {
+    "curl": _curl,
+    "wget": _wget,
+    "wget2": _wget,
+    **dict.fromkeys(("aria2c", "axel", "iwr", "invoke-webrequest", "irm", "invoke-restmethod"), _aria2c),
+    **dict.fromkeys(("http", "https", "xh", "xhs"), _httpie),
+    **dict.fromkeys(_LOOKUPS.split(), _lookup),
+}

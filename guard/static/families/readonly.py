@@ -1,0 +1,297 @@
+"""The allow side: read-only commands, flag-aware, so ordinary looking-around never asks.
+
+A command is read-only only with the flags that keep it so: ``sort`` but not ``sort -o f``,
+``sed -n`` but not ``sed -i`` or a script with ``e``/``w``, ``awk`` without ``system()`` or
+pipes, ``rg`` without ``--pre``. Read-only is still judged on *what* it reads: ``cat .env`` or
+``head ~/.ssh/id_ed25519`` are secret reads, not allowlisted reads. Data is not execution: the
+words of ``echo "rm -rf /"`` or ``grep -r "rm -rf"`` are only text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from guard.static import effects
+from guard.static import paths as P
+from guard.static.families.base import Handler, parse_opts, read_only, table
+from guard.static.families.secrets import secret_words
+from guard.static.scan import DECODED, EMPTY, OPAQUE, Cmd, Flow, Scan
+from guard.static.text import decode_ansi_c, wordset
+
+_LISTERS = (
+    "eza exa lsd dust duf procs ncdu lsb_release bc dc units "
+    "ls ll dir vdir tree stat file du df pwd whoami id groups uname uptime free ps pgrep pidof lsof who w last lastlog "
+    "lscpu lsblk lsusb lspci lsmod nproc locale tty which whereis type realpath readlink basename dirname true false "
+    "test [ [[ seq sleep cal getconf tput clear jobs help man info apropos whatis tldr yes logname users vmstat iostat "
+    "mpstat sar top htop btop glances dmesg journalctl loginctl getent numfmt expr factor ulimit umask wait hash "
+    "times exit return shift let read : fc history dirs nvidia-smi sw_vers system_profiler ioreg mdfind mdls lshw "
+    "dmidecode hwinfo inxi neofetch fastfetch screenfetch"
+)
+_READERS = (
+    "hexyl difft colordiff icdiff xq dasel "
+    "cat tac head tail less more most bat batcat nl wc md5sum md5 sha1sum sha224sum sha256sum sha384sum sha512sum "
+    "shasum b2sum cksum sum hexdump hd od strings cut column fold fmt paste join comm diff cmp diff3 sdiff iconv "
+    "expand unexpand rev look zcat zless zmore zgrep bzcat xzcat zstdcat lz4cat readelf objdump nm ldd size otool "
+    "jq gron pr tr csvlook xmllint"
+)
+_WRITE_OPTS = {"sort": ("-o", "--output"), "shuf": ("-o", "--output"), "tree": ("-o",)}
+
+
+def _lister(cmd: Cmd, scan: Scan) -> Flow:
+    if cmd.name == "hostname" and any(not a.startswith("-") for a in cmd.args):
+        scan.hit("G177", " ".join(cmd.argv))
+        return EMPTY
+    for a in cmd.args:
+        if not a.startswith("-") and ("/" in a or a.startswith((".", "~"))):
+            effects.read(scan, a, content=False)
+    scan.hit("G180", cmd.name)
+    if cmd.name == "pwd":
+        cwd = scan.cwd
+        known = cwd if cwd and cwd.startswith("/") else scan.resolver.project or (cwd or ".")
+        return Flow(0, known + "\n") if "\ue007" not in known else EMPTY
+    return EMPTY
+
+
+def _cd(cmd: Cmd, scan: Scan) -> Flow:
+    args = [a for a in cmd.args if a not in ("-L", "-P", "-e", "-@", "--")]
+    if cmd.name == "popd" or (cmd.name == "pushd" and not args):
+        scan.chdir("-")
+    else:
+        scan.chdir(args[0] if args else None)
+    scan.hit("G180", cmd.name)
+    return EMPTY
+
+
+def _date(cmd: Cmd, scan: Scan) -> Flow:
+    opts = parse_opts(cmd.args, frozenset({"-d", "--date", "-f", "--file", "-r", "--reference", "-I"}))
+    if opts.has("-s", "--set") or any(not o.startswith("+") for o in opts.operands):
+        scan.hit("G177", " ".join(cmd.argv))  # sets the clock
+    else:
+        scan.hit("G180", "date")
+    return EMPTY
+
+
+def _reader(cmd: Cmd, scan: Scan) -> Flow:
+    takes = {
+        "-n",
+        "-c",
+        "-f",
+        "-d",
+        "-s",
+        "-w",
+        "-t",
+        "-k",
+        "-o",
+        "-e",
+        "--lines",
+        "--bytes",
+        "--output",
+        "-N",
+        "-j",
+        "-l",
+        "-L",
+        "-b",
+        "-C",
+        "-A",
+        "-B",
+        "--arg",
+        "--argjson",
+        "--indent",
+        "-i",
+        "-T",
+        "-F",
+        "-S",
+        "-x",
+        "-X",
+        "-I",
+    }
+    if cmd.name == "jq":
+        takes |= {"--rawfile", "--slurpfile", "--args", "-L"}
+    opts = parse_opts(cmd.args, frozenset(takes))
+    files = list(opts.operands)
+    if cmd.name in ("jq", "gron") and files:
+        files = files[1:] if cmd.name == "jq" and not opts.has("-f", "--from-file") else files
+        files += [v for v in opts.all("--rawfile", "--slurpfile")]
+    if cmd.name == "tr":
+        files = []
+    flow = Flow(cmd.stdin.bits, cmd.stdin.text if cmd.name == "cat" and not files else None)
+    for f in files:
+        if f == "-":
+            continue
+        flow = flow | effects.read_flow(scan, f)
+    for opt in _WRITE_OPTS.get(cmd.name, ()):
+        if opt in opts.values:
+            effects.write(scan, opts.values[opt][-1], flow)
+    scan.hit("G180", cmd.name)
+    return Flow(flow.bits, flow.text)
+
+
+def _writer_reader(cmd: Cmd, scan: Scan) -> Flow:
+    """``sort``/``uniq``/``shuf``/``xxd``/``base64``: read-only unless an output file is named."""
+    name = cmd.name
+    opts = parse_opts(
+        cmd.args,
+        wordset("-o --output -k -t -S -T -n -s -w -f -c -l -g -i -b -e -D --key --field-separator"),
+    )
+    files = list(opts.operands)
+    decoded = (name in ("base64", "base32", "basenc") and opts.has("-d", "--decode", "-D")) or (
+        name == "xxd" and opts.has("-r", "--revert")
+    )
+    out_file = opts.value("-o", "--output") if name in ("sort", "shuf", "base64") else None
+    if name in ("uniq", "xxd") and len(files) >= 2:
+        out_file, files = files[1], files[:1]
+    flow = Flow(cmd.stdin.bits)
+    for f in files:
+        if f != "-":
+            flow = flow | effects.read_flow(scan, f)
+    bits = flow.bits | (DECODED if decoded else 0)
+    if out_file:
+        effects.write(scan, out_file, Flow(bits))
+    else:
+        scan.hit("G180", name)
+    return Flow(bits)
+
+
+def _echo(cmd: Cmd, scan: Scan) -> Flow:
+    args = list(cmd.args)
+    escapes = cmd.name == "printf"
+    while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
+        escapes = escapes or "e" in args.pop(0)
+    secret_words(cmd, scan)
+    scan.hit("G180", cmd.name)
+    text = " ".join(args)
+    if cmd.name == "printf" and args:
+        if cmd.args[:1] == ("-v",):
+            return EMPTY
+        fmt, rest = args[0], args[1:]
+        text = " ".join(rest) if rest and "%" in fmt else fmt
+        escapes = True
+    if escapes and "\\" in text:  # ``printf '\x72\x6d'`` and ``echo -e`` print what the escapes spell
+        text = decode_ansi_c(text)
+    return Flow(scan.flow_of(text).bits, text + "\n")
+
+
+_GREP_TAKES = wordset(
+    "-e -f -m -A -B -C -d -D --regexp --file --max-count --context -g --glob -t --type -T --type-not --pre "
+    "--pre-glob -j --threads -M --max-columns -E --encoding -r --replace --ignore-file --color --colors --sort "
+    "--sortr --max-depth --path-separator --include --exclude --exclude-dir --label --binary-files --devices "
+    "--directories --hostname-bin"
+)
+
+
+def _grep(cmd: Cmd, scan: Scan) -> Flow:
+    takes = _GREP_TAKES - ({"-r", "-E"} if cmd.name != "rg" else set())
+    opts = parse_opts(cmd.args, takes)
+    operands = list(opts.operands)
+    if not opts.has("-e", "--regexp", "-f", "--file") and operands:
+        operands = operands[1:]  # the pattern is data, not a path
+    for f in opts.all("-f", "--file"):
+        effects.read(scan, f)
+    pre = opts.value("--pre", "--hostname-bin")
+    if pre:
+        scan.engine.run([pre])
+        scan.hit("G181", f"{cmd.name} --pre {pre}")
+    flow = Flow(cmd.stdin.bits)
+    recursive = cmd.name in ("rg", "ag", "ack") or opts.has("-r", "-R", "--recursive", "--dereference-recursive")
+    for f in operands:
+        place = scan.place(f)
+        if recursive and place.tier in (P.ROOT, P.HOME):  # searching a whole home reads every key in it
+            scan.hit("G140", f"{cmd.name} -r over {place.path}")
+            scan.cmd_secret = True
+        flow = flow | effects.read_flow(scan, f)
+    scan.hit("G180", cmd.name)
+    return Flow(flow.bits | (OPAQUE if operands else 0))
+
+
+_SED_EXEC = re.compile(r"(^|[;{}\n]\s*|\d\s*|/\s*)e(\s|$|;)|/e\b|s(.).*\3.*\3[gpI0-9]*e")
+_SED_E_COMMAND = re.compile(r"(?:^|[;{}\n]|\d)\s*e\s+([^;\n}]+)")
+_SED_WRITE = re.compile(r"(?:^|[;{}\n]|/[gpI0-9]*)\s*[wW]\s+(\S+)")
+
+
+def _sed(cmd: Cmd, scan: Scan) -> Flow:
+    opts = parse_opts(cmd.args, frozenset({"-e", "-f", "--expression", "--file", "-l", "--line-length"}))
+    operands = list(opts.operands)
+    scripts = opts.all("-e", "--expression")
+    if not scripts and not opts.has("-f", "--file") and operands:
+        scripts, operands = [operands[0]], operands[1:]
+    in_place = any(f == "-i" or f.startswith("--in-place") for f in opts.flags) or opts.has("-I")
+    for script in scripts:
+        if _SED_EXEC.search(script):
+            scan.hit("G118", f"sed script runs commands: {script[:60]}")
+            for command in _SED_E_COMMAND.findall(script):  # ``1e rm -rf ~``: the rest of the line is a command
+                scan.engine.script(command)
+        for target in _SED_WRITE.findall(script):
+            effects.write(scan, target, EMPTY)
+    flow = _read_or_edit(scan, cmd, operands, in_place)
+    scan.hit("G180", "sed")
+    return Flow(flow.bits)
+
+
+def _read_or_edit(scan: Scan, cmd: Cmd, files: list[str], in_place: bool) -> Flow:
+    flow = Flow(cmd.stdin.bits)
+    for f in files:
+        if in_place:
+            effects.write(scan, f, EMPTY, "edit")
+        else:
+            flow = flow | effects.read_flow(scan, f)
+    return flow
+
+
+_AWK_DANGER = re.compile(r"\bsystem\s*\(|\|\s*getline|\bprint[f]?\b[^;}]*\|\s*\"|\"\s*\|\s*getline")
+_AWK_SYSTEM = re.compile(r"system\s*\(\s*\"((?:[^\"\\]|\\.)*)\"")
+_AWK_FILE = re.compile(r"\bprint[f]?\b[^;}|]*>>?\s*\"([^\"]+)\"")
+
+
+def _awk(cmd: Cmd, scan: Scan) -> Flow:
+    opts = parse_opts(cmd.args, wordset("-F -v -f --field-separator --assign --file -i --include"))
+    operands = list(opts.operands)
+    program = ""
+    if not opts.has("-f", "--file") and operands:
+        program, operands = operands[0], operands[1:]
+    for f in opts.all("-f", "--file"):
+        effects.read(scan, f)
+    if "/inet/" in program:
+        scan.hit("G144", "awk opens a network socket")
+    if _AWK_DANGER.search(program):
+        scan.tag("execute")
+        scan.hit("G118", f"awk runs commands: {program[:60]}")
+        for inner in _AWK_SYSTEM.findall(program):
+            scan.engine.script(inner.replace('\\"', '"'))
+    for target in _AWK_FILE.findall(program):
+        effects.write(scan, target, EMPTY)
+    in_place = "inplace" in opts.all("-i", "--include")
+    files = [f for f in operands if "=" not in f or f.startswith(("/", "."))]  # var=value operands are not files
+    flow = _read_or_edit(scan, cmd, files, in_place)
+    scan.hit("G180", cmd.name)
+    return Flow(flow.bits)
+
+
+def _yq(cmd: Cmd, scan: Scan) -> Flow:
+    """yq: a jq for YAML, which can also edit files in place (``-i``)."""
+    opts = parse_opts(cmd.args, wordset("-o --output-format -p --input-format -I --indent --from-file"))
+    operands = list(opts.operands)
+    files = operands[1:] if operands and not opts.has("--from-file") else operands
+    flow = _read_or_edit(scan, cmd, files, opts.has("-i", "--inplace"))
+    scan.hit("G180", "yq")
+    return Flow(flow.bits)
+
+
+HANDLERS: dict[str, Handler] = {
+    "yq": _yq,
+    **table(_LISTERS, _lister),
+    **table(_READERS, _reader),
+    **table("sort shuf uniq xxd base64 base32 basenc", _writer_reader),
+    **table("grep egrep fgrep rg ag ack ugrep", _grep),
+    **table("awk gawk mawk nawk", _awk),
+    "echo": _echo,
+    "printf": _echo,
+    "sed": _sed,
+    "gsed": _sed,
+    "date": _date,
+    "cd": _cd,
+    "pushd": _cd,
+    "popd": _cd,
+    "chdir": _cd,
+    "hostname": _lister,
+    "noop": read_only,
+}

@@ -1,0 +1,186 @@
+"""Other machines: raw sockets, ssh, copies across hosts, mail, TLS clients.
+
+A socket wired to a shell is a remote shell (block); a credential piped into ``nc``, copied with
+``scp``/``rsync`` or attached to a mail is exfiltration (block); an ordinary upload asks; the
+command given to ``ssh host '…'`` is still a command and is judged as one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from guard.static import effects
+from guard.static.families.base import Handler, parse_opts
+from guard.static.scan import EMPTY, REMOTE, SECRET, Cmd, Flow, Scan, display
+from guard.static.text import wordset
+
+SOCKET, SHELL = 16, 32
+
+
+_REMOTE_SPEC = re.compile(r"^(?:[\w.+-]+@)?[\w.-]+:(?!//)|^rsync://|^[\w.-]+::")
+
+
+def _socket(cmd: Cmd, scan: Scan) -> Flow:
+    """nc, ncat, socat, telnet: raw sockets."""
+    scan.tag("network")
+    args = " ".join(cmd.args)
+    shown = display(scan, " ".join(cmd.argv))
+    executes = (cmd.name != "socat" and re.search(r"(^|\s)(-e|-c|--exec|--sh-exec|--lua-exec)(\s|$)", args)) or (
+        cmd.name == "socat" and re.search(r"\b(EXEC|SYSTEM):", args, re.I)
+    )
+    if executes:
+        scan.hit("G144", shown)
+        return Flow(REMOTE | SOCKET)
+    if cmd.name == "socat":
+        for addr in cmd.args:
+            m = re.match(r"(?i)^(?:FILE|OPEN|GOPEN|CREATE):([^,]+)", addr)
+            if m and effects.read_flow(scan, m.group(1)).bits & SECRET:
+                scan.hit("G143", shown)
+    if cmd.stdin.bits & SHELL:
+        scan.hit("G144", shown)
+    elif cmd.stdin.bits & SECRET:
+        scan.hit("G143", shown)
+    elif "-l" in cmd.args or "--listen" in cmd.args or "-lp" in cmd.args or "-lvp" in cmd.args or "-lnvp" in cmd.args:
+        scan.hit("G182", shown)
+    else:
+        scan.hit("G145", shown)
+    return Flow(REMOTE | SOCKET)
+
+
+_SSH_TAKES = wordset("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B -P")
+
+
+def _proxy_commands(scan: Scan, values: list[str]) -> None:
+    for value in values:
+        key, _, command = value.partition("=")
+        if key.lower() in ("proxycommand", "localcommand", "knownhostscommand", "remotecommand") and command:
+            scan.engine.script(command)
+
+
+def _ssh(cmd: Cmd, scan: Scan) -> Flow:
+    opts = parse_opts(cmd.args, _SSH_TAKES, stop_at_operand=True)
+    _proxy_commands(scan, opts.all("-o"))
+    scan.tag("network")
+    operands = list(opts.operands)
+    if cmd.stdin.bits & SECRET:
+        scan.hit("G143", display(scan, " ".join(cmd.argv)))
+    if len(operands) >= 2:
+        scan.engine.script(" ".join(operands[1:]))  # the remote command is still a command that runs
+    scan.hit("G149", display(scan, " ".join(cmd.argv)))
+    return Flow(REMOTE)
+
+
+def _copy_remote(cmd: Cmd, scan: Scan) -> Flow:
+    """scp, rsync, sftp: copies across machines, or (rsync) locally with --delete."""
+    takes = _SSH_TAKES | {
+        "-e",
+        "--rsh",
+        "--rsync-path",
+        "--exclude",
+        "--include",
+        "--filter",
+        "-f",
+        "--files-from",
+        "--exclude-from",
+        "--include-from",
+        "--chmod",
+        "--chown",
+        "--log-file",
+        "--partial-dir",
+        "--backup-dir",
+        "--suffix",
+        "--timeout",
+        "--port",
+        "--password-file",
+        "-T",
+        "--temp-dir",
+        "--compare-dest",
+        "--link-dest",
+        "--copy-dest",
+        "--bwlimit",
+        "--max-size",
+        "--min-size",
+    }
+    opts = parse_opts(cmd.args, frozenset(takes))
+    _proxy_commands(scan, opts.all("-o"))
+    for shell in opts.all("-e", "--rsh") if cmd.name == "rsync" else []:
+        scan.engine.script(shell + " host true")
+    operands = list(opts.operands)
+    shown = display(scan, " ".join(cmd.argv))
+    if len(operands) < 2:
+        scan.hit("G149" if cmd.name == "sftp" else "G182", shown)
+        scan.tag("network")
+        return EMPTY
+    *sources, dest = operands
+    if _REMOTE_SPEC.match(dest):
+        scan.tag("network")
+        flow = EMPTY
+        for src in sources:
+            if not _REMOTE_SPEC.match(src):
+                flow = flow | effects.read_flow(scan, src)
+        scan.hit("G143" if flow.bits & SECRET else "G145", shown)
+        return EMPTY
+    if any(_REMOTE_SPEC.match(s) for s in sources):
+        scan.tag("network")
+        scan.hit("G146", shown)
+        effects.write(scan, dest, Flow(REMOTE))
+        return EMPTY
+    flow = EMPTY
+    for src in sources:
+        flow = flow | effects.read_flow(scan, src)
+    effects.write(scan, dest, flow)
+    if any(f.startswith("--delete") or f == "--del" for f in opts.flags):
+        effects.delete(scan, dest.rstrip("/") + "/*", True, f"rsync --delete into {dest}")
+    if opts.has("--remove-source-files"):
+        for src in sources:
+            effects.delete(scan, src, False, "rsync --remove-source-files")
+    return EMPTY
+
+
+def _mail(cmd: Cmd, scan: Scan) -> Flow:
+    scan.tag("network", "egress")
+    flow = Flow(cmd.stdin.bits)
+    for i, a in enumerate(cmd.args):
+        if a in ("-a", "-A", "--attach", "--attach-body") and i + 1 < len(cmd.args):
+            flow = flow | effects.read_flow(scan, cmd.args[i + 1].lstrip("@"))
+    scan.hit("G143" if flow.bits & SECRET else "G145", display(scan, " ".join(cmd.argv)))
+    return EMPTY
+
+
+def _openssl(cmd: Cmd, scan: Scan) -> Flow:
+    opts = parse_opts(
+        cmd.args[1:],
+        wordset("-in -out -connect -k -pass -passin -key -inkey -passout -config -CAfile -servername"),
+    )
+    sub = cmd.args[0] if cmd.args else ""
+    for f in opts.all("-in"):
+        effects.read(scan, f)
+    for f in opts.all("-key", "-inkey"):
+        effects.read(scan, f)
+    for f in opts.all("-out"):
+        effects.write(scan, f)
+    if sub in ("s_client", "s_server"):
+        scan.tag("network")
+        if cmd.stdin.bits & SECRET:
+            scan.hit("G143", " ".join(cmd.argv))
+        scan.hit("G145" if sub == "s_client" else "G182", " ".join(cmd.argv))
+        return Flow(REMOTE | SOCKET)
+    decode = sub in ("base64", "enc") and "-d" in cmd.args
+    if not scan.hits or scan.hits[-1].rule_id not in ("G140", "G141"):
+        scan.hit(
+            "G180"
+            if sub in ("version", "x509", "dgst", "rand", "list", "ciphers", "verify", "help") or decode
+            else "G181",
+            " ".join(cmd.argv),
+        )
+    return Flow(cmd.stdin.bits | (2 if decode else 0))
+
+
+HANDLERS: dict[str, Handler] = {
+    **dict.fromkeys(("nc", "ncat", "netcat", "socat", "telnet"), _socket),
+    "ssh": _ssh,
+    "mosh": _ssh,
+    **dict.fromkeys(("scp", "rsync", "sftp"), _copy_remote),
+    **dict.fromkeys(("mail", "mailx", "mutt", "sendmail", "msmtp", "swaks", "neomutt"), _mail),
+    "openssl": _openssl,
+}

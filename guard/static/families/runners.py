@@ -1,0 +1,244 @@
+"""Commands that run other commands over a list of inputs: find, fd, xargs, parallel.
+
+The inner command is unwrapped and judged like any other, with its ``{}`` placeholders (or
+appended inputs) replaced by what we know of the inputs: the start directory of ``find``, the
+words of a here-string or ``echo``, or a runtime value when nothing is known. ``find -delete``
+without name filters is a recursive delete of the start directory.
+"""
+
+from __future__ import annotations
+
+from guard.static import effects
+from guard.static import paths as P
+from guard.static.families.base import Handler, parse_opts
+from guard.static.scan import EMPTY, Cmd, Flow, Scan
+from guard.static.text import wordset
+
+_FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_FIND_FILTERS = wordset(
+    "-name -iname -path -ipath -wholename -iwholename -regex -iregex -lname -ilname -newer -newermt -anewer "
+    "-cnewer -mtime -mmin -atime -amin -ctime -cmin -size -user -group -perm -empty -inum -samefile -links -uid "
+    "-gid -nouser -nogroup -used"
+)
+_FIND_TAKES = _FIND_FILTERS - {"-empty", "-nouser", "-nogroup"} | {
+    "-type",
+    "-xtype",
+    "-maxdepth",
+    "-mindepth",
+    "-printf",
+    "-fstype",
+    "-context",
+    "-D",
+    "-O",
+}
+_WRITES = frozenset({"-fprint", "-fprint0", "-fls", "-fprintf"})
+
+
+def _find(cmd: Cmd, scan: Scan) -> Flow:
+    args = list(cmd.args)
+    starts: list[str] = []
+    i = 0
+    while i < len(args) and args[i] in ("-H", "-L", "-P"):
+        i += 1
+    while i < len(args) and not args[i].startswith(("-", "(", "!", ",")) and args[i] not in ("(", "!", ")"):
+        starts.append(args[i])
+        i += 1
+    starts = starts or ["."]
+    filtered, pattern, actions, delete = False, "", [], False
+    while i < len(args):
+        a = args[i]
+        if a in _FIND_ACTIONS:
+            end = i + 1
+            while end < len(args) and args[end] not in (";", "+", "\\;"):
+                end += 1
+            actions.append(args[i + 1 : end])
+            i = end + 1
+            continue
+        if a == "-delete":
+            delete = True
+        elif a in _WRITES and i + 1 < len(args):
+            effects.write(scan, args[i + 1], EMPTY)
+        if a in _FIND_FILTERS:
+            filtered = True
+            if a in ("-name", "-iname") and i + 1 < len(args):
+                pattern = args[i + 1]
+        i += 2 if a in _FIND_TAKES or a in _WRITES else 1
+    targets = [_target(s, filtered, pattern) for s in starts]
+    for start in starts:
+        effects.read(scan, start, content=False)
+    if delete:
+        for start, target in zip(starts, targets, strict=True):
+            _find_delete(scan, start, target, filtered)
+    for action in actions:
+        _run_each(scan, action, targets)
+    if not delete and not actions:
+        scan.hit("G180", "find")
+    return Flow(0, None, tuple(targets))
+
+
+def _target(start: str, filtered: bool, pattern: str) -> str:
+    base = start.rstrip("/") or "/"
+    tail = (pattern or "match") if filtered else "*"
+    return f"{base}/{tail}" if base != "/" else f"/{tail}"
+
+
+def _find_delete(scan: Scan, start: str, target: str, filtered: bool) -> None:
+    if not filtered:
+        effects.delete(scan, target, True, f"find {start} -delete")
+        return
+    place = scan.place(start)
+    if place.tier in (P.ROOT, P.HOME) or (place.tier in (P.SYSTEM, P.CREDENTIAL) and place.critical):
+        scan.tag("delete")
+        scan.hit("G104", f"find {place.path} … -delete")
+    else:
+        effects.delete(scan, target, False, f"find {start} … -delete")
+
+
+def _run_each(scan: Scan, template: list[str], inputs: list[str]) -> None:
+    if not template:
+        return
+    if not any("{}" in t for t in template):
+        scan.engine.run([*template, *inputs])
+        return
+    argv = [t.replace("{}", inputs[0]) for t in template]
+    if "{}" in template and len(inputs) > 1:
+        argv += inputs[1:]
+    scan.engine.run(argv)
+
+
+def _fd(cmd: Cmd, scan: Scan) -> Flow:
+    args = list(cmd.args)
+    exec_at = next((i for i, a in enumerate(args) if a in ("-x", "--exec", "-X", "--exec-batch")), None)
+    template = args[exec_at + 1 :] if exec_at is not None else []
+    opts = parse_opts(
+        args[:exec_at] if exec_at is not None else args,
+        wordset(
+            "-e --extension -t --type -d --max-depth -E --exclude -j --threads -S --size --changed-within "
+            "--changed-before -o --owner --search-path --base-directory -c --color"
+        ),
+    )
+    operands = list(opts.operands)
+    pattern = operands.pop(0) if operands else ""
+    starts = operands + opts.all("--search-path") or ["."]
+    filtered = bool(pattern) or opts.has("-e", "--extension")
+    targets = [_target(s, filtered, pattern) for s in starts]
+    if template:
+        _run_each(scan, template, targets)
+    else:
+        scan.hit("G180", "fd")
+    return Flow(0, None, tuple(targets))
+
+
+_XARGS_TAKES = wordset(
+    "-I -L -l -n -P -d -E -e -s -a --arg-file --delimiter --max-args --max-procs --replace --max-lines --eof "
+    "--max-chars --process-slot-var"
+)
+
+
+def inputs_of(scan: Scan, flow: Flow) -> list[str]:
+    """What a command reading its stdin as arguments gets: known words, listed paths, or a runtime value."""
+    if flow.text is not None:
+        words = flow.text.replace("\0", " ").split()
+        if words:
+            return words[:16]
+    if flow.paths:
+        return list(flow.paths[:16])
+    return [scan.dynamic("<stdin>", flow)]
+
+
+def _xargs(cmd: Cmd, scan: Scan) -> Flow:
+    args = list(cmd.args)
+    i, replace = 0, None
+    while i < len(args) and args[i].startswith("-") and args[i] != "--":
+        a = args[i]
+        key = a.split("=", 1)[0]
+        if key in ("-I", "--replace") or a.startswith("-I"):
+            glued = len(a) > 2 and not a.startswith("--")
+            if glued or "=" in a:
+                replace = a[2:] if glued else a.split("=", 1)[1]
+                i += 1
+            else:
+                replace = args[i + 1] if i + 1 < len(args) else "{}"
+                i += 2
+            continue
+        if a.startswith("-i"):
+            replace = a[2:] or "{}"
+        if key in _XARGS_TAKES and "=" not in a and len(a) == 2:
+            i += 2
+            continue
+        i += 1
+    if i < len(args) and args[i] == "--":
+        i += 1
+    template = args[i:] or ["echo"]
+    file_input = next(
+        (args[j + 1] for j, a in enumerate(args[:i]) if a in ("-a", "--arg-file") and j + 1 < len(args)), None
+    )
+    flow = effects.read_flow(scan, file_input) if file_input else cmd.stdin
+    items = inputs_of(scan, flow)
+    if replace:
+        argv = [t.replace(replace, items[0]) for t in template]
+        return scan.engine.run(argv + (items[1:] if any(t == replace for t in template) else []))
+    return scan.engine.run([*template, *items])  # what the inner command prints is what xargs prints
+
+
+def _parallel(cmd: Cmd, scan: Scan) -> Flow:
+    args = list(cmd.args)
+    sep = next((i for i, a in enumerate(args) if a in (":::", "::::", ":::+", "::::+")), None)
+    head = args[:sep] if sep is not None else args
+    items = [a for a in args[sep + 1 :] if a not in (":::", "::::", ":::+", "::::+")] if sep is not None else []
+    i = 0
+    while i < len(head) and head[i].startswith("-"):
+        i += 2 if head[i] in ("-j", "--jobs", "-S", "--sshlogin", "--joblog", "-N", "--max-args", "--delay") else 1
+    template = head[i:]
+    items = items or inputs_of(scan, cmd.stdin)
+    if len(template) == 1 and " " in template[0]:
+        tail = "" if "{}" in template[0] else " " + " ".join(items)
+        return scan.engine.script(template[0].replace("{}", items[0]) + tail)
+    if template:
+        _run_each(scan, template, items)
+        return None  # type: ignore[return-value]
+    return scan.engine.script(" ".join(items))
+
+
+_TMUX_RUNS = wordset(
+    "new new-session new-window neww split-window splitw respawn-pane respawn-window run-shell run send-keys "
+    "send if-shell display-popup popup"
+)
+
+
+def _tmux(cmd: Cmd, scan: Scan) -> Flow | None:
+    """tmux and screen start commands in the background: the command is still a command."""
+    args = list(cmd.args)
+    if cmd.name == "screen":
+        i = 0
+        while i < len(args) and args[i].startswith("-"):
+            a = args[i]
+            takes = a in ("-S", "-c", "-Logfile", "-p", "-t", "-T", "-X", "-e", "-h") or (
+                a[-1] in "ScpTtXeh" and len(a) > 2
+            )
+            i += 2 if takes else 1
+        if i < len(args):
+            return scan.engine.run(args[i:])
+    elif _TMUX_RUNS & set(args):
+        words = [a for a in args if not a.startswith("-")]
+        last = words[-1] if words and words[-1] not in _TMUX_RUNS else ""
+        if last and last not in ("Enter", "C-m", "C-c"):
+            return scan.engine.script(last)
+        keys = [w for w in words if w not in _TMUX_RUNS and w not in ("Enter", "C-m")]
+        if "send-keys" in args or "send" in args:
+            return scan.engine.script(" ".join(keys[-1:]))
+    scan.hit("G181", " ".join(cmd.argv))
+    return None
+
+
+HANDLERS: dict[str, Handler] = {
+    "tmux": _tmux,
+    "screen": _tmux,
+    "find": _find,
+    "gfind": _find,
+    "fd": _fd,
+    "fdfind": _fd,
+    "xargs": _xargs,
+    "gxargs": _xargs,
+    "parallel": _parallel,
+}

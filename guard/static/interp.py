@@ -1,0 +1,342 @@
+"""Interpreter one-liners: what ``python -c``, ``node -e``, ``perl -e``, ``ruby -e``… code does.
+
+The code is another language, so it is read for *effects* rather than parsed: shell-outs with a
+literal command (``os.system("rm -rf /")``, ``system("…")``, backticks, ``subprocess.run([…])``)
+are handed back to the shell analysis; deletes, writes and reads with a resolvable path
+(``shutil.rmtree(os.path.expanduser("~"))``, ``open("/etc/passwd", "w")``) go through the same
+path policy as ``rm`` and ``>``; network use combined with ``exec``/``eval`` is remote code, with a
+secret read it is exfiltration, with a socket and a shell it is a reverse shell.
+"""
+
+from __future__ import annotations
+
+import re
+
+from guard.static import effects
+from guard.static.families.base import Handler
+from guard.static.families.secrets import is_secret_var
+from guard.static.scan import DECODED, EMPTY, REMOTE, Cmd, Flow, Scan, display
+from guard.static.text import DYN_OPEN, wordset
+
+_Q = r"(?P<q>['\"])(?P<s>(?:\\.|(?!(?P=q)).)*)(?P=q)"
+_SHELL_STR = re.compile(
+    r"(?:os\.system|os\.popen|subprocess\.\w+|commands\.getoutput|(?<![\w.])system|execSync|spawnSync|execFile(?:Sync)?"
+    r"|child_process\.exec|(?<![\w.])exec(?=\s*\(?\s*['\"][^'\"]*\s)|popen|shell_exec|passthru|proc_open|IO\.popen"
+    r"|Kernel\.(?:system|exec|spawn)|do shell script|Runtime\.getRuntime\(\)\.exec|qx)\s*\(?\s*" + _Q
+)
+_BACKTICK = re.compile(r"`([^`]+)`|%x\{([^}]*)\}|qx\{([^}]*)\}")
+_SHELL_LIST = re.compile(
+    r"(?:subprocess\.\w+|Popen|spawnSync|spawn|execFile(?:Sync)?|execvp?e?|system)\s*\(\s*\[([^\]]*)\]"
+)
+_SHELL_ANY = re.compile(
+    r"os\.system|os\.popen|subprocess|commands\.|(?<![\w.])system\s*\(|child_process|execSync|"
+    r"spawn\(|`|%x\{|qx\{|shell_exec|passthru|proc_open|IO\.popen|do shell script|pty\.spawn|"
+    r"os\.exec[lv]p?e?\(|Runtime\.getRuntime"
+)
+_DELETE = re.compile(
+    r"(?P<fn>shutil\.rmtree|\.(?:rmSync|rmdirSync|unlinkSync)|os\.remove|os\.unlink|os\.rmdir|os\.removedirs|rmtree|fs\.rmSync|fs\.rmdirSync|fs\.unlinkSync"
+    r"|fs\.promises\.rm|fs\.rm|fs\.rmdir|fs\.unlink|rimraf(?:\.sync)?|FileUtils\.rm_rf|FileUtils\.rm_r|FileUtils\.rm"
+    r"|FileUtils\.remove_dir|File\.delete|Dir\.rmdir|remove_tree|(?<![\w.])unlink|os\.RemoveAll|Remove-Item)"
+    r"\s*\(?\s*(?P<arg>[^()\n;]*(?:\([^()]*\)[^()\n;]*)*)"
+)
+_PATH_METHOD = re.compile(
+    r"Path\((?P<arg>[^()]*(?:\([^()]*\))?[^()]*)\)(?:\.expanduser\(\))?\.(?P<fn>unlink|rmdir|write_text|"
+    r"write_bytes|read_text|read_bytes)\("
+)
+_OPEN = re.compile(
+    r"(?:(?<![\w.])open|File\.open|fopen)\s*\(\s*(?P<arg>[^,()]*(?:\([^()]*\))?[^,()]*)\s*"
+    r"(?:,\s*['\"](?P<mode>[^'\"]*)['\"])?"
+)
+_READ = re.compile(
+    r"(?:readFileSync|readFile|File\.read|IO\.read|file_get_contents|File\.readlines|slurp)\s*\(\s*"
+    r"(?P<arg>[^,()]*(?:\([^()]*\))?[^,()]*)"
+)
+_WRITE = re.compile(
+    r"(?:writeFileSync|writeFile|appendFileSync|File\.write|IO\.write|file_put_contents)\s*\(\s*"
+    r"(?P<arg>[^,()]*(?:\([^()]*\))?[^,()]*)"
+)
+_HOME_EXPR = re.compile(
+    r"expanduser\(\s*['\"]~['\"]\s*\)|Path\.home\(\)|os\.environ\[['\"]HOME['\"]\]|getenv\(['\"]HOME"
+    r"['\"]\)|process\.env\.HOME|\.homedir\(\)|ENV\[['\"]HOME['\"]\]|\$ENV\{HOME\}|Dir\.home|\$HOME"
+)
+_STRING = re.compile(r"['\"]([^'\"]*)['\"]")
+_NET = re.compile(
+    r"requests\.|urllib|urlopen|http\.client|httpx|aiohttp|socket|fetch\(|axios|https?\.(?:get|request)\(|"
+    r"net\.(?:connect|createConnection|Socket)|Net::HTTP|open-uri|URI\.open|LWP::|IO::Socket|TCPSocket|"
+    r"fsockopen|curl_exec|file_get_contents\(\s*['\"]https?:|Invoke-WebRequest|\biwr\b|Invoke-RestMethod|"
+    r"\birm\b|WebClient|DownloadString|smtplib|ftplib|paramiko|websocket|/inet/tcp",
+    re.I,
+)
+_EGRESS = re.compile(
+    r"requests\.(?:post|put|patch)|\.post\(|\.put\(|method\s*[:=]\s*['\"](?:POST|PUT|PATCH)|sendall|"
+    r"\.send\(|urlopen\([^)]*data\s*=|smtplib|storbinary|upload|Net::HTTP::Post|-Method\s+Post|"
+    r"UploadString|UploadFile|\.write\(\s*(?:os\.environ|open)",
+    re.I,
+)
+_EXEC = re.compile(
+    r"(?<![\w.])(?:eval|exec|compile)\s*\(|(?<![\w.])eval\b|new\s+Function|(?<![\w.])Function\(|instance_eval|class_eval|"
+    r"Invoke-Expression|\biex\b|vm\.runIn|\beval\b\s*\$|\beval\s+\w"
+)
+_DECODE = re.compile(
+    r"b64decode|a2b_base64|atob\(|Buffer\.from\([^)]*['\"]base64['\"]|decode\(['\"]base64|unpack\(['\"]m|"
+    r"FromBase64String|decode_base64|MIME::Base64|codecs\.decode|unhexlify|bytes\.fromhex|zlib\.decompress|"
+    r"marshal\.loads|base64_decode|Base64\.decode",
+    re.I,
+)
+_REVERSE = re.compile(r"dup2|pty\.spawn|/bin/(?:ba)?sh|cmd\.exe|\bsh\s+-i|spawn\(\s*['\"](?:/bin/)?(?:ba)?sh", re.I)
+_ENV_NAMES = re.compile(
+    r"(?:os\.environ(?:\.get)?[\[(]|getenv\(|process\.env\.|process\.env\[|ENV\[|\$ENV\{|\$env:)"
+    r"\s*['\"]?([A-Za-z_][A-Za-z0-9_]*)"
+)
+_ENV_DUMP = re.compile(
+    r"os\.environ(?![\[.]\s*['\"]?\w)|dict\(os\.environ\)|os\.environ\.copy\(\)|process\.env(?![.\[])|"
+    r"ENV\.to_h|%ENV|Get-ChildItem\s+env:",
+    re.I,
+)
+_FORK_BOMB = re.compile(
+    r"while\s*\(?\s*(?:True|1|true)\s*\)?\s*[:{]?\s*(?:os\.)?fork\(\)|fork\s+while\s+fork|"
+    r"for\s*\(\s*;\s*;\s*\)\s*\{?\s*fork\(\)|fork\(\)\s*while\s*(?:true|1)",
+    re.I,
+)
+_RECURSIVE = ("rmtree", "rm_rf", "rm_r", "remove_dir", "RemoveAll", "remove_tree", "rimraf", "removedirs")
+
+
+def analyse_code(scan: Scan, code: str, lang: str) -> None:
+    """Judge interpreter source ``code`` by its effects (records rule ids on ``scan``)."""
+    code = code[:65536]
+    scan.tag("execute")
+    literal_shell = False
+    for m in _SHELL_STR.finditer(code):
+        literal_shell = True
+        scan.engine.script(m.group("s").replace('\\"', '"').replace("\\'", "'"))
+    for m in _BACKTICK.finditer(code if lang in ("ruby", "perl", "php") else ""):
+        literal_shell = True
+        scan.engine.script(next(g for g in m.groups() if g is not None))
+    for m in _SHELL_LIST.finditer(code):
+        argv = _STRING.findall(m.group(1))
+        if argv:
+            literal_shell = True
+            scan.engine.run(argv)
+    unknown = _paths(scan, code)
+    if lang == "python":
+        for m in re.finditer(r"(?<![\w.])exec\s*\(\s*" + _Q, code):
+            analyse_code(scan, m.group("s").replace("\\n", "\n"), "python")
+    net, egress = bool(_NET.search(code)), bool(_EGRESS.search(code))
+    executes, decodes = bool(_EXEC.search(code)), bool(_DECODE.search(code))
+    secret = _secret_env(scan, code)
+    shown = code.strip().replace("\n", "; ")[:100]
+    if net:
+        scan.tag("network")
+    if _FORK_BOMB.search(code):
+        scan.hit("G175", shown)
+    if (
+        net
+        and re.search(r"socket|fsockopen|TCPSocket|IO::Socket|net\.(connect|Socket)|/inet/tcp", code, re.I)
+        and (_REVERSE.search(code))
+    ):
+        scan.hit("G144", shown)
+    elif net and executes:
+        scan.hit("G110", shown)
+    elif decodes and executes:
+        scan.hit("G111", shown)
+    if net and (secret or scan.cmd_secret) and (egress or "socket" in code):
+        scan.hit("G143", shown)
+    elif net:
+        scan.hit("G145" if egress else "G146", shown)
+    if unknown or (_SHELL_ANY.search(code) and not literal_shell) or (executes and not net and not decodes):
+        scan.hit("G118", shown)
+    scan.hit("G119", shown)
+
+
+def _paths(scan: Scan, code: str) -> bool:
+    """Deletes, writes and reads with a path guard can resolve; True when one could not be resolved."""
+    unknown = False
+    for m in _DELETE.finditer(code):
+        target = _path_expr(scan, m.group("arg"))
+        recursive = (
+            any(r in m.group("fn") for r in _RECURSIVE) or "recursive" in m.group("arg") or "-Recurse" in m.group(0)
+        )
+        if target is None:
+            unknown = True
+        else:
+            effects.delete(scan, target, recursive, f"{m.group('fn')}({target})")
+    for m in _PATH_METHOD.finditer(code):
+        target = _path_expr(scan, m.group("arg"))
+        fn = m.group("fn")
+        if target is None:
+            unknown = unknown or fn in ("unlink", "rmdir", "write_text", "write_bytes")
+        elif fn in ("unlink", "rmdir"):
+            effects.delete(scan, target, False)
+        elif fn.startswith("write"):
+            effects.write(scan, target)
+        else:
+            effects.read(scan, target)
+    for m in _OPEN.finditer(code):
+        target = _path_expr(scan, m.group("arg"))
+        if target is not None:
+            mode = m.group("mode") or "r"
+            if set(mode) & set("wax+"):
+                effects.write(scan, target, EMPTY, "append" if "a" in mode else "write")
+            else:
+                effects.read(scan, target)
+    for regex, write in ((_READ, False), (_WRITE, True)):
+        for m in regex.finditer(code):
+            target = _path_expr(scan, m.group("arg"))
+            if target is not None:
+                effects.write(scan, target) if write else effects.read(scan, target)
+    return unknown
+
+
+def _path_expr(scan: Scan, arg: str) -> str | None:
+    """A path from a code expression: literals, ``expanduser("~/x")``, ``Path.home() / "x"``; None if unknown."""
+    arg = arg.strip()
+    home = scan.resolver.home
+    m = re.search(r"expanduser\(\s*['\"]([^'\"]*)['\"]\s*\)", arg)
+    if m:
+        text = m.group(1)
+        return home + text[1:] if text.startswith("~") else text
+    found = _HOME_EXPR.search(arg)
+    if found:  # ``os.path.join(Path.home(), ".ssh")``: literals after the home expression are path parts
+        rest = [s for s in _STRING.findall(arg[found.end() :]) if s and s != "HOME"]
+        return "/".join([home, *[s.strip("/") for s in rest]]) if rest else home
+    lit = re.match(r"^[rbfu]?['\"]([^'\"]+)['\"]", arg)
+    if lit:
+        return lit.group(1)
+    inner = re.search(r"(?:glob|expand_path|resolve|realpath|abspath|normpath)\(\s*['\"]([^'\"]+)['\"]", arg)
+    if inner:  # ``unlink glob("~/.ssh/*")``: path helpers around a literal (they expand ``~`` as the shell would)
+        text = inner.group(1)
+        return home + text[1:] if text.startswith("~") else text
+    return None
+
+
+def _secret_env(scan: Scan, code: str) -> bool:
+    names = [n for n in _ENV_NAMES.findall(code) if is_secret_var(n)]
+    dump = bool(_ENV_DUMP.search(code))
+    if names or dump:
+        scan.cmd_secret = True
+        if re.search(r"\bprint|console\.log|puts|echo|say|Write-Output|printf", code):
+            scan.hit("G142", ", ".join(names) or "the whole environment")
+    return bool(names or dump)
+
+
+# How each interpreter takes inline code, and its language for the effect patterns.
+_INLINE = {
+    "python": ("python", ("-c",)),
+    "pypy": ("python", ("-c",)),
+    "node": ("js", ("-e", "--eval", "-p", "--print")),
+    "nodejs": ("js", ("-e", "--eval", "-p", "--print")),
+    "perl": ("perl", ("-e", "-E")),
+    "ruby": ("ruby", ("-e",)),
+    "php": ("php", ("-r",)),
+    "lua": ("lua", ("-e",)),
+    "luajit": ("lua", ("-e",)),
+    "rscript": ("r", ("-e",)),
+    "r": ("r", ("-e",)),
+    "julia": ("julia", ("-e", "--eval")),
+    "osascript": ("applescript", ("-e",)),
+    "pwsh": ("powershell", ("-c", "-command", "-Command")),
+    "powershell": ("powershell", ("-c", "-command", "-Command")),
+    "groovy": ("groovy", ("-e",)),
+    "elixir": ("elixir", ("-e",)),
+    "tclsh": ("tcl", ()),
+}
+_VALUE_OPTS = wordset("-W -X -r --require --import --loader -I -M -m --input-type -C -f -F -d -x -S -E -T")
+
+
+def _family(name: str) -> str:
+    if re.match(r"^python[0-9.]*$", name):
+        return "python"
+    if re.match(r"^pypy[0-9.]*$", name):
+        return "pypy"
+    return name
+
+
+def _interpreter(cmd: Cmd, scan: Scan) -> Flow | None:
+    family = _family(cmd.name)
+    lang, code_flags = _INLINE[family]
+    args = list(cmd.args)
+    code: list[str] = []
+    i, script = 0, None
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            script = args[i + 1] if i + 1 < len(args) else None
+            break
+        if a in code_flags or (
+            lang in ("perl", "ruby") and a.startswith("-") and not a.startswith("--") and a[-1] in "eE"
+        ):
+            code.append(args[i + 1] if i + 1 < len(args) else "")
+            i += 2
+            continue
+        if lang == "python" and a.startswith("-c") and len(a) > 2:
+            code.append(a[2:])
+            break
+        if a in ("-EncodedCommand", "-enc", "-ec", "-e") and lang == "powershell":
+            scan.hit("G111", display(scan, " ".join(cmd.argv)))
+            return None
+        if lang == "python" and a == "-m" and i + 1 < len(args):
+            return _module(cmd, scan, args[i + 1], args[i + 2 :])
+        if lang in ("perl", "ruby") and a.startswith("-") and "i" in a.lstrip("-") and not a.startswith("--"):
+            for f in [x for x in args[i + 1 :] if not x.startswith("-")][1:]:
+                effects.write(scan, f, EMPTY, "edit")
+        if a.startswith("-") and a != "-":
+            i += 2 if a in _VALUE_OPTS and family != "perl" else 1
+            continue
+        script = a
+        break
+    if code and any(DYN_OPEN in c for c in code):
+        flow = scan.flow_of(" ".join(code))
+        rule = "G112" if flow.bits & REMOTE else "G111" if flow.bits & DECODED else "G114"
+        scan.hit(rule, display(scan, " ".join(cmd.argv)))
+        return None
+    if code and cmd.stdin.bits & (REMOTE | DECODED) and _EXEC.search("\n".join(code)):
+        scan.hit("G110" if cmd.stdin.bits & REMOTE else "G111", display(scan, " ".join(cmd.argv)))
+    if code:
+        if lang == "powershell":
+            code = [" ".join(args[args.index(code[0]) :])] if code[0] in args else code
+        analyse_code(scan, "\n".join(code), lang)
+        return None
+    if script and script != "-":
+        return scan.engine.exec_file(script, cmd.stdin, tuple(args[args.index(script) + 1 :]))
+    if cmd.stdin == EMPTY and not code and script is None and only_version(args):
+        scan.hit("G180", cmd.name)
+        return EMPTY
+    return scan.engine.consume(cmd.stdin, lang)
+
+
+def only_version(args: list[str]) -> bool:
+    return bool(args) and all(a in ("--version", "-V", "-v", "--help", "-h", "-VV") for a in args)
+
+
+_SAFE_MODULES = wordset(
+    "json.tool pydoc site sysconfig platform this calendar tabnanny dis tokenize pickletools pip._internal "
+    "ensurepip-check sqlite3.dump"
+)
+_LISTEN_MODULES = frozenset({"http.server", "SimpleHTTPServer", "smtpd", "aiosmtpd", "pyftpdlib", "xmlrpc.server"})
+
+
+def _module(cmd: Cmd, scan: Scan, module: str, rest: list[str]) -> Flow | None:
+    from guard.static.families import HANDLERS
+
+    tool = module.replace("_", "-")
+    if module in _SAFE_MODULES:
+        scan.hit("G180", f"python -m {module}")
+        return EMPTY
+    if module in _LISTEN_MODULES:
+        scan.tag("network")
+        scan.hit("G182", f"python -m {module} serves files to the network")
+        return None
+    if module == "base64":
+        scan.hit("G180", "python -m base64")
+        return Flow(cmd.stdin.bits | (DECODED if "-d" in rest else 0))
+    if tool in HANDLERS and tool not in ("python",):
+        return scan.engine.run((tool, *rest))
+    scan.hit("G183" if module == "ensurepip" else "G181", f"python -m {module}")
+    return None
+
+
+HANDLERS: dict[str, Handler] = {
+    **{name: _interpreter for name in _INLINE if name not in ("python", "pypy")},
+    **{f"python{v}": _interpreter for v in ("", "2", "3", "2.7", *(f"3.{m}" for m in range(6, 16)))},
+    **{f"pypy{v}": _interpreter for v in ("", "3")},
+}

@@ -1,0 +1,298 @@
+"""Paths, not strings: where a word points once the shell is done with it, and how much that matters.
+
+A target is resolved against the tracked working directory and sorted into a *tier*: the root,
+a home directory, the system, a disk device, a credential store, a persistence point (files
+that run code later), guard's own files, the project, temporary space, or elsewhere. Rules
+judge tiers, so ``rm -rf ~``, ``rm -rf "$HOME"/``, ``cd / && rm -rf .`` and ``find ~ -delete``
+land on the same decision.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable
+
+import attrs
+
+from guard.static.places import (
+    CRITICAL_FILES,
+    HOME_CACHES,
+    HOME_CREDENTIALS,
+    HOME_PERSIST,
+    SPECIAL_DEV_DIRS,
+    SPECIAL_DEVICES,
+    SYSTEM_PERSIST,
+    SYSTEM_ROOTS,
+    TEMP_ROOTS,
+)
+from guard.static.text import _MARKER_RE, DYN_OPEN
+
+ROOT, HOME, SYSTEM, DEVICE, SPECIAL, NETDEV = "root", "home", "system", "device", "special", "netdev"
+CREDENTIAL, PROTECTED, PERSIST = "credential", "protected", "persist"
+PROJECT_ROOT, GITDIR, PROJECT, TEMP = "project_root", "gitdir", "project", "temp"
+HOME_OTHER, OTHER, OUTSIDE, DYNAMIC = "home_other", "other", "outside", "dynamic"
+
+UNKNOWN_CWD = "\ue007"  # the working directory after ``cd "$X"``: relative paths go nowhere known
+_DYNSEG = "\ue006"  # a path component only known at runtime
+
+
+@attrs.frozen
+class Place:
+    """A resolved target. ``contents`` means a broad glob (``dir/*``): everything inside ``path``."""
+
+    path: str
+    tier: str
+    kind: str = ""
+    secret: int = 0  # 1: project secrets (.env ...), 2: credentials (keys, cloud, tokens)
+    critical: bool = False  # a recursive delete here is catastrophic
+    contents: bool = False
+    dynamic: bool = False  # part of the path is a runtime value that may be empty
+
+
+_SECRET_SYSTEM = (
+    re.compile(
+        r"^/etc/(g?shadow|master\.passwd)(-|$)|^/etc/ssh/ssh_host_[^/]*_key$|^/etc/ssl/private(/|$)"
+        r"|^/(var/)?run/secrets(/|$)|^/proc/[^/]+/environ$"
+    ),
+)
+
+_PUBLIC_IN_SSH = re.compile(r"^\.ssh/(known_hosts2?|[^/]*\.pub)$")
+
+# Guard's own settings and the hook settings of agent hosts: changing them switches guard off.
+_PROTECTED_NAMES = frozenset({"guard.toml", ".guard.toml"})
+_PROTECTED_SUFFIXES = (
+    (".claude", "settings.json"),
+    (".claude", "settings.local.json"),
+    (".codex", "hooks.json"),
+    (".codex", "config.toml"),
+    (".gemini", "settings.json"),
+    (".cursor", "hooks.json"),
+)
+_HOST_DIRS = frozenset({".claude", ".codex", ".gemini", ".cursor"})
+
+_KEY_NAMES = re.compile(
+    r"^(id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.*\.(key|p12|pfx|jks|keystore|ppk|kdbx)|.*(priv|secret).*\.pem"
+    r"|kubeconfig|\.vault-token)$",
+    re.I,
+)
+_SECRET_NAMES = re.compile(
+    r"^(\.env(\.(?!(example|sample|template|dist|defaults|schema|tpl)$)[\w.-]+)?|[\w.-]+\.env|\.envrc|\.netrc|\.pgpass"
+    r"|\.my\.cnf|\.git-credentials|\.npmrc|\.pypirc|\.htpasswd|secrets?\.(json|ya?ml|toml|ini)|credentials(\.json)?"
+    r"|[\w.-]*service[-_]account[\w.-]*\.json|[\w.-]+\.tfstate(\.backup)?|[\w.-]+\.tfvars|(?![\w.-]*(cert|chain|bundle|[-_.]ca[-_.]|^ca[-_.]|pub))[\w.-]+\.pem"
+    r"|\.(bash|zsh|sh|python|psql|mysql|node_repl|sqlite|rediscli|irb|pry)_?history|\.histfile)$",
+    re.I,
+)
+_BROAD_GLOB = re.compile(r"^[*?.\[\]!^]*\*[*?.\[\]!^]*$")
+
+
+def secret_level(name: str) -> int:
+    """How secret a file name looks: ``secret_level("id_ed25519") == 2``, ``secret_level(".env*") == 1``."""
+    candidates = (
+        [name]
+        if "*" not in name and "?" not in name
+        else [name.replace("*", fill).replace("?", "x") for fill in ("", "x", ".local", "rsa")]
+    )  # a glob that could match one
+    if any(_KEY_NAMES.match(c) for c in candidates):
+        return 2
+    return 1 if any(_SECRET_NAMES.match(c) for c in candidates) else 0
+
+
+class Resolver:
+    """Resolves words to :class:`Place` for one home, project and guard workspace."""
+
+    def __init__(self, home: str, project: str | None = None, workspace: str | None = None) -> None:
+        self.home = posixpath.normpath(home) if home else "/nonexistent-home"
+        self.project = posixpath.normpath(project) if project else None
+        if self.project in ("/", self.home) or (self.project and self._too_broad_for_project(self.project)):
+            self.project = None  # a shell in / or ~ has no project to be lenient about
+        self.guard_dirs = tuple(
+            d for d in (posixpath.normpath(workspace) if workspace else None, posixpath.join(self.home, ".guard")) if d
+        )
+
+    def absolute(self, word: str, cwd: str | None) -> str | None:
+        """``word`` made absolute against ``cwd`` (``None``: the project root, may stay relative)."""
+        path = word
+        if DYN_OPEN in path:
+            path = _MARKER_RE.sub(_DYNSEG, path)
+        if path.startswith("/"):
+            return posixpath.normpath(path) if path != "//" else "/"
+        if cwd == UNKNOWN_CWD or (cwd and _DYNSEG in cwd):
+            return None
+        base = cwd if cwd is not None else self.project
+        if base is None:
+            return posixpath.normpath(path or ".")
+        return posixpath.normpath(posixpath.join(base, path or "."))
+
+    def place(self, word: str, cwd: str | None = None) -> Place:
+        if word.startswith(DYN_OPEN):
+            return Place(_display(word), DYNAMIC, kind="lead", dynamic=True)
+        path = self.absolute(word, cwd)
+        if path is None:
+            return Place(_display(word), DYNAMIC, kind="cwd", dynamic=True)
+        dynamic = False
+        head, _, last = path.rpartition("/")
+        contents = bool(_BROAD_GLOB.match(last)) if last else False
+        if last == _DYNSEG:
+            contents, dynamic = True, True
+        if contents:
+            path = head or ("/" if path.startswith("/") else ".")
+        place = self._classify(path)
+        if contents or dynamic:
+            place = attrs.evolve(place, contents=contents, dynamic=dynamic or place.dynamic)
+        return place
+
+    def _classify(self, path: str) -> Place:
+        shown = path.replace(_DYNSEG, "*")
+        if not path.startswith("/"):
+            return self._relative(path, shown)
+        if path == "/":
+            return Place("/", ROOT, critical=True)
+        comps = path[1:].split("/")
+        if comps[0] == "dev":
+            return _device(shown, comps)
+        for d in self.guard_dirs:
+            if path == d or path.startswith(d + "/"):
+                return Place(shown, PROTECTED, kind="guard")
+        place = self._unprotected(path, shown, comps)
+        if place.tier in _LENIENT and any(d.startswith(path + "/") for d in self.guard_dirs):
+            return Place(shown, PROTECTED, kind="holds_guard")  # deleting or moving an ancestor of guard's files
+        return place
+
+    def _unprotected(self, path: str, shown: str, comps: list[str]) -> Place:
+        if self.project and (path == self.project or path.startswith(self.project + "/")):
+            return self._relative(path[len(self.project) + 1 :] if path != self.project else ".", shown)
+        protected = self._protected_names("/".join(comps))
+        if protected is not None:
+            return attrs.evolve(protected, path=shown)
+        home_root, rest = self._home_split(path, comps)
+        if home_root is not None:
+            return self._in_home(shown, rest)
+        if path in ("/home", "/Users"):
+            return Place(shown, HOME, kind="all_homes", critical=True)
+        for prefix, kind in _SYSTEM_PERSIST_IX.get(comps[0], ()):
+            if _under(path, prefix):
+                return Place(shown, PERSIST, kind=kind)
+        if any(r.search(path) for r in _SECRET_SYSTEM):
+            return Place(shown, SYSTEM, kind="critical" if path in CRITICAL_FILES else "secret", secret=2)
+        for temp in TEMP_ROOTS:
+            if path == temp:
+                return Place(shown, TEMP, kind="temp_root")
+            if path.startswith(temp + "/"):
+                return self._project_like(shown, path[len(temp) + 1 :], TEMP)
+        depth = SYSTEM_ROOTS.get(comps[0], 0)
+        if depth:
+            kind = "critical" if path in CRITICAL_FILES or comps[0] == "boot" else ""
+            return Place(shown, SYSTEM, kind=kind, critical=len(comps) <= depth)
+        return self._project_like(shown, comps[-1], OTHER)
+
+    @staticmethod
+    def _too_broad_for_project(path: str) -> bool:
+        comps = path[1:].split("/")
+        return len(comps) <= SYSTEM_ROOTS.get(comps[0], 0)
+
+    def _home_split(self, path: str, comps: list[str]) -> tuple[str | None, str]:
+        home = self.home
+        if path == home:
+            return home, ""
+        if path.startswith(home + "/"):
+            return home, path[len(home) + 1 :]
+        if comps[0] in ("home", "Users") and len(comps) >= 2:
+            return "/" + "/".join(comps[:2]), "/".join(comps[2:])
+        if comps[0] == "root":
+            return "/root", "/".join(comps[1:])
+        return None, ""
+
+    def _in_home(self, shown: str, rest: str) -> Place:
+        if not rest:
+            return Place(shown, HOME, critical=True)
+        if _PUBLIC_IN_SSH.match(rest):
+            return Place(shown, HOME_OTHER)
+        first = rest.split("/", 1)[0]
+        if any(_under(rest, c) for c, _ in _HOME_CACHE_IX.get(first, ())):
+            return Place(shown, HOME_OTHER, kind="cache")
+        for prefix, kind in _HOME_PERSIST_IX.get(first, ()):
+            if _under(rest, prefix):
+                return Place(shown, PERSIST, kind=kind)
+        for prefix, _ in _HOME_CRED_IX.get(first, ()):
+            if _under(rest, prefix):
+                store = rest == prefix.rstrip("/")
+                return Place(shown, CREDENTIAL, kind="store" if store else "file", secret=2, critical=store)
+        return self._project_like(shown, rest, HOME_OTHER)
+
+    def _relative(self, rel: str, shown: str) -> Place:
+        if rel == ".":
+            return Place(shown, PROJECT_ROOT)
+        if rel == ".." or rel.startswith("../"):
+            tail = "/" + rel.lstrip("./").lstrip("/") if rel.count("../") >= 2 else ""
+            if tail and (tail in CRITICAL_FILES or any(r.search(tail) for r in _SECRET_SYSTEM)):
+                return Place(shown, SYSTEM, kind="critical" if tail in CRITICAL_FILES else "secret", secret=2)
+            return self._project_like(shown, rel, OUTSIDE)
+        first = rel.split("/", 1)[0]
+        if first == ".git":
+            if rel.startswith(".git/hooks/") or rel == ".git/hooks":
+                return Place(shown, PERSIST, kind="git_hook")
+            if rel == ".git/config":
+                return Place(shown, PERSIST, kind="git_config")
+            return Place(shown, GITDIR)
+        protected = self._protected_names(rel)
+        if protected is not None:
+            return attrs.evolve(protected, path=shown)
+        return self._project_like(shown, rel, PROJECT)
+
+    def _project_like(self, shown: str, rel: str, tier: str) -> Place:
+        name = rel.rsplit("/", 1)[-1]
+        level = secret_level(name) if name else 0
+        return Place(shown, tier, secret=level) if level else Place(shown, tier)
+
+    def _protected_names(self, rel: str) -> Place | None:
+        comps = rel.split("/")
+        name = comps[-1]
+        if name in _PROTECTED_NAMES:
+            return Place(rel, PROTECTED, kind="config")
+        if len(comps) >= 2 and (comps[-2], name) in _PROTECTED_SUFFIXES:
+            return Place(rel, PROTECTED, kind="host_hooks")
+        if name in _HOST_DIRS:
+            return Place(rel, PROTECTED, kind="holds_guard")
+        return None
+
+
+_LENIENT = frozenset({PROJECT_ROOT, PROJECT, GITDIR, TEMP, HOME_OTHER, OTHER, OUTSIDE})
+
+
+def _index(pairs: Iterable[tuple[str, str]]) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Tables indexed by their first path component, so a lookup tries a handful of prefixes, not all."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for prefix, value in pairs:
+        out.setdefault(prefix.strip("/").split("/", 1)[0], []).append((prefix, value))
+    return {k: tuple(v) for k, v in out.items()}
+
+
+_SYSTEM_PERSIST_IX = _index(SYSTEM_PERSIST)
+_HOME_PERSIST_IX = _index(HOME_PERSIST)
+_HOME_CRED_IX = _index((p, p) for p in HOME_CREDENTIALS)
+_HOME_CACHE_IX = _index((p, p) for p in HOME_CACHES)
+
+
+def _under(path: str, prefix: str) -> bool:
+    """``prefix`` ending in "/" covers a directory and its files; ending in "." a family of names."""
+    if prefix.endswith("/"):
+        return path == prefix[:-1] or path.startswith(prefix)
+    if prefix.endswith("."):
+        return path.startswith(prefix)
+    return path == prefix
+
+
+def _device(shown: str, comps: list[str]) -> Place:
+    if len(comps) == 1:
+        return Place(shown, SYSTEM, critical=True)
+    second = comps[1]
+    if second in ("tcp", "udp"):
+        return Place(shown, NETDEV)
+    if second in SPECIAL_DEVICES or second in SPECIAL_DEV_DIRS or second.startswith("tty"):
+        return Place(shown, TEMP if second == "shm" else SPECIAL)
+    return Place(shown, DEVICE, critical=True)
+
+
+def _display(word: str) -> str:
+    return _MARKER_RE.sub("$…", word) if DYN_OPEN in word else word

@@ -1,0 +1,128 @@
+"""Where things are: the tables behind :mod:`guard.static.paths`.
+
+Each table is data, kept apart from the resolver so it can be read (and extended) at a glance.
+A prefix ending in ``/`` covers a directory and everything in it; one ending in ``.`` a family of
+names (``/etc/cron.`` covers ``/etc/cron.daily``); anything else is one exact path.
+"""
+
+from __future__ import annotations
+
+from guard.static.text import wordset
+
+
+def _kinds(table: str) -> tuple[tuple[str, str], ...]:
+    """``"rc: ~/.bashrc ~/.zshrc"`` rows -> ``(("~/.bashrc", "rc"), …)``, in order."""
+    out: list[tuple[str, str]] = []
+    kind = ""
+    for line in table.strip().splitlines():
+        head, sep, rest = line.partition(": ")
+        if sep and not line.startswith(" "):
+            kind, line = head.strip(), rest
+        out.extend((prefix, kind) for prefix in line.split())
+    return tuple(out)
+
+
+# Top-level system directories, with the depth up to which a recursive delete is catastrophic
+# (``/usr/lib`` is; ``/usr/local/lib/node_modules/x`` is merely dangerous). ``name`` means depth 1.
+SYSTEM_ROOTS = {
+    name: int(depth or 1)
+    for name, _, depth in (
+        item.partition(":")
+        for item in [
+            "etc:2",
+            "usr:2",
+            "bin",
+            "sbin",
+            "lib",
+            "lib32",
+            "lib64",
+            "libx32",
+            "boot",
+            "opt",
+            "var:2",
+            "srv",
+            "sys",
+            "proc",
+            "dev",
+            "run",
+            "snap",
+            "nix:2",
+            "mnt",
+            "media",
+            "System:2",
+            "Library",
+            "Applications",
+            "private:2",
+            "Volumes",
+            "efi",
+            "cdrom",
+            "lost+found",
+            "home",
+            "Users",
+        ]
+    )
+}
+TEMP_ROOTS = ("/tmp", "/var/tmp", "/private/tmp", "/var/folders", "/private/var/folders", "/dev/shm")
+SPECIAL_DEVICES = wordset("null zero full random urandom stdin stdout stderr tty ptmx")
+SPECIAL_DEV_DIRS = wordset("fd pts shm")
+
+# Files whose loss or change breaks accounts, boot or the loader.
+CRITICAL_FILES = wordset(
+    "/etc/crypttab /etc/fstab /etc/group /etc/gshadow /etc/inittab /etc/ld.so.conf /etc/ld.so.preload "
+    "/etc/master.passwd /etc/nsswitch.conf /etc/passwd /etc/shadow"
+)
+
+# Persistence points outside a home: what runs at login, on a schedule, at boot, or as root.
+SYSTEM_PERSIST = _kinds(
+    """
+sudoers: /etc/sudoers /etc/sudoers.d/ /etc/pam.d/ /etc/ssh/sshd_config /etc/doas.conf
+rc: /etc/profile /etc/profile.d/ /etc/bash.bashrc /etc/bashrc /etc/zshrc /etc/zsh/ /etc/environment
+    /etc/rc.local
+cron: /etc/crontab /etc/cron. /var/spool/cron/ /etc/anacrontab
+service: /etc/systemd/system/ /lib/systemd/system/ /usr/lib/systemd/system/ /etc/init.d/
+         /etc/xdg/autostart/ /Library/LaunchDaemons/ /Library/LaunchAgents/ /etc/udev/rules.d/
+"""
+)
+# Persistence points inside a home (relative to it).
+HOME_PERSIST = _kinds(
+    """
+authorized_keys: .ssh/authorized_keys .ssh/authorized_keys2
+ssh_config: .ssh/config
+rc: .ssh/rc .bashrc .bash_profile .bash_login .bash_logout .profile .zshrc .zshenv .zprofile .zlogin
+    .zlogout .kshrc .cshrc .tcshrc .login .xprofile .xinitrc .xsession .pam_environment .bashrc.d/
+    .config/fish/config.fish .config/fish/conf.d/ .config/environment.d/
+service: .config/systemd/user/ .config/autostart/ Library/LaunchAgents/
+git_config: .gitconfig .config/git/config
+git_hook: .config/git/hooks/
+"""
+)
+# Credential stores inside a home (relative to it): reading them is a secret read.
+HOME_CREDENTIALS = (
+    *wordset(
+        ".ssh/ .aws/ .gnupg/ .kube/ .azure/ .config/gcloud/ .config/gh/ .password-store/ "
+        ".local/share/keyrings/ Library/Keychains/ .docker/config.json .terraform.d/credentials.tfrc.json "
+        ".vault-token .netrc .git-credentials .pgpass .my.cnf .npmrc .pypirc .yarnrc.yml "
+        ".cargo/credentials .cargo/credentials.toml .gem/credentials .config/hub .config/op/ .boto .s3cfg "
+        ".config/rclone/ .oci/ .config/doctl/ .fly/ .mozilla/ .config/google-chrome/ .config/chromium/ "
+        ".config/Bitwarden/ .m2/settings.xml .gradle/gradle.properties .composer/auth.json "
+        ".config/configstore/ .wrangler/ .netlify/"
+    ),
+    "Library/Application Support/Google/Chrome/",
+)
+# Caches inside a home: deleting them is ordinary cleanup, re-created on demand.
+HOME_CACHES = tuple(
+    [
+        ".cache/",
+        "Library/Caches/",
+        ".npm/_cacache/",
+        ".npm/_npx/",
+        ".cargo/registry/",
+        ".gradle/caches/",
+        ".m2/repository/",
+        ".local/share/Trash/",
+        ".pnpm-store/",
+        ".yarn/cache/",
+        "go/pkg/mod/",
+        ".bun/install/cache/",
+    ]
+)

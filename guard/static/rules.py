@@ -1,0 +1,170 @@
+"""Every static rule as data: a stable id, a severity, a reason a person understands, a safer alternative.
+
+Detectors elsewhere in ``guard.static`` only name a rule id; what the user reads comes from here,
+so wording and severity change in one place and ids never move. ``G1xx`` is the static range:
+
+- G100 the agent's own bookkeeping tools
+- G101-G109 recursive and cross-command deletes, G120-G129 disks, files and scripts
+- G110-G119 remote code and execution
+- G130-G133 permissions, G134-G139 git
+- G140-G149 secrets, exfiltration and network
+- G150-G157 persistence and guard's own files
+- G160-G169 databases, clusters, clouds and containers
+- G170-G179 publishing and system control
+- G180-G189 the ordinary levels (read-only, development, unknown, tools)
+- G190-G199 user rules and what guard cannot see (parse failures, dynamic names, depth, size)
+
+An ``alternative`` is a command a person could run instead; the test suite checks that guard
+itself does not block it (peers were caught recommending commands they then refused).
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from guard.model import Risk
+
+
+@attrs.frozen
+class Rule:
+    """One static rule. ``ceiling`` marks the "guard cannot see" rules that always ask."""
+
+    id: str
+    risk: Risk
+    family: str
+    message: str
+    alternative: str | None = None
+    tags: frozenset[str] = frozenset()
+    ceiling: bool = False
+
+
+# id | severity | family | tags ("asks": capped at request_confirm) | reason | safer alternative
+_TABLE = """
+G100 | safe     | level       |                                        | Coordinates the agent's own work (plans, to-do lists, sub-agents); nothing outside the agent changes.
+G101 | critical | filesystem  | delete                                 | Recursively deletes the filesystem root or a home directory. | rm -rf ./build
+G102 | critical | filesystem  | delete                                 | Recursively deletes a system directory the machine needs to run. | rm -rf ./build
+G103 | critical | filesystem  | delete,secret_read                     | Recursively deletes a credential store (SSH keys, cloud credentials, keyrings).
+G104 | high     | filesystem  | delete                                 | Recursively deletes files outside the project. | rm -rf ./build
+G105 | high     | filesystem  | delete                                 | Deletes the whole project directory or its git history. | git clean -n
+G106 | high     | filesystem  | delete                                 | Recursively deletes a path built from a variable that may be empty, which could turn into / or ~. | rm -rf "${BUILD_DIR:?}/dist"
+G107 | medium   | filesystem  | delete                                 | Recursively deletes a directory inside the project.
+G108 | critical | filesystem  | delete                                 | Moves the filesystem root, a home, a system or a credential directory away, destroying it in place.
+G109 | critical | filesystem  | delete                                 | Deletes a directory that was just moved out of a protected location.
+G110 | critical | remote_code | execute,network,remote_code,untrusted_input | Pipes content downloaded from the network into a shell or interpreter. | curl -fsSLo install.sh https://example.com/install.sh
+G111 | critical | remote_code | execute,remote_code                    | Runs an encoded (base64 or hex) payload, hiding what it does. | base64 --decode payload.b64
+G112 | critical | remote_code | execute,network,remote_code,untrusted_input | Executes downloaded content through eval, source, or command or process substitution. | curl -fsSLo install.sh https://example.com/install.sh
+G113 | critical | remote_code | execute,network,remote_code,untrusted_input | Downloads a program and runs it in the same command. | curl -fsSLo install.sh https://example.com/install.sh
+G114 | medium   | remote_code | execute,asks                           | Interpreter code runs commands guard cannot see.
+G115 | low      | execute     | execute                                | Runs a script or program from the project.
+G116 | medium   | execute     | execute                                | Runs a script or program from outside the project.
+G117 | medium   | execute     | execute,network,untrusted_input        | Downloads and runs a package from a registry (npx, uvx, pipx run ...).
+G118 | medium   | execute     | execute                                | Interpreter code deletes files, runs commands or uses the network.
+G119 | low      | execute     | execute                                | Runs a short interpreter program.
+G120 | critical | disk        | write                                  | Writes raw data onto a disk device, destroying its filesystem. | dd if=/dev/zero of=./disk.img bs=1M count=10
+G121 | critical | disk        | write                                  | Formats or wipes a disk or its partition table. | lsblk
+G122 | critical | filesystem  | write                                  | Overwrites or deletes a critical system file (accounts, passwords, boot, loader).
+G123 | high     | filesystem  | write                                  | Changes or deletes files in a system directory.
+G124 | high     | filesystem  | write                                  | Deletes or overwrites a credential file.
+G125 | medium   | filesystem  | write                                  | Deletes or overwrites files outside the project.
+G126 | medium   | filesystem  | write,asks                             | Deletes or overwrites files whose location guard cannot work out.
+G127 | high     | filesystem  | write                                  | Writes a script that contains a command guard would block.
+G128 | medium   | permissions | write                                  | Makes a file writable by every user or changes its owner. | chmod 755 ./bin/tool
+G130 | critical | permissions | write                                  | Changes permissions or ownership recursively on the root, a home or a system directory. | chmod -R u+rwX ./build
+G131 | high     | permissions | write                                  | Makes files world-writable or changes ownership recursively. | chmod -R u+rwX ./build
+G132 | high     | permissions | write                                  | Sets a setuid or setgid bit, letting a program run with its owner's rights. | chmod 755 ./bin/tool
+G133 | high     | permissions | write                                  | Changes permissions or ownership of a system or credential file.
+G134 | medium   | git         | write                                  | Rewrites git history interactively. | git log --oneline -10
+G135 | critical | git         | egress,network                         | Force-pushes over, or deletes, a shared branch such as main or master. | git push --force-with-lease origin HEAD:my-feature
+G136 | high     | git         | egress,network                         | Force-pushes, overwriting commits on the remote. | git push --force-with-lease
+G137 | high     | git         | delete                                 | Discards uncommitted changes in the working tree. | git stash
+G138 | high     | git         | delete                                 | Deletes branches, stashes or history that may not be recoverable. | git branch -d old-work
+G139 | high     | git         | execute                                | Makes git run a program named in an option or in configuration. | git log
+G140 | high     | secrets     | secret_read                            | Reads a credential store (private keys, cloud or registry credentials).
+G141 | medium   | secrets     | secret_read                            | Reads a file that holds project secrets (.env and similar). | cat .env.example
+G142 | medium   | secrets     | secret_read                            | Prints secret values or the whole environment. | printenv PATH
+G143 | critical | secrets     | egress,network,secret_read             | Sends secrets or credentials to the network.
+G144 | critical | secrets     | egress,execute,network,remote_code     | Opens a remote shell (reverse or bind shell) for someone else to control.
+G145 | medium   | network     | egress,network                         | Sends data to a remote host.
+G146 | medium   | network     | network,untrusted_input                | Downloads content from the network.
+G147 | high     | secrets     | egress,network,secret_read             | Sends a secret value from the environment to a remote host.
+G148 | low      | network     | network                                | Talks to a service on this machine.
+G149 | medium   | network     | egress,execute,network                 | Runs a command on another machine.
+G150 | critical | persistence | persistence,write                      | Adds or changes SSH authorized keys, granting someone login access.
+G151 | high     | persistence | persistence,write                      | Changes a startup file that runs in every new shell or session. | source ./env.sh
+G152 | critical | persistence | persistence,write                      | Makes dangerous code run automatically (startup file, cron job, hook).
+G153 | high     | persistence | persistence                            | Schedules commands to run later or at boot (cron, at, systemd, launchd).
+G154 | critical | persistence | persistence,write                      | Changes sudo or login rules (sudoers, PAM).
+G155 | high     | persistence | persistence,write                      | Installs git hooks or git configuration that runs programs.
+G156 | critical | protected   | protected_path,write                   | Changes guard's own files or an agent host's hook settings, which would switch guard off.
+G157 | high     | persistence | execute                                | Injects a library into programs (LD_PRELOAD and similar).
+G160 | high     | database    | delete                                 | Drops a database, schema, table or collection.
+G161 | high     | database    | delete                                 | Empties a table (TRUNCATE, or DELETE/UPDATE without WHERE).
+G162 | high     | database    | delete                                 | Flushes every key in a key-value store. | redis-cli DBSIZE
+G163 | high     | database    | delete                                 | Resets or drops the application's database through its framework.
+G164 | high     | infra       | delete,network                         | Deletes Kubernetes resources or Helm releases. | kubectl get pods -n staging
+G165 | high     | infra       | delete,network                         | Destroys infrastructure or applies changes without review. | terraform plan
+G166 | high     | infra       | delete,network                         | Deletes cloud resources.
+G167 | high     | infra       | delete                                 | Deletes container volumes or prunes Docker data. | docker system df
+G168 | critical | infra       | execute                                | Starts a privileged container with the host's root filesystem mounted. | docker run --rm -v "$PWD":/work alpine ls /work
+G169 | high     | infra       | execute                                | Gives a container privileged access or mounts sensitive host paths. | docker run --rm -v "$PWD":/work alpine ls /work
+G170 | high     | publish     | egress,network,publish                 | Publishes a package, image or release to a registry. | npm publish --dry-run
+G171 | critical | system      |                                        | Shuts down or reboots the machine.
+G172 | critical | system      |                                        | Kills every process the user can signal. | kill -TERM 4242
+G173 | high     | system      |                                        | Flushes or disables the firewall. | sudo iptables -L -n
+G174 | high     | system      |                                        | Stops or disables a system service. | systemctl status nginx
+G175 | critical | system      | execute                                | Fork bomb: starts processes until the machine stops responding.
+G176 | high     | system      |                                        | Changes users, passwords, kernel or security settings.
+G177 | medium   | system      |                                        | Changes system state with administrator rights or a system tool.
+G178 | medium   | system      |                                        | Stops running processes.
+G179 | medium   | system      | execute,network                        | Installs, removes or updates system packages.
+G180 | safe     | level       |                                        | Read-only command.
+G181 | low      | level       |                                        | Ordinary development command.
+G182 | medium   | level       |                                        | A command guard does not know; its effect depends on context.
+G183 | medium   | level       | execute,network,write                  | Installs or updates dependencies, which downloads and runs package code.
+G184 | low      | level       | write                                  | Changes files inside the project.
+G185 | medium   | level       | write                                  | Writes files outside the project.
+G186 | low      | level       |                                        | Works on temporary files.
+G187 | medium   | level       | unknown_tool                           | Unknown tool: guard cannot judge what it does.
+G188 | medium   | level       | network                                | Talks to a database, cluster or cloud account.
+G189 | low      | level       | write                                  | Changes the project's git state.
+G190 | critical | user        |                                        | Matches a deny rule in your guard configuration.
+G191 | medium   | user        | asks                                   | Matches an ask rule in your guard configuration.
+G192 | safe     | user        |                                        | Matches an allow rule in your guard configuration.
+G193 | safe     | user        |                                        | An allow rule in a project-local .guard.toml was ignored: project files may only tighten.
+G194 | medium   | unknown     | execute,asks                           | Runs a command built at runtime (eval, source or a substitution guard cannot see).
+G195 | medium   | unknown     | asks                                   | The command could not be parsed, so guard cannot tell what it does.
+G196 | medium   | unknown     | execute,asks                           | The command name is only known at runtime.
+G197 | medium   | unknown     | asks                                   | Wrappers or nesting go deeper than guard follows.
+G198 | medium   | unknown     | asks                                   | The call is too large to check (over the size limit).
+G199 | medium   | unknown     | asks                                   | The command contains invisible characters that can hide what it does.
+"""
+
+
+def _parse(table: str) -> tuple[Rule, ...]:
+    rules = []
+    for line in table.strip().splitlines():
+        cells = [c.strip() for c in line.split(" | ")]
+        rule_id, severity, family, tags, message = cells[:5]
+        alternative = cells[5] if len(cells) > 5 and cells[5] else None
+        tag_set = {t for t in tags.split(",") if t}
+        rules.append(
+            Rule(
+                rule_id,
+                Risk.parse(severity),
+                family,
+                message,
+                alternative,
+                frozenset(tag_set - {"asks"}),
+                "asks" in tag_set,
+            )
+        )
+    return tuple(rules)
+
+
+RULES: tuple[Rule, ...] = _parse(_TABLE)
+CATALOG: dict[str, Rule] = {r.id: r for r in RULES}
+
+
+def rule(rule_id: str) -> Rule:
+    """``rule("G101").risk is Risk.CRITICAL``."""
+    return CATALOG[rule_id]

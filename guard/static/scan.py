@@ -1,0 +1,196 @@
+"""What one analysis accumulates: the rules that fired, tags, effects, and the shell state it tracks.
+
+A :class:`Scan` lives for one call and is never shared: the walker and the command handlers
+append to it, and :mod:`guard.static.analysis` folds it into a verdict. It also carries the
+state a shell would have at that point (working directory, variables, files written so far,
+directories moved), which is what lets ``cd / && rm -rf .`` or ``curl -o x.sh … && sh x.sh``
+be judged as one thing.
+
+Data flowing through pipes is a :class:`Flow`: taint bits (downloaded, decoded, secret, opaque),
+the literal text when it is known (``echo "…" | sh``), and listed paths (``find / | xargs rm``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from guard.model import Risk
+from guard.static.paths import UNKNOWN_CWD, Place, Resolver
+from guard.static.rules import CATALOG
+from guard.static.text import DYN_OPEN, marker, marker_ids, strip_markers
+
+if TYPE_CHECKING:
+    from guard.static.engine import Engine
+
+REMOTE, DECODED, SECRET, OPAQUE = 1, 2, 4, 8
+
+
+@attrs.frozen
+class Flow:
+    """What a command writes to its stdout (or what a word's substitution produced)."""
+
+    bits: int = 0
+    text: str | None = None
+    paths: tuple[str, ...] = ()
+
+    def __or__(self, other: Flow) -> Flow:
+        return Flow(
+            self.bits | other.bits, other.text if other.text is not None else self.text, self.paths + other.paths
+        )
+
+
+EMPTY = Flow()
+OPAQUE_FLOW = Flow(OPAQUE)
+
+
+@attrs.frozen
+class Cmd:
+    """One simple command after normalisation and unwrapping, as a handler sees it."""
+
+    argv: tuple[str, ...]
+    name: str
+    stdin: Flow = EMPTY
+    privileged: bool = False
+    via: tuple[str, ...] = ()
+
+    @property
+    def args(self) -> tuple[str, ...]:
+        return self.argv[1:]
+
+
+@attrs.frozen
+class Hit:
+    rule_id: str
+    detail: str = ""
+
+
+@attrs.frozen
+class Subst:
+    """A value only known at runtime: ``$X``, ``$(cmd)``, ``<(cmd)``."""
+
+    display: str
+    flow: Flow = OPAQUE_FLOW
+    guarded: bool = False  # ``${X:?}``: the shell refuses to run with it empty
+
+
+class Scan:
+    """Mutable state of one analysis (never shared between calls or threads)."""
+
+    __slots__ = (
+        "cmd_secret",
+        "commands",
+        "container",
+        "cwd",
+        "depth",
+        "effects",
+        "engine",
+        "functions",
+        "hits",
+        "max_depth",
+        "moved",
+        "netdev",
+        "parse_error",
+        "privileged",
+        "resolver",
+        "segments",
+        "shell_stdin",
+        "subcode",
+        "subscan",
+        "substs",
+        "tags",
+        "urls",
+        "vars",
+        "written",
+    )
+
+    def __init__(self, resolver: Resolver, cwd: str | None, max_depth: int = 10) -> None:
+        self.resolver = resolver
+        self.cwd: str | None = cwd
+        self.max_depth = max_depth
+        self.depth = 0
+        self.hits: list[Hit] = []
+        self.tags: set[str] = set()
+        self.commands: list[str] = []
+        self.segments: list[str] = []
+        self.effects: list[tuple[str, str]] = []
+        self.vars: dict[str, str] = {}
+        self.functions: set[str] = set()
+        self.substs: list[Subst] = []
+        self.written: dict[str, Flow] = {}
+        self.moved: dict[str, Place] = {}
+        self.urls: list[str] = []
+        self.privileged = False
+        self.container = False
+        self.cmd_secret = False
+        self.parse_error = False
+        self.shell_stdin = False  # a shell ran on its stdin (with a /dev/tcp redirect: a reverse shell)
+        self.netdev = False
+        self.engine: Engine = None  # type: ignore[assignment]  # set by the Engine that runs this scan
+        self.subscan: Callable[[str], Risk] = lambda text: Risk.SAFE
+        self.subcode: Callable[[str, str], Risk] = lambda text, lang: Risk.SAFE
+
+    # -- findings
+    def hit(self, rule_id: str, detail: str = "") -> None:
+        if rule_id not in CATALOG:  # a typo in a detector must fail loudly in tests, not silently pass
+            raise KeyError(f"unknown rule id {rule_id}")
+        self.hits.append(Hit(rule_id, display(self, detail)[:160]))
+
+    def tag(self, *tags: str) -> None:
+        self.tags.update(tags)
+
+    def effect(self, kind: str, path: str) -> None:
+        self.effects.append((kind, path))
+
+    @property
+    def risk(self) -> Risk:
+        return max((CATALOG[h.rule_id].risk for h in self.hits), default=Risk.SAFE)
+
+    # -- runtime values
+    def dynamic(self, display_text: str, flow: Flow = OPAQUE_FLOW, guarded: bool = False) -> str:
+        self.substs.append(Subst(display_text, flow, guarded))
+        return marker(len(self.substs) - 1)
+
+    def flow_of(self, word: str) -> Flow:
+        """The union of what the runtime values inside ``word`` carry."""
+        out = EMPTY
+        for i in marker_ids(word):
+            if i < len(self.substs):
+                out = out | self.substs[i].flow
+        return out
+
+    def guarded(self, word: str) -> bool:
+        ids = marker_ids(word)
+        return bool(ids) and all(i < len(self.substs) and self.substs[i].guarded for i in ids)
+
+    # -- paths
+    def place(self, word: str, cwd: str | Any | None = attrs.NOTHING) -> Place:
+        base = self.cwd if cwd is attrs.NOTHING else cwd
+        if DYN_OPEN in word and self.guarded(word):
+            word = strip_markers(word, "guarded")
+        return self.resolver.place(word, base)
+
+    def chdir(self, word: str | None) -> None:
+        if word is None or word == "~":
+            self.cwd = self.resolver.home
+            return
+        if word == "-" or (DYN_OPEN in word and word.startswith(DYN_OPEN)):
+            self.cwd = UNKNOWN_CWD
+            return
+        path = self.resolver.absolute(word, self.cwd)
+        self.cwd = path if path is not None else UNKNOWN_CWD
+        if self.cwd is not None and not self.cwd.startswith("/") and self.cwd in (".", ""):
+            self.cwd = None
+
+
+def display(scan: Scan, text: str) -> str:
+    """``text`` with runtime values shown as they were written (``$HOME_DIR``, ``$(curl …)``)."""
+    if DYN_OPEN not in text:
+        return text
+    out = text
+    for i in marker_ids(text):
+        shown = scan.substs[i].display if i < len(scan.substs) else "$…"
+        out = out.replace(marker(i), shown, 1)
+    return out

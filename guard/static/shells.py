@@ -1,0 +1,138 @@
+"""What runs scripts: shells (``-c``, a file, stdin), ``eval``, ``source``, and executing a file.
+
+A shell fed from a socket is a remote shell, from a download is remote code, from decoded data is a
+hidden payload; with known text it is parsed like any script. A file written or downloaded earlier
+in the same call is judged by what was put in it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from guard.static import paths as P
+from guard.static.families.db import resets_database
+from guard.static.scan import DECODED, EMPTY, OPAQUE, OPAQUE_FLOW, REMOTE, Flow, display
+from guard.static.text import DYN_OPEN, strip_markers
+
+if TYPE_CHECKING:
+    from guard.static.engine import Engine
+
+SOCKET, SHELL = 16, 32  # flow bits: raw socket output; an interactive shell's output
+
+
+def shell(engine: Engine, argv: tuple[str, ...], stdin: Flow) -> Flow:
+    scan = engine.scan
+    args, i, c_flag, interactive, from_stdin = argv[1:], 0, False, False, False
+    while i < len(args):
+        a = args[i]
+        if a == "--" or a == "-":
+            i += 1
+            break
+        if len(a) > 1 and a[0] in "-+":
+            if a in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+                i += 2
+                continue
+            if not a.startswith("--"):
+                c_flag = c_flag or "c" in a
+                interactive = interactive or "i" in a
+                from_stdin = from_stdin or "s" in a
+            i += 1
+            continue
+        break
+    rest = args[i:]
+    if c_flag:
+        if not rest:
+            scan.hit("G195", " ".join(argv))
+            return EMPTY
+        return engine.script(rest[0], stdin, tuple(rest[1:]))
+    if rest and not from_stdin:
+        return exec_file(engine, rest[0], stdin)
+    return consume(engine, stdin, "shell", interactive)
+
+
+def consume(engine: Engine, stdin: Flow, kind: str, interactive: bool = False) -> Flow:
+    """A shell or interpreter runs whatever arrives on stdin."""
+    scan = engine.scan
+    if stdin.bits & SOCKET:
+        scan.hit("G144", f"{kind} fed from a network socket")
+    elif stdin.bits & REMOTE:
+        scan.hit("G110", f"download piped into a {kind}")
+    elif stdin.bits & DECODED:
+        scan.hit("G111", f"decoded data piped into a {kind}")
+    elif stdin.text is not None:
+        if kind == "shell":
+            engine.script(stdin.text)
+        else:
+            from guard.static.interp import analyse_code
+
+            analyse_code(scan, stdin.text, kind)
+    elif stdin.bits:  # with a /dev/tcp descriptor open, what the shell reads may come from the socket
+        scan.hit("G144" if scan.netdev else "G194", f"{kind} reads a script from a pipe")
+    else:
+        scan.shell_stdin = True
+        scan.hit("G181", f"interactive {kind}")
+        return Flow(SHELL)
+    scan.tag("execute")
+    return Flow(SHELL if interactive else OPAQUE)
+
+
+def exec_file(engine: Engine, word: str, stdin: Flow = EMPTY, args: tuple[str, ...] = ()) -> Flow:
+    """Running a file: a script written or downloaded earlier in this call is judged by its content."""
+    scan = engine.scan
+    scan.tag("execute")
+    entry = word.rsplit("/", 1)[-1]
+    if entry in ("manage.py", "artisan") and resets_database(entry, args):
+        scan.hit("G163", display(scan, " ".join((word, *args))))
+    if DYN_OPEN in word:
+        flow = scan.flow_of(word)
+        if flow.bits & (REMOTE | DECODED) or word.startswith(DYN_OPEN):
+            scan.hit("G112" if flow.bits & REMOTE else "G111" if flow.bits & DECODED else "G194", display(scan, word))
+            return OPAQUE_FLOW
+    place = scan.place(word)
+    earlier = scan.written.get(place.path)
+    if earlier is not None:
+        if earlier.bits & REMOTE:
+            scan.hit("G113", place.path)
+            return OPAQUE_FLOW
+        if earlier.bits & DECODED:
+            scan.hit("G111", place.path)
+            return OPAQUE_FLOW
+        if earlier.text is not None:
+            engine.script(earlier.text, stdin)
+    if place.tier in (P.PROJECT, P.PROJECT_ROOT, P.GITDIR, P.PERSIST):
+        scan.hit("G115", place.path)
+    elif place.tier == P.SYSTEM:
+        scan.hit("G182", place.path)
+    else:
+        scan.hit("G116", place.path)
+    return OPAQUE_FLOW
+
+
+def eval_(engine: Engine, argv: tuple[str, ...], stdin: Flow) -> Flow:
+    scan = engine.scan
+    text = " ".join(argv[1:])
+    if not text.strip():
+        scan.hit("G180", "eval")
+        return EMPTY
+    flow = scan.flow_of(text)
+    if flow.bits & REMOTE:
+        scan.hit("G112", display(scan, " ".join(argv)))
+        return OPAQUE_FLOW
+    if flow.bits & DECODED:
+        scan.hit("G111", display(scan, " ".join(argv)))
+        return OPAQUE_FLOW
+    if DYN_OPEN in text and not strip_markers(text, "").strip():
+        scan.hit("G194", display(scan, " ".join(argv)))
+        return OPAQUE_FLOW
+    return engine.script(text, stdin)
+
+
+def source(engine: Engine, argv: tuple[str, ...], stdin: Flow) -> Flow:
+    scan = engine.scan
+    if len(argv) < 2:
+        scan.hit("G195", "source without a file")
+        return EMPTY
+    target = argv[1]
+    if target in ("/dev/stdin", "-", "/proc/self/fd/0"):
+        return consume(engine, stdin, "shell")
+    return exec_file(engine, target, stdin)

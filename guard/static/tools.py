@@ -1,0 +1,202 @@
+"""Tools other than the shell: write, edit, read, glob, grep, web_fetch, and tools guard does not know.
+
+They are judged on their paths and content with the same path policy as shell commands, so
+``Write(~/.bashrc)`` with ``curl … | sh`` in it is persistence of remote code, ``Read(.env)`` is a
+secret read and ``Edit(.claude/settings.json)`` switches guard off. Parameter names differ by host
+(``file_path``/``path``/``filePath``…, ``content``/``new_string``/``edits[].new_string``), so they
+are looked up by every known alias. An unknown tool is never judged safe here.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+from guard.static import effects
+from guard.static import paths as P
+from guard.static.scan import EMPTY, Flow, Scan
+from guard.static.text import wordset
+
+PATH_KEYS = (
+    "file_path",
+    "path",
+    "file",
+    "filePath",
+    "absolute_path",
+    "filename",
+    "notebook_path",
+    "target_file",
+    "target",
+    "dir_path",
+    "directory",
+    "absolutePath",
+    "relative_path",
+    "uri",
+)
+CONTENT_KEYS = (
+    "content",
+    "new_string",
+    "file_text",
+    "contents",
+    "text",
+    "new_str",
+    "code",
+    "new_source",
+    "body",
+    "insert_text",
+    "replacement",
+)
+COMMAND_KEYS = ("command", "cmd", "script", "commandLine", "shell_command")
+URL_KEYS = ("url", "urls", "uri", "href", "query")
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\+\+\+ (?:b/)?(\S+)", re.M)
+_WRITE_WORDS = re.compile(
+    r"write|edit|create|save|put|upload|append|replace|insert|patch|update|move|rename|copy", re.I
+)
+_DELETE_WORDS = re.compile(r"delete|remove|unlink|rm\b|destroy|drop|purge|trash", re.I)
+_READ_WORDS = re.compile(r"read|get|cat|view|open|download|fetch|list|search|find", re.I)
+_SECRET_QUERY = re.compile(
+    r"[?&](?:[^=&]*(?:token|key|secret|password|passwd|auth|session|cred)[^=&]*)=([^&]{6,})|"
+    r"(AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{30,}|sk-[A-Za-z0-9_-]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}"
+    r"|-----BEGIN)",
+    re.I,
+)
+
+
+def first(params: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
+    for key in keys:
+        value = params.get(key)
+        if value not in (None, ""):
+            return value
+    return None
+
+
+def command_text(params: Mapping[str, Any]) -> str | None:
+    """The shell command of a bash-like call; argv lists (Codex ``shell``) are quoted back together."""
+    value = first(params, COMMAND_KEYS)
+    if isinstance(value, (list, tuple)):
+        words = [str(w) for w in value]
+        if len(words) >= 3 and words[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh") and words[1] in ("-c", "-lc"):
+            return words[2]
+        return " ".join(shlex.quote(w) for w in words)
+    return value if isinstance(value, str) else None
+
+
+def written_parts(params: Mapping[str, Any]) -> list[str]:
+    """Everything a write or edit call puts into files (content, new strings, patch additions)."""
+    parts = [v for v in (first(params, CONTENT_KEYS),) if isinstance(v, str)]
+    edits = params.get("edits")
+    if isinstance(edits, list):
+        parts += [str(e.get("new_string", "")) for e in edits if isinstance(e, Mapping)]
+    patch = params.get("input") or params.get("patch")
+    if isinstance(patch, str) and ("*** " in patch or "+++ " in patch):
+        added = [line[1:] for line in patch.splitlines() if line.startswith("+") and not line.startswith("+++")]
+        parts.append("\n".join(added) + ("\n" if added else ""))
+    return parts
+
+
+def lines_of(text: str) -> int:
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+def targets(params: Mapping[str, Any]) -> list[str]:
+    path = first(params, PATH_KEYS)
+    found = [str(path)] if isinstance(path, str) else [str(p) for p in path] if isinstance(path, list) else []
+    patch = params.get("input") or params.get("patch")
+    if isinstance(patch, str):
+        found += [a or b for a, b in _PATCH_FILE.findall(patch)]
+    return [p[7:] if p.startswith("file://") else p for p in found]
+
+
+def expand(scan: Scan, path: str) -> str:
+    home = scan.resolver.home
+    if path == "~" or path.startswith("~/"):
+        return home + path[1:]
+    for var in ("$HOME", "${HOME}"):
+        if path.startswith(var):
+            return home + path[len(var) :]
+    return path
+
+
+def judge_write(scan: Scan, params: Mapping[str, Any]) -> int:
+    parts = written_parts(params)
+    text = "\n".join(parts)
+    paths = targets(params)
+    for path in paths:
+        effects.write(scan, expand(scan, path), Flow(0, text), "write")
+    if not paths:
+        scan.hit("G126", "write without a file path")
+    return sum(lines_of(p) for p in parts)
+
+
+def judge_read(scan: Scan, params: Mapping[str, Any], content: bool) -> None:
+    paths = targets(params)
+    for path in paths:
+        place = effects.read(scan, expand(scan, path), content=content)
+        if content and place.tier in (P.HOME, P.ROOT) and not place.secret:  # a search over a whole home
+            scan.hit("G140", f"search over {place.path}")
+    if not any(h.rule_id in ("G140", "G141") for h in scan.hits):
+        scan.hit("G180", ", ".join(paths) or "project")
+
+
+def judge_fetch(scan: Scan, params: Mapping[str, Any]) -> None:
+    from guard.static.families.net import _LOCAL_HOST, host_of
+
+    value = first(params, URL_KEYS)
+    urls = [str(u) for u in value] if isinstance(value, list) else [str(value)] if value else []
+    local = [u for u in urls if u.lower().startswith("file://")]
+    for url in local:  # ``file://`` is a read of this machine, not a fetch
+        effects.read(scan, expand(scan, url[7:]))
+    if local and len(local) == len(urls):
+        if not any(h.rule_id in ("G140", "G141") for h in scan.hits):
+            scan.hit("G180", local[0])
+        return
+    scan.urls.extend(urls)
+    scan.tag("network", "untrusted_input")
+    if any(_SECRET_QUERY.search(u) for u in urls):
+        scan.hit("G147", urls[0][:120])
+    elif urls and all(_LOCAL_HOST.match(host_of(u)) for u in urls):
+        scan.hit("G148", urls[0])
+    else:
+        scan.hit("G146", (urls[0] if urls else "web search")[:120])
+
+
+# Host tools that only coordinate the agent itself: plans, to-do lists, questions, sub-agents (whose
+# own tool calls are judged one by one).
+BOOKKEEPING = wordset(
+    "todowrite todoread exitplanmode enterplanmode askuserquestion update_plan think task agent taskoutput "
+    "killshell bashoutput save_memory"
+)
+
+
+def judge_unknown(scan: Scan, tool: str, params: Mapping[str, Any]) -> int | None:
+    """An unknown tool: medium at least; its parameters still reveal commands, paths and URLs."""
+    if tool.lower() in BOOKKEEPING:
+        scan.hit("G100", tool)
+        return None
+    scan.hit("G187", tool)
+    command = command_text(params)
+    if command:
+        scan.engine.top(command, EMPTY)
+    action = tool.rsplit("__", 1)[-1]
+    lines = None
+    paths = targets(params)
+    if paths and _DELETE_WORDS.search(action):
+        for path in paths:
+            effects.delete(scan, expand(scan, path), True)
+    elif paths and _WRITE_WORDS.search(action):
+        lines = judge_write(scan, params)
+    elif paths and _READ_WORDS.search(action):
+        for path in paths:
+            effects.read(scan, expand(scan, path))
+    if first(params, ("url", "urls")):
+        judge_fetch(scan, params)
+    sql = first(params, ("sql", "query", "statement"))
+    if isinstance(sql, str):
+        from guard.static.families.db import sql_rule
+
+        rule = sql_rule(sql)
+        if rule:
+            scan.hit(rule, sql[:80])
+    return lines

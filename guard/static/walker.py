@@ -1,0 +1,277 @@
+"""Walk a bash syntax tree the way the shell would run it, handing each simple command to the engine.
+
+Pipes carry a :class:`Flow` from one stage to the next; lists, subshells, loops, conditionals,
+function bodies, heredocs, here-strings and redirections are all walked, and command and process
+substitutions are run where they appear (their output becomes a runtime value with the flow's
+taint). Words are normalised here: quotes spliced, escapes removed, ANSI-C strings decoded,
+variables resolved when the script set them, ``~``/``$HOME`` expanded, braces expanded.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from guard.static import effects, expand
+from guard.static.expand import MAX_NEST
+from guard.static.scan import EMPTY, OPAQUE_FLOW, Flow
+from guard.static.text import (
+    IFS,
+    wordset,
+)
+
+if TYPE_CHECKING:
+    from guard.static.engine import Engine
+
+_REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+_BLOCKS = wordset(
+    "program compound_statement do_group if_statement elif_clause else_clause while_statement case_statement "
+    "case_item negated_command list c_style_for_statement ERROR"
+)
+_SKIP = frozenset({"comment", "heredoc_body", "heredoc_start", "heredoc_end", "file_descriptor"})
+
+
+class Walker:
+    """Walks one parsed source; nested sources (``bash -c '…'``) get their own walker."""
+
+    __slots__ = ("engine", "nest", "scan", "src")
+
+    def __init__(self, engine: Engine, src: bytes) -> None:
+        self.engine = engine
+        self.scan = engine.scan
+        self.src = src
+        self.nest = 0
+
+    def text(self, node: Any) -> str:
+        return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    # -- statements
+    def stmt(self, node: Any, stdin: Flow = EMPTY) -> Flow:
+        self.nest += 1
+        try:
+            if self.nest > MAX_NEST:
+                self.scan.hit("G197", "syntax nested too deeply")
+                return OPAQUE_FLOW
+            return self._stmt(node, stdin)
+        finally:
+            self.nest -= 1
+
+    def _stmt(self, node: Any, stdin: Flow) -> Flow:
+        t = node.type
+        if t == "command":
+            return self.command(node, stdin, ())
+        if t == "pipeline":
+            flow = stdin
+            for i, stage in enumerate(node.named_children):
+                flow = self.stmt(stage, flow if i == 0 or flow != EMPTY else OPAQUE_FLOW)
+            return flow
+        if t == "redirected_statement":
+            return self.redirected(node, stdin)
+        if t in _BLOCKS:
+            return self.block(node.children, stdin)
+        if t == "subshell":
+            saved = self.scan.cwd, dict(self.scan.vars)
+            try:
+                return self.block(node.children, stdin)
+            finally:
+                self.scan.cwd, self.scan.vars = saved
+        if t in ("for_statement", "select_statement"):
+            return self.for_loop(node, stdin)
+        if t == "variable_assignment":
+            self.assign(node)
+            return EMPTY
+        if t == "variable_assignments":
+            for ch in node.named_children:
+                self.assign(ch)
+            return EMPTY
+        if t == "declaration_command":
+            return self.declaration(node)
+        if t == "unset_command":
+            for ch in node.named_children:
+                self.scan.vars.pop(self.text(ch), None)
+            return EMPTY
+        if t == "function_definition":
+            self.engine.define_function(self, node)
+            return EMPTY
+        if t in ("command_substitution", "process_substitution"):
+            return self.block(node.children, EMPTY)
+        if t in _SKIP or not node.is_named:
+            return EMPTY
+        for ch in node.named_children:  # test_command, arithmetic and anything new: find what runs inside
+            if (
+                ch.type in ("command_substitution", "process_substitution", "command", "pipeline", "list")
+                or ch.named_child_count
+            ):
+                self.stmt(ch, EMPTY)
+        return EMPTY
+
+    def block(self, children: Any, stdin: Flow) -> Flow:
+        out = EMPTY
+        for ch in children:
+            if ch.is_named and ch.type not in _SKIP:
+                out = self.stmt(ch, stdin)
+        return out
+
+    def for_loop(self, node: Any, stdin: Flow) -> Flow:
+        name, values, body, seen_in = None, [], [], False
+        for ch in node.children:
+            if ch.type == "variable_name" and name is None:
+                name = self.text(ch)
+            elif ch.type == "in":
+                seen_in = True
+            elif ch.type == "do_group":
+                body.append(ch)
+            elif ch.is_named and seen_in and ch.type != "comment":
+                values.extend(self.words(ch))
+        if name:
+            self.scan.vars[name] = IFS.join(values) if seen_in else self.scan.dynamic(f"${name}")
+        return self.block(body, stdin)
+
+    def assign(self, node: Any) -> None:
+        name, value = self.assignment(node)
+        if name:
+            self.scan.vars[name] = value
+
+    def assignment(self, node: Any) -> tuple[str, str]:
+        name, value = "", ""
+        for ch in node.children:
+            if ch.type in ("variable_name", "subscript") and not name:
+                name = self.text(ch)
+            elif ch.is_named:
+                if ch.type == "array":
+                    value = IFS.join(w for el in ch.named_children for w in self.words(el))
+                else:
+                    value = IFS.join(self.words(ch)) if ch.type != "word" else self.value(ch, False, True)
+        return name, value
+
+    def declaration(self, node: Any) -> Flow:
+        keyword = node.children[0].type if node.child_count else "declare"
+        flags = []
+        for ch in node.named_children:
+            if ch.type == "variable_assignment":
+                self.assign(ch)
+            else:
+                flags.append(self.text(ch))
+        dumps = not any(not f.startswith("-") for f in flags) and (not flags or any("p" in f for f in flags))
+        if dumps and not any(ch.type == "variable_assignment" for ch in node.named_children):
+            return self.engine.simple([keyword, *flags], EMPTY, {})  # ``export -p``: prints the environment
+        return EMPTY
+
+    # -- commands and redirections
+    def command(self, node: Any, stdin: Flow, outputs: tuple[tuple[str, Any], ...]) -> Flow:
+        env: dict[str, str] = {}
+        argv: list[str] = []
+        redirects = []
+        for ch in node.children:
+            t = ch.type
+            if t == "variable_assignment":
+                name, value = self.assignment(ch)
+                env[name] = value
+            elif t == "command_name":
+                for part in ch.named_children:
+                    argv.extend(self.words(part))
+            elif t in _REDIRECTS:
+                redirects.append(ch)
+            elif ch.is_named and t != "comment":
+                argv.extend(self.words(ch))
+        if redirects:
+            stdin, more, _after = self.redirections(redirects, stdin)
+            outputs = outputs + more
+        if not argv:
+            self.scan.vars.update(env)
+            out = EMPTY
+        else:
+            out = self.engine.simple(argv, stdin, env)
+        self.apply_outputs(outputs, out)
+        return out
+
+    def redirected(self, node: Any, stdin: Flow) -> Flow:
+        body, redirects = None, []
+        for ch in node.children:
+            if ch.type in _REDIRECTS:
+                redirects.append(ch)
+            elif ch.is_named and body is None:
+                body = ch
+        stdin, outputs, after = self.redirections(redirects, stdin)
+        if body is None:
+            out = EMPTY
+            self.apply_outputs(outputs, out)
+        elif body.type == "command":
+            out = self.command(body, stdin, outputs)
+        else:
+            out = self.stmt(body, stdin)
+            self.apply_outputs(outputs, out)
+        for kind, part in after:  # tree-sitter hangs the rest of a heredoc line under the redirect
+            if kind == "pipe":
+                flow = out
+                for stage in part.named_children:
+                    flow = self.stmt(stage, flow if flow != EMPTY else OPAQUE_FLOW)
+            else:
+                self.stmt(part, EMPTY)
+        return out
+
+    def redirections(
+        self, nodes: list[Any], stdin: Flow
+    ) -> tuple[Flow, tuple[tuple[str, Any], ...], list[tuple[str, Any]]]:
+        outputs: list[tuple[str, Any]] = []
+        after: list[tuple[str, Any]] = []
+        for r in nodes:
+            if r.type == "herestring_redirect":
+                words = [w for ch in r.named_children for w in self.words(ch)]
+                text = " ".join(words)
+                stdin = Flow(self.scan.flow_of(text).bits, text + "\n")
+            elif r.type == "heredoc_redirect":
+                for ch in r.children:
+                    if ch.type == "heredoc_body":
+                        stdin = Flow(0, self.text(ch))
+                        if ch.named_child_count:  # an unquoted delimiter: ``$(…)`` in the body runs
+                            self.block(ch.children, EMPTY)
+                    elif ch.type == "file_redirect":
+                        stdin = self.file_redirect(ch, stdin, outputs)
+                    elif ch.type == "pipeline":
+                        after.append(("pipe", ch))
+                    elif ch.is_named and ch.type not in _SKIP:
+                        after.append(("stmt", ch))
+            else:
+                stdin = self.file_redirect(r, stdin, outputs)
+        return stdin, tuple(outputs), after
+
+    def file_redirect(self, node: Any, stdin: Flow, outputs: list[tuple[str, Any]]) -> Flow:
+        op, fd, dest = ">", "", None
+        for ch in node.children:
+            if ch.type == "file_descriptor":
+                fd = self.text(ch)
+            elif not ch.is_named:
+                op = ch.type
+            elif ch.type == "ERROR":
+                op = "<>"  # the grammar does not know ``<>`` (open for reading and writing)
+            elif dest is None:
+                dest = ch
+        if dest is None:
+            return stdin
+        if op in ("<&", ">&", ">&-", "<&-") and (dest.type == "number" or self.text(dest) in ("-", "")):
+            return stdin  # duplicating or closing a descriptor
+        if op == "<":
+            if dest.type == "process_substitution":
+                return self.stmt(dest, EMPTY) | Flow(0)
+            word = " ".join(self.words(dest))
+            if word.startswith("\ue000"):
+                return self.scan.flow_of(word)
+            return effects.read_flow(self.scan, word)
+        outputs.append((("append" if op in (">>", "&>>") else "write") + (":2" if fd == "2" else ""), dest))
+        return stdin
+
+    def apply_outputs(self, outputs: tuple[tuple[str, Any], ...], out: Flow) -> None:
+        for how, dest in outputs:
+            if dest.type == "process_substitution":
+                self.block(dest.children, out)
+                continue
+            flow = EMPTY if how.endswith(":2") else out
+            for word in self.words(dest):
+                effects.write(self.scan, word, flow, how.split(":")[0])
+
+    # -- words (see guard.static.expand)
+    def words(self, node: Any) -> list[str]:
+        return expand.words(self, node)
+
+    def value(self, node: Any, quoted: bool, first: bool) -> str:
+        return expand.value(self, node, quoted, first)
