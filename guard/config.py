@@ -155,10 +155,30 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("system.disk_path", "/", _str, "filesystem whose usage counts towards system health"),
     Setting("guard.headless", False, _bool, "no human can answer: request_confirm acts as block"),
     # -- static layer (guard/static)
-    Setting("static.max_command_bytes", 65536, _int(1024, 16 * 1024 * 1024), "calls larger than this are never judged safe (request_confirm)"),
-    Setting("static.max_depth", 10, _int(1, 64), "how deep wrappers, nested shells and substitutions are unwrapped; deeper asks"),
-    Setting("static.cache_size", 4096, _int(0, 1_000_000), "static analyses kept in memory for repeated calls (0 = no cache)"),
-    Setting("static.project_rules", True, _bool, "read deny/ask rules from a project's .guard.toml (its allow entries are always ignored)"),
+    Setting(
+        "static.max_command_bytes",
+        65536,
+        _int(1024, 16 * 1024 * 1024),
+        "calls larger than this are never judged safe (request_confirm)",
+    ),
+    Setting(
+        "static.max_depth",
+        10,
+        _int(1, 64),
+        "how deep wrappers, nested shells and substitutions are unwrapped; deeper asks",
+    ),
+    Setting(
+        "static.cache_size",
+        4096,
+        _int(0, 1_000_000),
+        "static analyses kept in memory for repeated calls (0 = no cache)",
+    ),
+    Setting(
+        "static.project_rules",
+        True,
+        _bool,
+        "read deny/ask rules from a project's .guard.toml (its allow entries are always ignored)",
+    ),
     # -- behavior layer (guard/behavior)
     Setting(
         "behavior.window", 200, _int(10, 10_000), "events kept per session (persisted under <workspace>/sessions/)"

@@ -38,7 +38,7 @@ from typing import Any
 import attrs
 
 from guard.behavior.breaker import HALF_OPEN, OPEN, TRIAL
-from guard.behavior.facts import RISKY_PATH, SUBAGENT, Probe
+from guard.behavior.facts import RISKY_PATH, SECRET, SUBAGENT, UNTRUSTED, Probe
 from guard.behavior.session import BURST_SECONDS, RISK_ALPHA, SessionState
 from guard.behavior.settings import BehaviorSettings
 from guard.behavior.tiers import Scorecard
@@ -287,8 +287,20 @@ def _refusals(state: SessionState, out: list[Signal]) -> None:
         )
 
 
+def _asked(state: SessionState, fact: str) -> dict[str, Any] | None:
+    """A fact from a call the person was asked about and whose outcome guard never heard.
+
+    Unknown is not safe: until an answer or a result settles it, such a call may have run.
+    """
+    for task, facts in state.pending.items():
+        if fact in facts:
+            return {"call": f"{task} (asked about; outcome unknown)"}
+    return None
+
+
 def _taint(state: SessionState, probe: Probe | None, out: list[Signal]) -> None:
-    taint, secret = state.taint, state.secret
+    taint = state.taint or _asked(state, UNTRUSTED)
+    secret = state.secret or _asked(state, SECRET)
     if taint is None:
         return
     source = f"'{taint.get('call', '?')}'"

@@ -36,7 +36,8 @@ def tripped(tmp_path: Path) -> Path:
             g.record_result("bash", MAKE, session_id="s1", success=False)
         g.decide("web_fetch", {"url": "https://example.org/x"}, session_id="s1")
         g.record_result("web_fetch", {"url": "https://example.org/x"}, session_id="s1", success=True)
-        g.decide("read", {"file_path": "/home/u/.aws/credentials"}, session_id="s1")
+        g.decide("read", {"file_path": "/home/u/.aws/credentials"}, session_id="s1")  # asked about
+        g.record_result("read", {"file_path": "/home/u/.aws/credentials"}, session_id="s1", success=True)  # and ran
         for _ in range(5):
             g.record_result("bash", MAKE, session_id="s2", success=False)
     return tmp_path

@@ -26,7 +26,7 @@ def test_check_ls_prints_an_explained_auto_allow(tmp_path) -> None:  # type: ign
     ("params", "code", "decision"),
     [
         ('{"command": "ls"}', 0, "auto_allow"),
-        ('{"command": "make deploy"}', 10, "request_confirm"),
+        ('{"command": "frobnicate --all"}', 10, "request_confirm"),
         ('{"command": "rm -rf ~"}', 20, "block"),
     ],
 )

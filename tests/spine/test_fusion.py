@@ -58,8 +58,8 @@ def test_subclass_can_call_super_and_scale(workspace) -> None:  # type: ignore[n
             return min(100, score * 1.2) if "money" in str(params) else score
 
     engine = Finance(workspace, {"fusion.mode": "seed", "system.health": 90})
-    plain = engine.fuse_decision_context("bash", {"command": "make"})
-    money = engine.fuse_decision_context("bash", {"command": "make money"})
+    plain = engine.fuse_decision_context("bash", {"command": "frobnicate"})
+    money = engine.fuse_decision_context("bash", {"command": "frobnicate money"})
     assert plain.components["memory"] == pytest.approx(40.0)
     assert money.components["memory"] == pytest.approx(48.0)
     engine.close()
@@ -79,7 +79,7 @@ def test_save_decision_appends_the_seed_log_line(workspace) -> None:  # type: ig
     assert rec["components"] == {"memory": 75.0, "cmd_success": 80.0, "user_pref": 70.0, "system": 65.0}
 
 
-def _results(g, tool, outcomes, command="make"):  # type: ignore[no-untyped-def]
+def _results(g, tool, outcomes, command="frobnicate"):  # type: ignore[no-untyped-def]
     for ok in outcomes:
         g.record_result(tool, {"command": command}, success=ok)
 
@@ -87,14 +87,14 @@ def _results(g, tool, outcomes, command="make"):  # type: ignore[no-untyped-def]
 def test_seed_mode_uses_raw_success_rate(make_guard) -> None:  # type: ignore[no-untyped-def]
     g = make_guard(config={"fusion.mode": "seed"})
     _results(g, "bash", [True])
-    rec = g.decide("bash", {"command": "make"})
+    rec = g.decide("bash", {"command": "frobnicate"})
     assert rec.components["cmd_success"] == 100.0  # the seed's 1/1 = 100
 
 
 def test_guard_mode_shrinks_one_success_towards_the_prior(make_guard) -> None:  # type: ignore[no-untyped-def]
     g = make_guard()
     _results(g, "bash", [True])
-    rec = g.decide("bash", {"command": "make"})
+    rec = g.decide("bash", {"command": "frobnicate"})
     # medium prior 55, m=4: (1*100 + 4*55)/5 = 64
     assert rec.components["cmd_success"] == pytest.approx(64.0)
 
@@ -102,7 +102,7 @@ def test_guard_mode_shrinks_one_success_towards_the_prior(make_guard) -> None:  
 def test_guard_mode_many_failures_pull_success_down(make_guard) -> None:  # type: ignore[no-untyped-def]
     g = make_guard()
     _results(g, "bash", [False] * 20)
-    assert g.decide("bash", {"command": "make"}).components["cmd_success"] < 15
+    assert g.decide("bash", {"command": "frobnicate"}).components["cmd_success"] < 15
 
 
 def test_seed_user_pref_formula(make_guard) -> None:  # type: ignore[no-untyped-def]
@@ -116,7 +116,7 @@ def test_seed_user_pref_formula(make_guard) -> None:  # type: ignore[no-untyped-
 
 def test_no_history_is_neutral_not_bad_in_seed_mode(make_guard) -> None:  # type: ignore[no-untyped-def]
     g = make_guard(config={"fusion.mode": "seed"})
-    rec = g.decide("bash", {"command": "make"})
+    rec = g.decide("bash", {"command": "frobnicate"})
     assert rec.components == {"memory": 40.0, "cmd_success": 50.0, "user_pref": 50.0, "system": 90.0}
     assert rec.final_score == pytest.approx(40 * 0.3 + 50 * 0.3 + 50 * 0.25 + 90 * 0.15)
 
@@ -124,7 +124,7 @@ def test_no_history_is_neutral_not_bad_in_seed_mode(make_guard) -> None:  # type
 def test_cold_start_read_only_is_allowed_and_ordinary_command_asks(make_guard) -> None:  # type: ignore[no-untyped-def]
     g = make_guard()
     assert g.decide("bash", {"command": "ls"}).decision == AUTO_ALLOW
-    assert g.decide("bash", {"command": "make deploy"}).decision == REQUEST_CONFIRM
+    assert g.decide("bash", {"command": "frobnicate --all"}).decision == REQUEST_CONFIRM
 
 
 def test_time_decay_lets_recent_failures_dominate(make_guard) -> None:  # type: ignore[no-untyped-def]
@@ -133,7 +133,7 @@ def test_time_decay_lets_recent_failures_dominate(make_guard) -> None:  # type: 
         _results(g, "bash", [True] * 40)
         clock.tick(timedelta(days=14))
         _results(g, "bash", [False] * 3)
-        decayed = g.decide("bash", {"command": "make"}).layer("fusion")
+        decayed = g.decide("bash", {"command": "frobnicate"}).layer("fusion")
     raw = decayed.data["dimensions"]["cmd_success"]["value"]
     assert raw < 85  # raw rate is 40/43 = 93%, but two half-lives make the failures count more
 
@@ -150,7 +150,7 @@ def test_low_session_health_applies_seed_weight_change(workspace) -> None:  # ty
 
     g = Guard(workspace, {"system.health": 90, "fusion.mode": "seed"})
     g.chain = type(g.chain)([Sick(), FusionLayer(g.config)])
-    rec = g.decide("bash", {"command": "make"})
+    rec = g.decide("bash", {"command": "frobnicate"})
     assert rec.weights["user_pref"] == 0.10 and rec.weights["memory"] == 0.20
     # not renormalised: 40*.2 + 50*.3 + 50*.1 + 90*.15 = 41.5
     assert rec.final_score == pytest.approx(41.5)
@@ -169,13 +169,13 @@ def test_health_at_40_keeps_normal_weights(workspace) -> None:  # type: ignore[n
 
     g = Guard(workspace, {"system.health": 90})
     g.chain = type(g.chain)([Borderline(), FusionLayer(g.config)])
-    assert g.decide("bash", {"command": "make"}).weights["user_pref"] == 0.25
+    assert g.decide("bash", {"command": "frobnicate"}).weights["user_pref"] == 0.25
     g.close()
 
 
 def test_system_pressure_alone_never_blocks(make_guard) -> None:  # type: ignore[no-untyped-def]
     g = make_guard(config={"system.health": 0})
-    rec = g.decide("bash", {"command": "make"})
+    rec = g.decide("bash", {"command": "frobnicate"})
     assert rec.final_score < 50
     assert rec.decision == REQUEST_CONFIRM
     assert any(r.rule_id == "G303" for r in rec.reasons)
@@ -188,7 +188,7 @@ def test_system_pressure_does_not_touch_safe_reads(make_guard) -> None:  # type:
 
 def test_seed_mode_system_pressure_can_block(make_guard) -> None:  # type: ignore[no-untyped-def]
     g = make_guard(config={"system.health": 0, "fusion.mode": "seed"})
-    assert g.decide("bash", {"command": "make"}).decision == BLOCK
+    assert g.decide("bash", {"command": "frobnicate"}).decision == BLOCK
 
 
 def test_pinned_system_health_from_environment(workspace, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -196,7 +196,7 @@ def test_pinned_system_health_from_environment(workspace, monkeypatch) -> None: 
 
     monkeypatch.setenv("GUARD_SYSTEM_HEALTH", "42")
     g = Guard(workspace, {"fusion.mode": "seed"})
-    assert g.decide("bash", {"command": "make"}).components["system"] == 42.0
+    assert g.decide("bash", {"command": "frobnicate"}).components["system"] == 42.0
     g.close()
 
 
@@ -208,7 +208,7 @@ def test_broken_evaluator_degrades_to_neutral_and_is_named(workspace) -> None:  
             raise OSError("disk gone")
 
     g = Guard(workspace, {"system.health": 90}, evaluators=Broken(Guard(workspace).config))
-    rec = g.decide("bash", {"command": "make"})
+    rec = g.decide("bash", {"command": "frobnicate"})
     assert "memory" in rec.unavailable
     assert rec.decision != AUTO_ALLOW
     g.close()

@@ -111,7 +111,7 @@ def test_confirm_without_callback_raises_confirmation_required(make_guard) -> No
         raise AssertionError("must not run")
 
     with pytest.raises(ConfirmationRequired) as info:
-        bash("make deploy")
+        bash("frobnicate --all")
     assert info.value.record.decision == REQUEST_CONFIRM
 
 
@@ -129,14 +129,14 @@ def test_confirm_callback_answer_is_recorded(make_guard, workspace, answer) -> N
         return "done"
 
     if answer:
-        assert run("make deploy") == "done"
+        assert run("frobnicate --all") == "done"
     else:
         with pytest.raises(ToolBlocked, match="declined"):
-            run("make deploy")
+            run("frobnicate --all")
     assert seen == [REQUEST_CONFIRM]
     (inter,) = _interactions(workspace)
     assert inter["action"] == ("approved" if answer else "denied") and inter["tool"] == "shell"
-    assert inter["params"] == {"command": "make deploy"}
+    assert inter["params"] == {"command": "frobnicate --all"}
 
 
 def test_params_callable_and_session_callable(make_guard, workspace) -> None:  # type: ignore[no-untyped-def]
@@ -166,7 +166,7 @@ def test_async_confirm_callback_is_awaited(make_guard, workspace) -> None:  # ty
     async def bash(command: str) -> str:
         return "ok"
 
-    assert asyncio.run(bash("make deploy")) == "ok"
+    assert asyncio.run(bash("frobnicate --all")) == "ok"
     assert _interactions(workspace)[0]["action"] == "approved"
 
 
@@ -181,10 +181,16 @@ def test_async_callback_on_sync_function_is_a_clear_error(make_guard) -> None:  
         return "ok"
 
     with pytest.raises(TypeError, match="async confirm"):
-        bash("make deploy")
+        bash("frobnicate --all")
 
 
-CALLS = [("ls", None), ("make deploy", True), ("make deploy", False), ("rm -rf ~", None), ("cat missing", "raise")]
+CALLS = [
+    ("ls", None),
+    ("frobnicate --all", True),
+    ("frobnicate --all", False),
+    ("rm -rf ~", None),
+    ("cat missing", "raise"),
+]
 
 
 def _drive_sync(g):  # type: ignore[no-untyped-def]

@@ -138,14 +138,14 @@ WRAPPERS: list[Wrapper] = [
     _argv("stdbuf -oL"),
     _argv("doas"),
     _argv("exec"),
-    _argv("echo x | xargs"),
+    _argv("echo x | xargs -I{}"),  # -I: xargs appends nothing, so the command runs as written
     _script("bash -c {}"),
     _script("sh -c {}"),
     _script("zsh -lc {}"),
     _script("eval {}"),
     _script("su -c {}"),
     _script("echo {} | bash", simple=False),
-    _script("bash <<< {}"),
+    _script("bash <<< {}", simple=False),  # a redirect: argv wrappers would re-route its stdin
     _script("watch -n 1 {}"),
     _script("env -S {}"),
     _compound(lambda c: f"echo $({c})"),
