@@ -22,6 +22,7 @@ COMMANDS = (
     # -- behavior (issue 4): reset
     # -- memory (issue 5): tidy
     "hook",
+    "install",
     "approve",
     "serve",
     # -- policy (issue 8): rules, replay, report
