@@ -17,10 +17,8 @@ States:
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import os
-import secrets
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -33,6 +31,11 @@ from guard.errors import InputError
 from guard.redact import redact
 from guard.toolnames import canonical_tool
 from integrations.hosts.base import Event
+
+try:  # hashlib's own BLAKE2, without hashlib loading OpenSSL: this runs in a hook process per call
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - other Pythons
+    from hashlib import blake2b
 
 ASKED = "asked"
 AWAITING = "awaiting"
@@ -47,7 +50,7 @@ LIMIT = 256
 def call_key(tool: str, params: Mapping[str, Any]) -> str:
     """The same call's content gives the same key, whichever hook event carried it."""
     text = json.dumps([canonical_tool(tool), params], sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+    return blake2b(text.encode(), digest_size=8).hexdigest()
 
 
 @attrs.frozen
@@ -82,7 +85,7 @@ class Pending:
     # -- questions ------------------------------------------------------------------------
     def add(self, state: str, event: Event) -> Entry:
         entry = Entry(
-            id=secrets.token_hex(4),
+            id=os.urandom(4).hex(),
             state=state,
             host=event.host,
             session_id=event.session_id,
