@@ -7,7 +7,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hookhelpers import ALLOW, ASK, BLOCK, decisions, executions, interactions, pending, sample, with_command
+from hookhelpers import (
+    ALLOW,
+    ASK,
+    BLOCK,
+    decisions,
+    executions,
+    file_mode,
+    interactions,
+    pending,
+    sample,
+    with_command,
+)
 
 from integrations.hosts.base import outcome_of
 
@@ -367,3 +378,32 @@ def test_a_guard_that_cannot_even_open_is_a_refusal(in_process: Any) -> None:
         get_host("openclaw"), json.dumps(sample("openclaw", "before_tool_call.event.json")), broken, headless=True
     )
     assert reply.output["block"] is True and "disk on fire" in reply.output["blockReason"]
+
+
+# -- the pending store ---------------------------------------------------------------------------------
+def test_open_questions_expire(in_process: Any, ws: Path) -> None:
+    from freezegun import freeze_time
+
+    with freeze_time("2026-08-20 12:00:00") as clock:
+        in_process("claude-code", pre(ASK, "toolu_1"))
+        clock.tick(3601)  # hooks.pending_ttl_seconds defaults to an hour
+        in_process("claude-code", post(ASK, "toolu_1"))
+    assert interactions(ws) == []  # too late to count as the answer
+    assert [e["status"] for e in executions(ws)] == ["success"]  # the result still counts
+
+
+def test_the_pending_store_keeps_only_the_newest(ws: Path) -> None:
+    from integrations.hosts.base import Event
+    from integrations.pending import ASKED, Pending
+
+    store = Pending(ws, 3600, limit=3)
+    for i in range(5):
+        store.add(ASKED, Event("claude-code", "PreToolUse", "pre", tool="Bash", params={"command": f"c{i}"}))
+    assert [e.params["command"] for e in store.entries()] == ["c2", "c3", "c4"]
+    assert oct(file_mode(ws / ".guard-pending.json")) == oct(0o600)
+
+
+def test_an_unreadable_pending_file_is_forgotten_not_fatal(in_process: Any, ws: Path) -> None:
+    (ws / ".guard-pending.json").write_text("{torn")
+    assert decision_of(in_process("claude-code", pre(ASK))) == "ask"
+    assert [e["state"] for e in pending(ws)] == ["asked"]
