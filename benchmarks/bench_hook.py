@@ -1,6 +1,7 @@
 """Per-call hook process: ``guard hook claude-code`` against cc-safety-net's hook, side by side.
 
-Each round runs, in turn, one PreToolUse event (Bash ``ls -la``, the most common kind of call)
+Each round runs, in turn, one PreToolUse event (a Bash ``ls -la`` of a fresh path, the most
+common kind of call; never the same call twice, which guard's session layer calls a loop)
 through:
 
 - guard's hook with a warm ``guard serve`` (the default: ``hooks.daemon = "auto"``),
@@ -83,7 +84,7 @@ def peer_script() -> tuple[Path | None, str]:
     return script, ""
 
 
-def _payload(cwd: Path) -> bytes:
+def _payload(cwd: Path, command: str) -> bytes:
     event = {
         "session_id": "bench",
         "transcript_path": str(cwd / "t.jsonl"),
@@ -91,7 +92,7 @@ def _payload(cwd: Path) -> bytes:
         "permission_mode": "default",
         "hook_event_name": "PreToolUse",
         "tool_name": "Bash",
-        "tool_input": {"command": "ls -la", "description": "List files"},
+        "tool_input": {"command": command, "description": "List files"},
         "tool_use_id": "toolu_bench",
     }
     return json.dumps(event).encode()
@@ -117,16 +118,23 @@ def run(quick: bool) -> list[Row]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("GUARD_") and k != "PYTHONDONTWRITEBYTECODE"}
         env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
         env["CC_SAFETY_NET_HOME"] = str(peer_home)
-        data = _payload(project)
         guard_cmd = [sys.executable, "-m", "guard", "hook", "claude-code", "--workspace", str(ws)]
-        contenders: dict[str, tuple[list[str], bytes]] = {
-            "guard (daemon)": (guard_cmd, data),
-            "guard (in-process)": ([*guard_cmd, "--no-daemon"], data),
-            "python -c pass": ([sys.executable, "-c", "pass"], b""),
+        contenders: dict[str, list[str]] = {
+            "guard (daemon)": guard_cmd,
+            "guard (in-process)": [*guard_cmd, "--no-daemon"],
+            "python -c pass": [sys.executable, "-c", "pass"],
         }
         script, why = peer_script()
         if script is not None:
-            contenders["cc-safety-net"] = (["node", str(script), "hook", "--claude-code"], data)
+            contenders["cc-safety-net"] = ["node", str(script), "hook", "--claude-code"]
+        count = iter(range(1_000_000))
+
+        def event(name: str) -> bytes:
+            """A fresh read-only call each time: the same call over and over is a loop, and guard says so."""
+            if name == "python -c pass":
+                return b""
+            return _payload(project, f"ls -la build/{name.split()[0]}-{next(count)}")
+
         daemon = subprocess.Popen(
             [sys.executable, "-m", "guard", "serve", "--workspace", str(ws)],
             stdout=subprocess.PIPE,
@@ -139,16 +147,16 @@ def run(quick: bool) -> list[Row]:
             assert daemon.stdout is not None
             if not daemon.stdout.readline().startswith("guard serve: listening"):
                 raise RuntimeError("guard serve did not start")
-            for cmd, stdin in contenders.values():  # warm-up: bytecode, the daemon's Guard, node's caches
-                _wall_ms(cmd, stdin, env, project)
-            for cmd in (guard_cmd, [*guard_cmd, "--no-daemon"]):  # measure a real answer, not a refusal
-                out = subprocess.run(cmd, input=data, capture_output=True, env=env, cwd=project).stdout
-                if b'"permissionDecision": "allow"' not in out:
-                    raise RuntimeError(f"guard's hook did not allow `ls -la`: {out[:300]!r}")
+            for name, cmd in contenders.items():  # warm-up: bytecode, the daemon's Guard, node's caches
+                _wall_ms(cmd, event(name), env, project)
+            for name in ("guard (daemon)", "guard (in-process)"):  # measure a real answer, not a refusal
+                out = subprocess.run(contenders[name], input=event(name), capture_output=True, env=env, cwd=project)
+                if b'"permissionDecision": "allow"' not in out.stdout:
+                    raise RuntimeError(f"{name} did not allow `ls -la`: {out.stdout[:300]!r}")
             samples: dict[str, list[float]] = {name: [] for name in contenders}
             for _ in range(rounds):
-                for name, (cmd, stdin) in contenders.items():
-                    samples[name].append(_wall_ms(cmd, stdin, env, project))
+                for name, cmd in contenders.items():
+                    samples[name].append(_wall_ms(cmd, event(name), env, project))
         finally:
             daemon.send_signal(signal.SIGTERM)
             daemon.communicate(timeout=30)
