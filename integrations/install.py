@@ -24,6 +24,7 @@ from typing import Any
 import attrs
 
 from guard.errors import GuardError
+from integrations.hosts import ALIASES
 
 
 class InstallError(GuardError):
@@ -112,11 +113,8 @@ def is_ours(handler: Any, host: str) -> bool:
     text = command if isinstance(command, str) else ""
     if isinstance(args, list):
         text += " " + " ".join(str(a) for a in args)
-    names = [host] + [a for a, h in _ALIASES.items() if h == host]
+    names = [host] + [a for a, h in ALIASES.items() if h == host]
     return any(re.search(rf"\bguard\s+hook\s+{re.escape(n)}(\s|$)", text) for n in names)
-
-
-_ALIASES = {"claude": "claude-code", "gemini-cli": "gemini"}
 
 
 # -- editing --------------------------------------------------------------------------------

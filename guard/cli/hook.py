@@ -191,6 +191,8 @@ _REFUSALS: dict[str, tuple[str, int]] = {
 def _last_resort(host: str, message: str) -> tuple[str, int, str]:
     import json
 
-    key = {"claude": "claude-code", "gemini-cli": "gemini"}.get(host, host)
+    key = {"claude": "claude-code", "gemini-cli": "gemini"}.get(
+        host, host
+    )  # not integrations.hosts: it may be what failed
     template, code = _REFUSALS.get(key, _REFUSALS["claude-code"])
     return template.format(m=json.dumps(message)) + "\n", (code if key in _REFUSALS else 2), message + "\n"
