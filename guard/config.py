@@ -356,6 +356,37 @@ SETTINGS: tuple[Setting, ...] = (
         "extra LanceDB storage options as key=value items; they win over everything else",
     ),
     # -- hooks and integrations (integrations/)
+    Setting(
+        "hooks.headless",
+        False,
+        _bool,
+        "agent hosts run with nobody to answer a prompt: a hook never asks, it denies with the reason",
+    ),
+    Setting(
+        "hooks.daemon",
+        "auto",
+        _choice("auto", "off"),
+        "'auto': hooks ask a running 'guard serve' and start one when absent (deciding in-process meanwhile); "
+        "'off': every hook decides in its own process",
+    ),
+    Setting(
+        "hooks.daemon_idle_seconds",
+        900.0,
+        _float(0, 7 * 86_400),
+        "a 'guard serve' started by a hook exits after this long without a request (0 = never)",
+    ),
+    Setting(
+        "hooks.pending_ttl_seconds",
+        3600.0,
+        _float(1, 30 * 86_400),
+        "how long a hook's open question (an ask awaiting its tool result, an approval awaiting its retry) stays valid",
+    ),
+    Setting(
+        "hooks.block_prompt_secrets",
+        False,
+        _bool,
+        "prompt hooks (UserPromptSubmit, BeforeAgent, beforeSubmitPrompt) block a prompt that holds a secret",
+    ),
     # -- policy (guard/policy)
     Setting(
         "policy.min_observations",

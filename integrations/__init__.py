@@ -1,4 +1,11 @@
-"""Adapters between guard and the outside world: the seed's call shapes and agent hosts' hooks.
+"""Adapters between guard and the places agents run. They translate; they never decide.
 
-Adapters hold no decision logic; they translate and call ``guard``.
+- ``integrations.yolo_classifier``: the seed's ``classify_with_fusion(tool_name, params, session_id)``.
+- ``integrations.behavior_analyzer``: the seed's ``SessionBehaviorAnalyzer().analyze_session(id)``.
+- ``integrations.hosts``: the hook dialects of Claude Code, Codex CLI, Gemini CLI, Cursor and
+  OpenClaw, and the one flow they share (``integrations.hosts.flow``).
+- ``integrations.pending``: the small store that pairs a hook's ask with what followed it.
+- ``integrations.daemon`` / ``integrations.server``: ``guard serve``, the long-lived process
+  that keeps hook calls cheap, and its thin client.
+- ``integrations/openclaw/``: the OpenClaw plugin (TypeScript), a client of the above.
 """

@@ -21,7 +21,10 @@ COMMANDS = (
     "config_cmd",
     "reset",
     "tidy",
-    # -- integrations (issue 6): hook, install, uninstall, serve
+    "hook",
+    "install",
+    "approve",
+    "serve",
     "rules",
     "replay",
     "report",
@@ -52,6 +55,13 @@ def add_workspace(p: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["hook"]:  # once per tool call: skip building the whole parser
+        from guard.cli.hook import main as hook_main
+
+        code = hook_main(argv[1:])
+        if code is not None:
+            return code
     from guard.cli.common import enable_logging
 
     enable_logging()

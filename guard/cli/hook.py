@@ -1,0 +1,198 @@
+"""guard hook HOST: answer one agent-host hook event read on standard input.
+
+This runs once per tool call, so it is built to start lean: ``guard.cli.main`` hands
+``guard hook ...`` straight to :func:`main` (no full parser), and a running ``guard serve``
+answers the event without this process importing any decision code. Only when no daemon
+answers does it open the workspace and decide in-process (starting the daemon for next
+time when ``hooks.daemon`` is ``auto``).
+
+Whatever goes wrong, the host gets an answer in its own format that refuses (or asks
+about) the call: most hosts let a call through when a hook crashes or prints garbage.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+HELP = """\
+Answer one hook event from an agent host: read its JSON on stdin, print the host's answer.
+
+hosts: claude-code, codex, gemini (gemini-cli), cursor, openclaw
+
+  guard hook claude-code < event.json
+  guard hook codex --workspace ~/.guard-work < event.json
+
+Decisions map to the host's vocabulary: auto_allow -> allow; request_confirm -> ask (or,
+where the host cannot ask, deny with `guard approve ID` instructions); block -> deny with
+the reason and what to do instead. Use `guard install HOST` to register the hooks.
+"""
+
+FLAGS = {"--headless", "--no-ask", "--no-daemon"}
+
+
+def register(sub: Any) -> None:
+    import argparse
+
+    p = sub.add_parser(
+        "hook",
+        help="answer one agent-host hook event (stdin → stdout)",
+        description=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("host", help="claude-code, codex, gemini, cursor or openclaw")
+    p.add_argument("--workspace", metavar="DIR", help="guard's data directory (default: $GUARD_HOME, else ~/.guard)")
+    p.add_argument("--headless", action="store_true", help="nobody can answer a prompt: never ask, deny instead")
+    p.add_argument(
+        "--no-ask", action="store_true", help="the host's ask is unreliable: deny with an out-of-band approval"
+    )
+    p.add_argument("--no-daemon", action="store_true", help="decide in this process; do not use or start guard serve")
+    p.set_defaults(func=lambda args: answer(args.host, args.workspace, set(_flags(args))))
+
+
+def _flags(args: Any) -> list[str]:
+    return [f"--{k.replace('_', '-')}" for k in ("headless", "no_ask", "no_daemon") if getattr(args, k)]
+
+
+def main(argv: list[str]) -> int | None:
+    """The fast path for ``guard hook HOST [--workspace DIR] [--headless] [--no-ask] [--no-daemon]``.
+
+    None when the arguments need the full parser (``--help``, a typo): it explains better.
+    """
+    host: str | None = None
+    workspace: str | None = None
+    flags: set[str] = set()
+    it = iter(argv)
+    for arg in it:
+        if arg in FLAGS:
+            flags.add(arg)
+        elif arg == "--workspace":
+            workspace = next(it, None)
+            if workspace is None:
+                return None
+        elif arg.startswith("--workspace="):
+            workspace = arg.partition("=")[2]
+        elif arg in ("-h", "--help") or arg.startswith("-") or host is not None:
+            return None
+        else:
+            host = arg
+    if host is None:
+        return None
+    return answer(host, workspace, flags)
+
+
+def answer(host: str, workspace_arg: str | None, flags: set[str]) -> int:
+    data = sys.stdin.buffer.read()
+    try:
+        out, code, err = _answer(host, workspace_arg, flags, data)
+    except Exception as exc:  # the last line of defence: the host must get a refusal
+        out, code, err = _last_resort(host, f"guard: hook failed ({type(exc).__name__}: {exc}); the call is refused.")
+    try:
+        sys.stdout.write(out)
+        sys.stdout.flush()
+        if err:
+            sys.stderr.write(err)
+    except BrokenPipeError:
+        pass
+    return code
+
+
+def _answer(host_arg: str, workspace_arg: str | None, flags: set[str], data: bytes) -> tuple[str, int, str]:
+    from guard import __version__
+    from guard.workspace import resolve
+    from integrations.hosts import host_name
+
+    try:
+        host = host_name(host_arg)
+    except ValueError as exc:
+        return _last_resort(host_arg, f"guard: {exc}; the call is refused.")
+    workspace = resolve(workspace_arg)
+    headless, may_ask = "--headless" in flags, "--no-ask" not in flags
+    if "--no-daemon" in flags or _daemon_mode(workspace) == "off":
+        return _in_process(host, workspace, data, headless=headless, may_ask=may_ask)
+    from integrations import daemon
+
+    answered = daemon.hook(workspace, host, data, headless=headless, may_ask=may_ask, version=__version__)
+    if answered is not None:
+        return answered
+    reply = _in_process(host, workspace, data, headless=headless, may_ask=may_ask)
+    try:
+        daemon.spawn(workspace)  # for the next call; this one is answered
+    except Exception:  # an optimisation that failed changes no answer
+        pass
+    return reply
+
+
+def _in_process(host_name: str, workspace: Path, data: bytes, *, headless: bool, may_ask: bool) -> tuple[str, int, str]:
+    from guard.log import to_stderr
+    from integrations.hosts import get_host
+    from integrations.hosts.flow import run
+
+    to_stderr(os.environ.get("GUARD_LOG_LEVEL", "WARNING"))
+    opened: list[Any] = []
+
+    def open_guard() -> Any:
+        from guard.config import Config
+        from guard.core import Guard
+        from guard.workspace import ensure
+
+        ensure(workspace)
+        config = Config.load(workspace if workspace.is_dir() else None)
+        backend = "history" if config.get("memory.backend") == "auto" else None
+        guard = Guard(workspace, config, memory_backend=backend)
+        opened.append(guard)
+        return guard
+
+    reply = run(get_host(host_name), data, open_guard, headless=headless, may_ask=may_ask)
+    for guard in opened:
+        try:
+            guard.close()
+        except Exception as exc:  # the answer is decided; a failed flush only costs a warm start
+            sys.stderr.write(f"guard: could not save state: {exc}\n")
+    return reply.stdout, reply.exit_code, reply.stderr
+
+
+def _daemon_mode(workspace: Path) -> str:
+    """``hooks.daemon`` without loading the configuration machinery: the file, then the env."""
+    path = workspace / "guard.toml"
+    if path.is_file():
+        import tomllib
+
+        try:
+            value = tomllib.loads(path.read_text(encoding="utf-8")).get("hooks", {}).get("daemon")
+        except (OSError, ValueError, AttributeError):
+            value = None
+        if value in ("auto", "off"):
+            return str(value)
+    value = os.environ.get("GUARD_HOOKS_DAEMON", "").strip().lower()
+    return value if value in ("auto", "off") else "auto"
+
+
+# What each host reads as a refusal, for when even guard's own modules fail to load.
+_REFUSALS: dict[str, tuple[str, int]] = {
+    "claude-code": (
+        '{{"hookSpecificOutput": {{"hookEventName": "PreToolUse", "permissionDecision": "deny", '
+        '"permissionDecisionReason": {m}}}}}',
+        2,
+    ),
+    "codex": (
+        '{{"hookSpecificOutput": {{"hookEventName": "PreToolUse", "permissionDecision": "deny", '
+        '"permissionDecisionReason": {m}}}}}',
+        0,
+    ),
+    "gemini": ('{{"decision": "deny", "reason": {m}}}', 2),
+    "cursor": ('{{"permission": "deny", "continue": false, "user_message": {m}, "agent_message": {m}}}', 0),
+    "openclaw": ('{{"block": true, "blockReason": {m}}}', 0),
+}
+
+
+def _last_resort(host: str, message: str) -> tuple[str, int, str]:
+    import json
+
+    key = {"claude": "claude-code", "gemini-cli": "gemini"}.get(
+        host, host
+    )  # not integrations.hosts: it may be what failed
+    template, code = _REFUSALS.get(key, _REFUSALS["claude-code"])
+    return template.format(m=json.dumps(message)) + "\n", (code if key in _REFUSALS else 2), message + "\n"

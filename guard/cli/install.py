@@ -1,0 +1,124 @@
+"""guard install HOST / guard uninstall HOST: register guard's hooks with an agent host."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from guard.cli.common import error
+
+HOSTS_HELP = "claude-code, codex, gemini, cursor (openclaw: prints how to add the plugin)"
+
+INSTALL_HELP = """\
+Add guard's hooks to an agent host's settings, keeping every other setting as it is.
+Running it again changes nothing; `guard uninstall HOST` removes only guard's entries.
+
+  guard install claude-code            # ~/.claude/settings.json
+  guard install claude-code --project  # ./.claude/settings.json
+  guard install codex                  # ~/.codex/hooks.json
+  guard install gemini --project       # ./.gemini/settings.json
+  guard install cursor --project       # ./.cursor/hooks.json
+
+Note: Cursor also runs Claude Code's hooks when third-party hooks are enabled; install one
+of the two there, not both.
+"""
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "install",
+        help="add guard's hooks to an agent host",
+        description=INSTALL_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _common(p)
+    p.add_argument("--workspace", metavar="DIR", help="workspace the hooks should use (default: theirs at run time)")
+    p.add_argument(
+        "--command", metavar="CMD", help="how the host runs guard (default: 'guard' if on PATH, else this Python)"
+    )
+    p.add_argument("--headless", action="store_true", help="the host runs unattended: never ask, deny instead")
+    p.add_argument(
+        "--no-ask", action="store_true", help="the host's ask is unreliable: deny with an out-of-band approval"
+    )
+    p.set_defaults(func=run_install)
+    u = sub.add_parser("uninstall", help="remove guard's hooks from an agent host (only guard's)")
+    _common(u)
+    u.set_defaults(func=run_uninstall)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("host", help=HOSTS_HELP)
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--user", dest="project", action="store_false", help="the user's settings (default)")
+    where.add_argument("--project", dest="project", action="store_true", help="the current project's settings")
+    where.add_argument("--settings", metavar="FILE", help="this settings file")
+    p.add_argument("--dry-run", action="store_true", help="print the resulting file instead of writing it")
+    p.set_defaults(project=False)
+
+
+def _target(args: argparse.Namespace) -> tuple[str, Path] | int:
+    from integrations.hosts import host_name
+    from integrations.install import settings_path
+
+    try:
+        host = host_name(args.host)
+    except ValueError as exc:
+        return error(str(exc))
+    if host == "openclaw":
+        _openclaw_help()
+        return 0
+    path = Path(args.settings).expanduser() if args.settings else settings_path(host, project=args.project)
+    return host, path.absolute()
+
+
+def run_install(args: argparse.Namespace) -> int:
+    from integrations.install import InstallError, hook_command, install
+
+    target = _target(args)
+    if isinstance(target, int):
+        return target
+    host, path = target
+    flags = tuple(f for f, on in (("--headless", args.headless), ("--no-ask", args.no_ask)) if on)
+    command = hook_command(host, base=args.command, workspace=args.workspace, flags=flags)
+    try:
+        changed, doc = install(path, host, command, dry_run=args.dry_run)
+    except InstallError as exc:
+        return error(str(exc))
+    if args.dry_run:
+        print(json.dumps(doc, indent=2, ensure_ascii=False))
+    elif changed:
+        print(f"guard: {host} hooks installed in {path}\n  command: {command}")
+    else:
+        print(f"guard: {host} hooks already installed in {path}")
+    return 0
+
+
+def run_uninstall(args: argparse.Namespace) -> int:
+    from integrations.install import InstallError, uninstall
+
+    target = _target(args)
+    if isinstance(target, int):
+        return target
+    host, path = target
+    try:
+        removed, doc = uninstall(path, host, dry_run=args.dry_run)
+    except InstallError as exc:
+        return error(str(exc))
+    if args.dry_run:
+        print(json.dumps(doc, indent=2, ensure_ascii=False))
+    elif removed:
+        print(f"guard: removed {removed} {host} hook(s) from {path}")
+    else:
+        print(f"guard: no {host} hooks of guard's in {path}")
+    return 0
+
+
+def _openclaw_help() -> None:
+    plugin = Path(__file__).resolve().parents[2] / "integrations" / "openclaw"
+    print(
+        "OpenClaw runs plugins, not hook commands. Add guard's plugin:\n"
+        f"  openclaw plugins install {plugin}\n"
+        "and, if guard is not on PATH or uses another workspace, configure it under\n"
+        '  plugins.entries.guard.config: {"command": ["/path/to/guard"], "workspace": "~/.guard"}'
+    )

@@ -1,0 +1,156 @@
+"""The thin client of ``guard serve``, and where its socket lives.
+
+A hook process that finds a running daemon sends it the raw hook input and prints the
+answer: no decision code is imported, so the process costs little more than Python's own
+start. This module therefore imports only the standard library's cheapest parts.
+
+Protocol: one JSON line each way over a Unix socket.
+
+    → {"v": 1, "op": "hook", "host": "claude-code", "input": "<stdin text>", "headless": false,
+       "may_ask": true, "env": {...}, "version": "0.1.0"}
+    ← {"v": 1, "stdout": "...", "exit": 0, "stderr": ""}
+
+``version`` is optional (the OpenClaw plugin does not know it); a daemon whose version differs
+from the client's answers with an ``error`` and exits, so the next hook starts a current one.
+Other ops: ``ping`` (← ``pid``, ``version``, ``workspace``) and ``stop``. The socket is
+``<workspace>/guard.sock`` in the 0700 workspace; when that path is too long for a Unix
+socket, ``$XDG_RUNTIME_DIR`` (else ``$TMPDIR``, else /tmp) ``/guard-<uid>/<hash>.sock``. Client
+and server refuse a socket directory that is not the user's own and private.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from pathlib import Path
+from typing import Any
+
+PROTOCOL = 1
+SOCKET_NAME = "guard.sock"
+MAX_SOCKET_PATH = 100  # bytes; sun_path holds 108 on Linux, 104 on macOS
+ENV_PREFIXES = ("GUARD_", "CLAUDE_CODE_", "GEMINI_", "CODEX_", "CURSOR_")
+
+
+def socket_path(workspace: Path) -> Path:
+    path = workspace / SOCKET_NAME
+    if len(os.fsencode(path)) <= MAX_SOCKET_PATH:
+        return path
+    import hashlib
+
+    base = os.environ.get("XDG_RUNTIME_DIR") or os.environ.get("TMPDIR") or "/tmp"
+    digest = hashlib.sha256(os.fsencode(workspace)).hexdigest()[:16]
+    return Path(base) / f"guard-{os.getuid()}" / f"{digest}.sock"
+
+
+def private_dir(path: Path) -> bool:
+    """True when ``path`` is a directory owned by this user that nobody else can enter."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return st.st_uid == os.getuid() and not st.st_mode & 0o077
+
+
+def call(workspace: Path, message: dict[str, Any], *, timeout: float = 10.0) -> dict[str, Any] | None:
+    """Send one request; the decoded answer, or None when no usable daemon answered."""
+    path = socket_path(workspace)
+    if not private_dir(path.parent):
+        return None
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(0.5)
+        sock.connect(str(path))
+        sock.settimeout(timeout)
+        sock.sendall(json.dumps(message, ensure_ascii=False).encode() + b"\n")
+        chunks = []
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        answer = json.loads(b"".join(chunks))
+    except (OSError, ValueError):
+        return None
+    finally:
+        sock.close()
+    return answer if isinstance(answer, dict) else None
+
+
+def hook(
+    workspace: Path, host: str, data: bytes, *, headless: bool, may_ask: bool, version: str
+) -> tuple[str, int, str] | None:
+    """Ask the daemon to answer one hook: (stdout, exit code, stderr), or None to decide in-process."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None  # the in-process path answers unreadable input
+    env = {k: v for k, v in os.environ.items() if k.startswith(ENV_PREFIXES)}
+    answer = call(
+        workspace,
+        {
+            "v": PROTOCOL,
+            "op": "hook",
+            "host": host,
+            "input": text,
+            "headless": headless,
+            "may_ask": may_ask,
+            "env": env,
+            "version": version,
+        },
+    )
+    if answer is None:
+        return None
+    out, code, err = answer.get("stdout"), answer.get("exit"), answer.get("stderr", "")
+    if not isinstance(out, str) or not isinstance(code, int) or not isinstance(err, str):
+        return None
+    return out, code, err
+
+
+def spawn(workspace: Path) -> bool:
+    """Start ``guard serve --on-demand`` in the background unless one is starting or ran lately."""
+    import fcntl
+    import time
+
+    from integrations.server import LOCK_NAME, SPAWN_MARK
+
+    mark = workspace / SPAWN_MARK
+    try:
+        if time.time() - mark.stat().st_mtime < 30:
+            return False  # started (or failed to start) moments ago: do not pile up
+    except FileNotFoundError:
+        pass
+    try:
+        fd = os.open(workspace / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return False  # a daemon holds the lock: it is running or starting
+    os.close(fd)
+    try:
+        mark.touch(mode=0o600)
+        os.utime(mark)
+    except OSError:
+        return False
+    import subprocess
+    import sys
+
+    log = os.open(workspace / "guard-serve.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        subprocess.Popen(
+            [sys.executable, "-m", "guard", "serve", "--on-demand", "--workspace", str(workspace)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            cwd=workspace,  # not the agent's project: `-m guard` must not find a package named guard there
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError:
+        return False
+    finally:
+        os.close(log)
+    return True

@@ -1,0 +1,186 @@
+"""The one flow every host shares: read the event, ask the Guard, pair, record, answer.
+
+    reply = run(get_host("claude-code"), stdin_bytes, lambda: Guard(...))
+    sys.stdout.write(reply.stdout); sys.exit(reply.exit_code)
+
+Before a call (``pre``): ``Guard.decide`` with the host's session, cwd and agent; the
+decision goes to ``.fusion-decisions.jsonl`` with the host, event and call id. auto_allow →
+allow; block → deny, saying what to do instead; request_confirm → ask where the host can
+ask (and remember the question), else deny with an out-of-band approval (``guard approve
+ID``). With nobody to answer (headless), request_confirm is a block and the record says so.
+
+After a call (``post``): the result goes to ``.command-execution.jsonl``; if guard had asked
+about this call, the person evidently approved it (``.user-interactions.jsonl``). A new
+prompt or the end of the turn while a question is still open means the person declined.
+
+``run`` never raises: input it cannot read and errors inside guard become the host's
+refusal (ask where someone can answer, deny otherwise), because most hosts let a call
+through when a hook crashes or prints garbage.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from guard.errors import InputError
+from guard.model import AUTO_ALLOW, BLOCK, DecisionRecord
+from integrations.hosts import words
+from integrations.hosts.base import ALLOW, DENY, PERMISSION, POST, PRE, PROMPT, RESOLUTION, STOP, Event, Host, Reply
+from integrations.pending import APPROVED, ASKED, AWAITING, Pending
+
+if TYPE_CHECKING:
+    from guard.core import Guard
+
+
+def run(
+    host: Host,
+    raw: bytes | str,
+    open_guard: Callable[[], Guard],
+    *,
+    headless: bool = False,
+    may_ask: bool = True,
+    env: Mapping[str, str] | None = None,
+) -> Reply:
+    """One hook invocation, failing closed."""
+    env = os.environ if env is None else env
+    payload = _load(raw)
+    if isinstance(payload, str):
+        return host.unreadable(
+            f"guard: the {host.name} hook input {payload}; the call was not checked, so it is refused."
+        )
+    kind = host.kind_of(payload)
+    if kind is None:
+        return host.unreadable(
+            f"guard: the {host.name} hook input names no event guard knows; the call was not checked, so it is refused."
+        )
+    try:
+        event = host.parse(payload, env)
+    except (InputError, TypeError, ValueError) as exc:
+        stub = Event(host=host.name, name=str(payload.get(host.event_key) or kind), kind=kind)
+        return host.failed(stub, f"guard: cannot read this {stub.name} event ({exc}).", may_ask=False)
+    try:
+        return handle(host, event, open_guard(), headless=headless, may_ask=may_ask)
+    except Exception as exc:
+        message = f"guard: could not check this call ({type(exc).__name__}: {exc})."
+        return host.failed(event, message, may_ask=may_ask and not (headless or event.headless))
+
+
+def _load(raw: bytes | str) -> dict[str, Any] | str:
+    """The payload object, or what is wrong with the input."""
+    try:
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    except UnicodeDecodeError:
+        return "is not UTF-8 text"
+    if not text.strip():
+        return "is empty"
+    try:
+        payload = json.loads(text)
+    except ValueError as exc:
+        return f"is not JSON ({exc})"
+    if not isinstance(payload, dict):
+        return f"is a JSON {type(payload).__name__}, not an object"
+    return payload
+
+
+def handle(host: Host, event: Event, guard: Guard, *, headless: bool = False, may_ask: bool = True) -> Reply:
+    """Apply one parsed event to ``guard`` and shape the answer; errors propagate to ``run``."""
+    if not guard.writable:
+        raise OSError(f"workspace {guard.workspace} is not writable, so guard cannot record this call")
+    config = guard.config
+    headless = headless or event.headless or bool(config.get("hooks.headless")) or bool(config.get("guard.headless"))
+    guard.human_present = not headless
+    pending = Pending(guard.workspace, float(config.get("hooks.pending_ttl_seconds")))
+    if event.kind == PRE:
+        return _before(host, event, guard, pending, may_ask=may_ask and not headless)
+    if event.kind == PERMISSION:
+        return _permission(host, event, guard, pending)
+    if event.kind == POST:
+        return _after(host, event, guard, pending)
+    if event.kind in (PROMPT, STOP):
+        return _turn(host, event, guard, pending)
+    if event.kind == RESOLUTION:
+        if event.answer is not None:
+            guard.record_interaction(event.tool or "", event.params, session_id=event.session_id, approved=event.answer)
+        return host.quiet(event)
+    return host.quiet(event)
+
+
+def _decide(host: Host, event: Event, guard: Guard) -> DecisionRecord:
+    from guard.core import decision_line
+
+    record = guard.decide(
+        event.tool or "",
+        event.params,
+        session_id=event.session_id,
+        cwd=event.cwd,
+        agent_id=event.agent_id,
+        save=False,
+    )
+    line = decision_line(record) | {"host": host.name, "event": event.name}
+    if event.call_id:
+        line["call_id"] = event.call_id
+    guard.state.decisions.append(line)
+    return record
+
+
+def _before(host: Host, event: Event, guard: Guard, pending: Pending, *, may_ask: bool) -> Reply:
+    record = _decide(host, event, guard)
+    if record.decision == AUTO_ALLOW:
+        return host.allow(event, words.allowed(record))
+    if record.decision == BLOCK:
+        why, instead = words.headless(record) if words.nobody_to_ask(record) else words.blocked(record)
+        return host.deny(event, why, instead)
+    approval = pending.take(event, (APPROVED,))
+    if approval is not None:
+        return host.allow(event, words.approved(approval.id))
+    if may_ask and host.can_ask(event):
+        pending.add(ASKED, event)
+        return host.ask(event, words.confirm(record), record.risk.label)
+    entry = pending.add(AWAITING, event)
+    return host.deny(event, *words.out_of_band(record, entry.id))
+
+
+def _permission(host: Host, event: Event, guard: Guard, pending: Pending) -> Reply:
+    """The host's own approval dialog is about to show."""
+    if pending.find(event, (ASKED,)) is not None:
+        return host.permission(event, None, "")  # this dialog is guard's ask: let the person answer
+    record = _decide(host, event, guard)
+    if record.decision == BLOCK:
+        why, instead = words.headless(record) if words.nobody_to_ask(record) else words.blocked(record)
+        return host.permission(event, DENY, f"{why} {instead}")
+    if record.decision == AUTO_ALLOW:
+        return host.permission(event, ALLOW if host.permission_allows else None, words.allowed(record))
+    pending.add(ASKED, event)  # the dialog asks for guard; its outcome is the person's answer
+    return host.permission(event, None, "")
+
+
+def _after(host: Host, event: Event, guard: Guard, pending: Pending) -> Reply:
+    tool = event.tool or ""
+    if pending.take(event, (ASKED,)) is not None:
+        guard.record_interaction(tool, event.params, session_id=event.session_id, approved=True)
+    if event.success is not None and not event.interrupted:
+        guard.record_result(
+            tool,
+            event.params,
+            session_id=event.session_id,
+            success=event.success,
+            duration_ms=event.duration_ms,
+            error=event.error,
+            agent_id=event.agent_id,
+        )
+    return host.quiet(event)
+
+
+def _turn(host: Host, event: Event, guard: Guard, pending: Pending) -> Reply:
+    """A new prompt or the end of a turn: questions still open were declined."""
+    for entry in pending.take_session(host.name, event.session_id, (ASKED,)):
+        guard.record_interaction(entry.tool, entry.params, session_id=entry.session_id, approved=False)
+    if event.kind == PROMPT and event.prompt and guard.config.get("hooks.block_prompt_secrets"):
+        from guard.redact import redact_text
+
+        if redact_text(event.prompt) != event.prompt:
+            return host.block_prompt(event, words.PROMPT_SECRET)
+    return host.quiet(event)

@@ -1,0 +1,62 @@
+"""Gemini CLI's hook dialect (``.gemini/settings.json``).
+
+BeforeTool answers a top-level ``decision``: ``allow``, ``deny`` with a ``reason``, or
+``ask`` (implemented in the CLI's scheduler, not yet in its reference docs; where a version
+ignores it, run the hook with ``--no-ask``). AfterTool carries ``tool_response`` with an
+``error`` when the tool failed; BeforeAgent is the prompt gate. Stdout that is not JSON
+means *allow*, and exit 2 blocks with stderr as the reason, so unreadable input gets both
+a JSON deny and exit 2. Tool names: ``run_shell_command``, ``write_file``, ``replace``,
+``read_file``, ``mcp_<server>_<tool>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import attrs
+
+from integrations.hosts.base import POST, PRE, PROMPT, STOP, Event, Reply
+from integrations.hosts.claude_code import ClaudeDialect
+
+
+class GeminiCli(ClaudeDialect):
+    name = "gemini"
+    events: ClassVar[Mapping[str, str]] = {
+        "BeforeTool": PRE,
+        "AfterTool": POST,
+        "BeforeAgent": PROMPT,
+        "AfterAgent": STOP,
+    }
+
+    def parse(self, payload: Mapping[str, Any], env: Mapping[str, str]) -> Event:
+        event = super().parse(payload, env)
+        if event.session_id is None and env.get("GEMINI_SESSION_ID"):
+            event = attrs.evolve(event, session_id=env["GEMINI_SESSION_ID"])
+        return event
+
+    def outcome(self, name: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+        response = payload.get("tool_response")
+        if isinstance(response, Mapping) and response.get("error"):
+            error = response["error"]
+            message = error.get("message") if isinstance(error, Mapping) else error
+            return {"success": False, "error": str(message)[:500]}
+        return {"success": True if response is not None else None, "error": None}
+
+    def headless(self, payload: Mapping[str, Any], env: Mapping[str, str]) -> bool:
+        return False
+
+    def allow(self, event: Event, reason: str) -> Reply:
+        return Reply({"decision": "allow"})
+
+    def ask(self, event: Event, reason: str, risk: str | None = None) -> Reply:
+        return Reply({"decision": "ask", "systemMessage": reason})
+
+    def deny(self, event: Event, why: str, instead: str) -> Reply:
+        return Reply({"decision": "deny", "reason": f"{why} {instead}"})
+
+    def block_prompt(self, event: Event, reason: str) -> Reply:
+        return Reply({"decision": "deny", "reason": reason})
+
+    def unreadable(self, message: str) -> Reply:
+        return Reply({"decision": "deny", "reason": message}, exit_code=2, stderr=message + "\n")

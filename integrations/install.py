@@ -1,0 +1,277 @@
+"""Register guard's hooks in an agent host's settings file, and take them out again.
+
+Only guard's own handlers are touched: a handler is guard's when its command (with its
+``args``) says ``guard hook HOST``. Everything else in the file stays as it was, in its
+order. Installing twice changes nothing; an installed handler is updated in place (its
+group keeps any matcher the user edited). A file guard cannot read is an error and is left
+untouched; writes go through a temporary file and a rename.
+
+Layouts: Claude Code, Codex and Gemini CLI nest ``{event: [{matcher, hooks: [handler]}]}``;
+Cursor lists handlers flat, ``{event: [handler]}``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from guard.errors import GuardError
+from integrations.hosts import ALIASES
+
+
+class InstallError(GuardError):
+    """A settings file guard cannot safely edit."""
+
+
+@attrs.frozen
+class Target:
+    host: str
+    path: str  # relative to the home directory (--user) or the project (--project)
+    events: tuple[tuple[str, str | None, tuple[tuple[str, Any], ...]], ...]  # event, matcher, handler extras
+    flat: bool = False
+    skeleton: tuple[tuple[str, Any], ...] = ()
+
+
+_CODEX_TOOLS = "Bash|apply_patch|mcp__.*"
+TARGETS = {
+    "claude-code": Target(
+        "claude-code",
+        ".claude/settings.json",
+        (
+            ("PreToolUse", "*", (("timeout", 30),)),
+            ("PermissionRequest", "*", (("timeout", 30),)),
+            ("PostToolUse", "*", (("timeout", 30),)),
+            ("PostToolUseFailure", "*", (("timeout", 30),)),
+            ("UserPromptSubmit", None, (("timeout", 30),)),
+        ),
+    ),
+    "codex": Target(
+        "codex",
+        ".codex/hooks.json",
+        (
+            ("PreToolUse", _CODEX_TOOLS, (("timeout", 30),)),
+            ("PermissionRequest", _CODEX_TOOLS, (("timeout", 30),)),
+            ("PostToolUse", _CODEX_TOOLS, (("timeout", 30),)),
+            ("UserPromptSubmit", None, (("timeout", 30),)),
+        ),
+    ),
+    "gemini": Target(
+        "gemini",
+        ".gemini/settings.json",
+        (
+            ("BeforeTool", ".*", (("name", "guard-before"), ("timeout", 30_000))),
+            ("AfterTool", ".*", (("name", "guard-after"), ("timeout", 30_000))),
+            ("BeforeAgent", None, (("name", "guard-prompt"), ("timeout", 30_000))),
+        ),
+    ),
+    "cursor": Target(
+        "cursor",
+        ".cursor/hooks.json",
+        (
+            ("beforeShellExecution", None, ()),
+            ("beforeMCPExecution", None, ()),
+            ("afterShellExecution", None, ()),
+            ("afterMCPExecution", None, ()),
+            ("beforeSubmitPrompt", None, ()),
+        ),
+        flat=True,
+        skeleton=(("version", 1),),
+    ),
+}
+
+
+def settings_path(host: str, *, project: bool, home: Path | None = None, cwd: Path | None = None) -> Path:
+    base = (cwd or Path.cwd()) if project else (home or Path.home())
+    return base / TARGETS[host].path
+
+
+def hook_command(
+    host: str, *, base: str | None = None, workspace: str | None = None, flags: tuple[str, ...] = ()
+) -> str:
+    """``guard hook HOST`` as the host should run it: ``guard`` when it is on PATH, else this Python."""
+    if base is None:
+        base = "guard" if shutil.which("guard") else f"{shlex.quote(sys.executable)} -m guard"
+    parts = [base, "hook", host, *flags]
+    if workspace:
+        parts += ["--workspace", shlex.quote(str(Path(workspace).expanduser().absolute()))]
+    return " ".join(parts)
+
+
+def is_ours(handler: Any, host: str) -> bool:
+    if not isinstance(handler, dict):
+        return False
+    command = handler.get("command")
+    args = handler.get("args")
+    text = command if isinstance(command, str) else ""
+    if isinstance(args, list):
+        text += " " + " ".join(str(a) for a in args)
+    names = [host] + [a for a, h in ALIASES.items() if h == host]
+    return any(re.search(rf"\bguard\s+hook\s+{re.escape(n)}(\s|$)", text) for n in names)
+
+
+# -- editing --------------------------------------------------------------------------------
+def install(path: Path, host: str, command: str, *, dry_run: bool = False) -> tuple[bool, dict[str, Any]]:
+    """Add or update guard's handlers; (changed, the new document)."""
+    target = TARGETS[host]
+    original, doc = _read(path, dict(target.skeleton))
+    hooks = _hooks(doc, path, create=True)
+    for event, matcher, extras in target.events:
+        handler = _handler(command, dict(extras), flat=target.flat)
+        entries = _list(hooks, event, path, create=True)
+        if target.flat:
+            _place_flat(entries, handler, host)
+        else:
+            _place_nested(entries, handler, host, matcher)
+    changed = doc != original
+    if changed and not dry_run:
+        _write(path, doc)
+    return changed, doc
+
+
+def uninstall(path: Path, host: str, *, dry_run: bool = False) -> tuple[int, dict[str, Any]]:
+    """Remove guard's handlers only; (how many, the new document)."""
+    target = TARGETS[host]
+    if not path.exists():
+        return 0, {}
+    original, doc = _read(path, {})
+    hooks = _hooks(doc, path, create=False)
+    removed = 0
+    for event, entries in list(hooks.items()):
+        if not isinstance(entries, list):
+            continue  # not guard's, and not something guard understands: leave it be
+        count = _remove_flat(entries, host) if target.flat else _remove_nested(entries, host)
+        removed += count
+        if count and not entries:
+            del hooks[event]
+    if removed and "hooks" in doc and not doc["hooks"]:
+        del doc["hooks"]
+    if doc != original and not dry_run:
+        _write(path, doc)
+    return removed, doc
+
+
+def _handler(command: str, extras: dict[str, Any], *, flat: bool) -> dict[str, Any]:
+    """Keys in the order the hosts' own examples use: name, type, command, then the rest."""
+    handler: dict[str, Any] = {"name": extras.pop("name")} if "name" in extras else {}
+    if not flat:
+        handler["type"] = "command"
+    handler["command"] = command
+    return handler | extras
+
+
+def _place_nested(groups: list[Any], handler: dict[str, Any], host: str, matcher: str | None) -> None:
+    """Update guard's first handler in place, drop any duplicates of it, or add a group."""
+    placed = False
+    for group in list(groups):
+        inner = group.get("hooks") if isinstance(group, dict) else None
+        if not isinstance(inner, list) or not any(is_ours(h, host) for h in inner):
+            continue
+        kept = []
+        for h in inner:
+            if not is_ours(h, host):
+                kept.append(h)
+            elif not placed:
+                kept.append(handler)
+                placed = True
+        inner[:] = kept
+        if not kept:
+            groups.remove(group)
+    if not placed:
+        groups.append(({"matcher": matcher} if matcher is not None else {}) | {"hooks": [handler]})
+
+
+def _remove_nested(groups: list[Any], host: str) -> int:
+    removed = 0
+    for group in list(groups):
+        inner = group.get("hooks") if isinstance(group, dict) else None
+        if not isinstance(inner, list):
+            continue
+        ours = [h for h in inner if is_ours(h, host)]
+        removed += len(ours)
+        inner[:] = [h for h in inner if not is_ours(h, host)]
+        if ours and not inner:
+            groups.remove(group)
+    return removed
+
+
+def _place_flat(entries: list[Any], handler: dict[str, Any], host: str) -> None:
+    ours = [i for i, h in enumerate(entries) if is_ours(h, host)]
+    if not ours:
+        entries.append(handler)
+        return
+    entries[ours[0]] = handler
+    for i in reversed(ours[1:]):
+        del entries[i]
+
+
+def _remove_flat(entries: list[Any], host: str) -> int:
+    before = len(entries)
+    entries[:] = [h for h in entries if not is_ours(h, host)]
+    return before - len(entries)
+
+
+# -- the file -------------------------------------------------------------------------------
+def _read(path: Path, skeleton: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the document as found, a copy to edit); a missing file reads as ``skeleton``."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}, json.loads(json.dumps(skeleton))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InstallError(f"{path}: cannot read it ({exc}); left untouched") from None
+    try:
+        doc = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError as exc:
+        raise InstallError(
+            f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); left untouched. "
+            "Fix or move the file, then run this again."
+        ) from None
+    if not isinstance(doc, dict):
+        raise InstallError(f"{path}: expected a JSON object at the top, found {type(doc).__name__}; left untouched")
+    return doc, json.loads(json.dumps(doc))
+
+
+def _hooks(doc: dict[str, Any], path: Path, *, create: bool) -> dict[str, Any]:
+    hooks = doc.get("hooks")
+    if hooks is None:
+        if not create:
+            return {}
+        hooks = doc["hooks"] = {}
+    if not isinstance(hooks, dict):
+        raise InstallError(f'{path}: "hooks" is a {type(hooks).__name__}, expected an object; left untouched')
+    return hooks
+
+
+def _list(hooks: dict[str, Any], event: str, path: Path, *, create: bool) -> list[Any]:
+    entries = hooks.get(event)
+    if entries is None and create:
+        entries = hooks[event] = []
+    if not isinstance(entries, list):
+        raise InstallError(f'{path}: "hooks.{event}" is not a list; left untouched')
+    return entries
+
+
+def _write(path: Path, doc: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        mode = 0o644
+    tmp = path.with_name(f".{path.name}.guard-{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

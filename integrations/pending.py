@@ -1,0 +1,185 @@
+"""Open questions between hook calls: asks awaiting their outcome, approvals awaiting their retry.
+
+Every hook call is a separate process (or a separate request to ``guard serve``), so what
+one call asked has to be on disk for the next: a small JSON file in the workspace, 0600,
+rewritten atomically under an ``flock``, bounded (the newest ``LIMIT`` entries) and expiring
+(``hooks.pending_ttl_seconds``). Parameters are stored redacted.
+
+States:
+
+- ``asked``: the host asked the person. The tool's result (same call id, else the same
+  call content) means *approved*; a new prompt or the end of the turn first means *denied*.
+- ``awaiting``: the host could not ask (Codex PreToolUse, ``--no-ask``). The person answers
+  out of band with ``guard approve ID`` or ``guard approve ID --deny``.
+- ``approved``: approved out of band; the next identical call in that session runs, once.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from guard.errors import InputError
+from guard.redact import redact
+from guard.toolnames import canonical_tool
+from integrations.hosts.base import Event
+
+try:  # hashlib's own BLAKE2, without hashlib loading OpenSSL: this runs in a hook process per call
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - other Pythons
+    from hashlib import blake2b
+
+ASKED = "asked"
+AWAITING = "awaiting"
+APPROVED = "approved"
+STATES = (ASKED, AWAITING, APPROVED)
+
+FILENAME = ".guard-pending.json"
+LOCKNAME = ".guard-pending.lock"
+LIMIT = 256
+
+
+def call_key(tool: str, params: Mapping[str, Any]) -> str:
+    """The same call's content gives the same key, whichever hook event carried it."""
+    text = json.dumps([canonical_tool(tool), params], sort_keys=True, ensure_ascii=False, default=str)
+    return blake2b(text.encode(), digest_size=8).hexdigest()
+
+
+@attrs.frozen
+class Entry:
+    id: str
+    state: str
+    host: str
+    session_id: str | None
+    call_id: str | None
+    key: str
+    tool: str
+    params: Mapping[str, Any]
+    created: float
+    cwd: str | None = None
+
+    def matches(self, host: str, session_id: str | None, call_id: str | None, key: str) -> bool:
+        """An ask is answered by its own call (by id when both have one); an approval by the same content."""
+        if self.host != host or self.session_id != session_id:
+            return False
+        if self.state == ASKED and self.call_id and call_id:
+            return self.call_id == call_id
+        return self.key == key
+
+
+class Pending:
+    def __init__(self, workspace: Path, ttl_seconds: float, *, limit: int = LIMIT) -> None:
+        self.path = workspace / FILENAME
+        self.lock_path = workspace / LOCKNAME
+        self.ttl = ttl_seconds
+        self.limit = limit
+
+    # -- questions ------------------------------------------------------------------------
+    def add(self, state: str, event: Event) -> Entry:
+        entry = Entry(
+            id=os.urandom(4).hex(),
+            state=state,
+            host=event.host,
+            session_id=event.session_id,
+            call_id=event.call_id,
+            key=call_key(event.tool or "", event.params),
+            tool=event.tool or "",
+            params=redact(dict(event.params)),
+            created=time.time(),
+            cwd=event.cwd,
+        )
+        with self._edit() as entries:
+            entries.append(entry)
+        return entry
+
+    def find(self, event: Event, states: tuple[str, ...]) -> Entry | None:
+        with self._edit() as entries:
+            return next((e for e in entries if e.state in states and self._is(e, event)), None)
+
+    def take(self, event: Event, states: tuple[str, ...]) -> Entry | None:
+        """Remove and return the oldest open question this event answers."""
+        with self._edit() as entries:
+            for i, e in enumerate(entries):
+                if e.state in states and self._is(e, event):
+                    return entries.pop(i)
+        return None
+
+    def take_session(self, host: str, session_id: str | None, states: tuple[str, ...]) -> list[Entry]:
+        with self._edit() as entries:
+            taken = [e for e in entries if e.state in states and e.host == host and e.session_id == session_id]
+            entries[:] = [e for e in entries if e not in taken]
+        return taken
+
+    def resolve(self, ref: str, *, approved: bool) -> Entry:
+        """``guard approve``: answer an ``awaiting`` question by id (or ``last``)."""
+        with self._edit() as entries:
+            waiting = [e for e in entries if e.state == AWAITING]
+            if ref == "last":
+                found = waiting[-1:]
+            else:
+                found = [e for e in waiting if e.id == ref]
+            if not found:
+                known = ", ".join(e.id for e in waiting) or "none"
+                raise InputError(f"no call is waiting for approval under {ref!r} (waiting: {known})")
+            entry = found[0]
+            i = entries.index(entry)
+            if approved:
+                entries[i] = attrs.evolve(entry, state=APPROVED, created=time.time())
+            else:
+                entries.pop(i)
+            return entry
+
+    def entries(self) -> list[Entry]:
+        with self._edit() as entries:
+            return list(entries)
+
+    @staticmethod
+    def _is(entry: Entry, event: Event) -> bool:
+        return entry.matches(event.host, event.session_id, event.call_id, call_key(event.tool or "", event.params))
+
+    # -- the file -------------------------------------------------------------------------
+    @contextmanager
+    def _edit(self) -> Iterator[list[Entry]]:
+        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            before = self._load()
+            entries = list(before)
+            yield entries
+            entries = entries[-self.limit :]
+            if entries != before:
+                self._save(entries)
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    def _load(self) -> list[Entry]:
+        try:
+            raw = json.loads(self.path.read_text(encoding="utf-8"))
+            entries = [Entry(**e) for e in raw["entries"]]
+        except FileNotFoundError:
+            return []
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            from guard.log import logger
+
+            logger.warning(f"{self.path}: unreadable ({exc}); open hook questions are forgotten")
+            return []
+        oldest = time.time() - self.ttl
+        return [e for e in entries if e.created >= oldest]
+
+    def _save(self, entries: list[Entry]) -> None:
+        # Unlike stores.write_private_atomic this raises: a question guard could not keep must
+        # reach the hook, which then refuses the call instead of asking and forgetting.
+        text = json.dumps({"version": 1, "entries": [attrs.asdict(e) for e in entries]}, ensure_ascii=False)
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, self.path)
