@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM, DecisionRecord, Reason, Risk, ToolCall, Verdict
-
 __version__ = "0.1.0"
 
 __all__ = [
@@ -34,7 +32,17 @@ __all__ = [
     "guarded",
 ]
 
+# Resolved on first access, so a hook's thin client (``guard hook`` talking to ``guard serve``)
+# does not pay for attrs and the records it never builds.
 _LAZY = {
+    "AUTO_ALLOW": "guard.model",
+    "BLOCK": "guard.model",
+    "REQUEST_CONFIRM": "guard.model",
+    "DecisionRecord": "guard.model",
+    "Reason": "guard.model",
+    "Risk": "guard.model",
+    "ToolCall": "guard.model",
+    "Verdict": "guard.model",
     "Guard": "guard.core",
     "guarded": "guard.guarded",
     "MultiSourceFusionEngine": "guard.engine",
@@ -48,6 +56,7 @@ if TYPE_CHECKING:
     from guard.engine import MultiSourceFusionEngine
     from guard.errors import ConfirmationRequired, GuardError, ToolBlocked
     from guard.guarded import guarded
+    from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM, DecisionRecord, Reason, Risk, ToolCall, Verdict
 
 
 def __getattr__(name: str) -> Any:
