@@ -141,7 +141,7 @@ class StaticLayer:
                 layer=NAME,
                 risk=Risk.MEDIUM,
                 ceiling=REQUEST_CONFIRM,
-                reasons=(Reason("G195", f"The static check failed ({type(exc).__name__}); asking instead."),),  # type: ignore[arg-type]  # attrs converter
+                reasons=(Reason("G195", f"The static check failed ({type(exc).__name__}); asking instead."),),  # attrs converter
                 error=f"{type(exc).__name__}: {exc}",
             )
         return _timed(verdict, (time.perf_counter() - start) * 1e6)
@@ -215,8 +215,8 @@ def verdict_for(call: ToolCall | None, analysis: Analysis, rules: userrules.Rule
         decision=BLOCK if risk is Risk.CRITICAL else None,
         ceiling=REQUEST_CONFIRM if risk in (Risk.HIGH, Risk.MEDIUM) and (risk is Risk.HIGH or ceiling) else None,
         floor=floor,
-        reasons=tuple(reasons),  # type: ignore[arg-type]  # attrs converters: mypy cannot solve them
-        tags=frozenset(tags),  # type: ignore[arg-type]
+        reasons=tuple(reasons),  # attrs converters: mypy cannot solve them
+        tags=frozenset(tags),
         data=data,
     )
 
