@@ -43,6 +43,9 @@ class JsonlLog:
         self.path = path
         self._lock = threading.Lock()
         self._fd: int | None = None
+        # (size, mtime_ns) right after our own last write: while the file still looks like
+        # that, its last byte is our newline and need not be read back.
+        self._after_ours: tuple[int, int] | None = None
 
     def _open(self) -> int:
         if self._fd is None:
@@ -56,13 +59,17 @@ class JsonlLog:
             fd = self._open()
             fcntl.flock(fd, fcntl.LOCK_EX)
             try:
-                size = os.fstat(fd).st_size
-                if size and _last_byte(self.path, size) != b"\n":
-                    data = b"\n" + data  # a torn line before us: start clean
+                st = os.fstat(fd)
+                if st.st_size and (st.st_size, st.st_mtime_ns) != self._after_ours:
+                    if _last_byte(self.path, st.st_size) != b"\n":
+                        data = b"\n" + data  # a torn line before us: start clean
                 view = memoryview(data)
+                self._after_ours = None
                 while view:
                     written = os.write(fd, view)
                     view = view[written:]
+                st = os.fstat(fd)
+                self._after_ours = (st.st_size, st.st_mtime_ns)
             finally:
                 fcntl.flock(fd, fcntl.LOCK_UN)
 
@@ -71,6 +78,7 @@ class JsonlLog:
             if self._fd is not None:
                 os.close(self._fd)
                 self._fd = None
+                self._after_ours = None
 
     def read_from(self, offset: int) -> tuple[list[dict[str, Any]], int]:
         """Complete records after ``offset`` and the offset after the last complete line.
