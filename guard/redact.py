@@ -30,7 +30,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"), MASK),
     (re.compile(r"\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\b"), MASK),
     (re.compile(r"(?i)\b(bearer|token|basic)\s+[A-Za-z0-9._~+/\-]{12,}=*"), r"\1 " + MASK),
-    (re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:)[^\s@/]+(@)"), r"\1" + MASK + r"\2"),
+    # The scheme is bounded: unbounded, a long run like "a.a.a…" made every word start
+    # rescan the run (quadratic; 40 kB took 5 s). A run of 64+ scheme characters still
+    # counts as a scheme, so nothing the unbounded pattern redacted is missed.
+    (
+        re.compile(r"(?i)((?:\b[a-z][a-z0-9+.\-]{0,63}|[a-z0-9+.\-]{64})://[^\s:/@]+:)[^\s@/]+(@)"),
+        r"\1" + MASK + r"\2",
+    ),
     (
         re.compile(
             r"(?i)(--?(?:password|passwd|pass|token|secret|api[-_]?key|access[-_]?key|auth)(?:=|\s+))"
@@ -40,7 +46,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (
         re.compile(
-            r"(?i)\b([A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY)[A-Z0-9_]*)"
+            # Look for the secret word ahead, then take the whole name atomically: the
+            # backtracking form was quadratic on a long name ("PASSWORDPASSWORD…").
+            r"(?i)\b(?=[A-Z0-9_]*?(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY))([A-Z0-9_]++)"
             r"(\s*[=:]\s*)(\"[^\"]*\"|'[^']*'|[^\s\"'$;&|]+)"
         ),
         r"\1\2" + MASK,
