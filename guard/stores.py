@@ -54,7 +54,10 @@ class JsonlLog:
 
     def append(self, record: Mapping[str, Any]) -> None:
         """Write one record as one line; raises OSError (disk full, read-only) to the caller."""
-        data = (json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode()
+        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
+        # A lone surrogate (a "\ud800" escape, a file name decoded with surrogateescape) cannot
+        # be UTF-8; written as its JSON escape it reads back as the same string.
+        data = text.encode("utf-8", "backslashreplace")
         with self._lock:
             fd = self._open()
             fcntl.flock(fd, fcntl.LOCK_EX)
