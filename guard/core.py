@@ -248,22 +248,31 @@ class Guard:
 
 
 def decision_line(record: DecisionRecord) -> dict[str, Any]:
-    """The decision-log line: the seed's shape, redacted params, first reasons."""
+    """The decision-log line: the seed's shape, redacted params, each layer's reasons.
+
+    Only fields that can carry text from the call are redacted (tool, session, params,
+    reasons, notes, errors); the rest are numbers and guard's own labels, and scanning
+    them was most of the cost of a decision.
+    """
     out = record.to_dict()
+    out["tool"] = redact(out["tool"])
+    out["session_id"] = redact(out["session_id"])
+    out["reasons"] = redact(out["reasons"])
     out["layers"] = [
         {
             "layer": v["layer"],
             "risk": v["risk"],
             "decision": v["decision"],
-            "reasons": v["reasons"],
+            "reasons": redact(v["reasons"]),
             "elapsed_us": v["elapsed_us"],
         }
-        | ({"error": v["error"]} if "error" in v else {})
+        | ({"error": redact(v["error"])} if "error" in v else {})
         for v in out["layers"]
     ]
-    line: dict[str, Any] = redact(out)
-    line["params"] = redact(dict(record.call.params))  # once: redacting it twice costs a second scan
-    return line
+    out["unavailable"] = redact(out["unavailable"])
+    out["notes"] = redact(out["notes"])
+    out["params"] = redact(dict(record.call.params))
+    return out
 
 
 _LIVE: weakref.WeakSet[Guard] = weakref.WeakSet()
