@@ -68,9 +68,13 @@ class JsonlLog:
                         data = b"\n" + data  # a torn line before us: start clean
                 view = memoryview(data)
                 self._after_ours = None
-                while view:
-                    written = os.write(fd, view)
-                    view = view[written:]
+                try:
+                    while view:
+                        written = os.write(fd, view)
+                        view = view[written:]
+                except OSError:
+                    _take_back(fd, st.st_size, len(data) - len(view))
+                    raise
                 st = os.fstat(fd)
                 self._after_ours = (st.st_size, st.st_mtime_ns)
             finally:
@@ -112,6 +116,21 @@ class JsonlLog:
             logger.warning(f"{self.path}: torn last line skipped")
             data = data[: data.rfind(b"\n") + 1]
         yield from _parse_lines(data, self.path, 0)
+
+
+def _take_back(fd: int, size_before: int, written: int) -> None:
+    """Undo a partial line (disk full, file-size limit) so the file still ends on a whole line.
+
+    Only when the file is exactly what we left: a writer that does not take the lock may
+    have appended since, and its line must not be cut.
+    """
+    if written <= 0:
+        return
+    try:
+        if os.fstat(fd).st_size == size_before + written:
+            os.ftruncate(fd, size_before)
+    except OSError:
+        pass  # the torn fragment stays; readers skip it and the next append starts a new line
 
 
 def _last_byte(path: Path, size: int) -> bytes:
