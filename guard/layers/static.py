@@ -53,6 +53,11 @@ _CRITICAL = (
 )
 
 
+# shlex and the critical patterns are quadratic on some long inputs (a 1 MB single word: ~25 s);
+# longer commands are not parsed and can never be auto-allowed.
+MAX_PARSED = 16_384
+
+
 def classify(call: ToolCall, workspace: Path | None = None) -> Verdict:
     kind = call.kind
     if kind == "bash":
@@ -60,6 +65,13 @@ def classify(call: ToolCall, workspace: Path | None = None) -> Verdict:
         if not isinstance(command, str):
             return Verdict(
                 "static", Risk.MEDIUM, ceiling=REQUEST_CONFIRM, reasons=[Reason("G001", "no command text to judge")]
+            )
+        if len(command) > MAX_PARSED:
+            return Verdict(
+                "static",
+                Risk.MEDIUM,
+                ceiling=REQUEST_CONFIRM,
+                reasons=[Reason("G002", f"the command is too long to parse ({len(command):,} characters)")],
             )
         for pattern, rule, why in _CRITICAL:
             if pattern.search(command):
