@@ -65,8 +65,12 @@ class State:
             logger.warning(f"memory unavailable: {exc}")
 
     def flush(self) -> None:
-        self.aggregates.catch_up()
-        self.aggregates.save()
+        try:
+            self.aggregates.catch_up()
+        except OSError as exc:  # e.g. the workspace is not a directory: close must not fail
+            logger.warning(f"history unavailable: {exc}")
+        else:
+            self.aggregates.save()
         if self.memory is not None:
             try:
                 self.memory.flush()
