@@ -54,6 +54,16 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
         r"\1\2" + MASK,
     ),
     (re.compile(r"(?i)(-H\s*['\"]?(?:authorization|x-api-key|cookie):\s*)[^'\"\n]+"), r"\1" + MASK),
+    # "password": "…" in JSON text or 'password': '…' in a Python repr: the signature of params
+    # that have no command, a curl -d body, an exception message quoting its arguments.
+    (
+        re.compile(
+            r"""(?i)((["'])[^"'\\\n]{0,64}?(?:pass(?:word|wd|phrase)?|secret|token|api[_-]?key|access[_-]?key|"""
+            r"""private[_-]?key|auth(?:orization)?|credentials?|cookie|session[_-]?key|signature)\2\s*:\s*)"""
+            r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s,}\]]+)"""
+        ),
+        r"\1\2" + MASK + r"\2",
+    ),
 )
 
 
@@ -66,7 +76,8 @@ _TRIGGERS = (
     "-----begin",
     *("akia", "asia", "agpa", "aida", "aroa", "anpa", "anva", "aipa"),
     *("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "sk-", "aiza", "eyj"),
-    *("bearer", "token", "basic", "://", "pass", "secret", "auth", "cookie"),
+    *("bearer", "token", "basic", "://", "pass", "secret", "auth", "cookie", "credential", "signature"),
+    *("session_key", "session-key", "sessionkey"),
     *("apikey", "api_key", "api-key", "accesskey", "access_key", "access-key", "privatekey", "private_key"),
 )
 
