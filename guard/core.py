@@ -165,7 +165,7 @@ class Guard:
             "session_id": session_id,
             "duration_ms": duration_ms,
             "error": redact(error) if error else None,
-            "signature": redact(sig),
+            "signature": sig,
             "risk": risk.label,
             "params": redact(dict(call.params)),
         }
@@ -195,7 +195,7 @@ class Guard:
             "action": "approved" if approved else "denied",
             "satisfaction": satisfaction,
             "session_id": session_id,
-            "signature": redact(self.state.signature_of(call)),
+            "signature": self.state.signature_of(call),
             "params": redact(dict(call.params)),
         }
         self.state.aggregates.interactions.append(line)
