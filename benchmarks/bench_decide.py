@@ -1,0 +1,149 @@
+"""``Guard.decide``: warm at 0 / 10k / 100k history, the cold catch-up, a new process's first decision.
+
+Warm decisions cycle through a mix of calls (reads, history hits, a write, a destructive
+command, an unknown tool) over 20 sessions, writing the decision log as in real use. The
+history is written straight to the seed's files, then a first ``Guard`` catches up on it
+(the cold time); closing it persists ``.guard-state.json``, and a second process starting
+from that file is timed as a per-call hook would pay it.
+
+Budgets (DESIGN §5): whole chain warm at 100k history p50 <= 200 µs, p99 <= 2 ms; the seed
+promises < 200 ms per decision, which a new process must meet too.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.common import (
+    CALL_MIX,
+    Row,
+    child_env,
+    guard_config,
+    keep,
+    median,
+    percentile,
+    progress,
+    row,
+    run_python,
+    time_us,
+    write_history,
+)
+
+SIZES = (0, 10_000, 100_000)
+P50_BUDGET_US = 200.0
+P99_BUDGET_US = 2000.0
+SEED_BUDGET_MS = 200.0
+
+
+def label(size: int) -> str:
+    return f"{size // 1000}k" if size >= 1000 else str(size)
+
+
+def decide_samples(guard: object, n: int, warmup: int = 300) -> list[float]:
+    """Latency (µs) of ``n`` warm decisions over the call mix."""
+    calls = [(tool, params, f"bench-{i % 20}") for i, (tool, params) in enumerate(CALL_MIX * 20)]
+    state = {"i": 0}
+    decide = guard.decide  # type: ignore[attr-defined]
+
+    def one() -> None:
+        tool, params, sid = calls[state["i"] % len(calls)]
+        state["i"] += 1
+        decide(tool, params, session_id=sid)
+
+    return time_us(one, n, warmup=warmup)
+
+
+def new_process_ms(workspace: Path) -> tuple[float, float, dict[str, object]]:
+    """A fresh interpreter's first decision from the persisted state: in-process ms, wall ms, facts."""
+    code = f"""
+import json, sys, time
+t0 = time.perf_counter()
+from guard.core import Guard
+g = Guard({str(workspace)!r}, {{"system.health": 90, "memory.backend": "history"}})
+g.decide("bash", {{"command": "git status"}}, session_id="new-process")
+ms = (time.perf_counter() - t0) * 1000
+print(json.dumps({{"ms": ms, "applied": g.state.aggregates.lines_applied, "lancedb": "lancedb" in sys.modules}}))
+"""
+    out, wall = run_python(code, env=child_env())
+    facts = json.loads(out.strip().splitlines()[-1])
+    return float(facts["ms"]), wall, facts
+
+
+def run(quick: bool) -> list[Row]:
+    from guard.core import Guard
+
+    n = 3_000 if quick else 30_000
+    rows: list[Row] = []
+    p50s: dict[int, float] = {}
+    for size in SIZES:
+        with tempfile.TemporaryDirectory(prefix="guard-bench-decide-") as tmp:
+            ws = Path(tmp)
+            if size:
+                progress(f"decide: writing {label(size)} history")
+                write_history(ws, size)
+            progress(f"decide: first Guard at {label(size)} history")
+            t0 = time.perf_counter()
+            g = Guard(ws, guard_config())
+            g.decide("bash", {"command": "git status"}, session_id="cold")
+            cold_ms = (time.perf_counter() - t0) * 1000.0
+            progress(f"decide: {n} warm decisions at {label(size)} history")
+            samples = decide_samples(g, n)
+            g.close()  # persists .guard-state.json for the new-process measurement
+            p50s[size] = median(samples)
+            keep(f"decide {label(size)} history", samples, P50_BUDGET_US)
+            rows.append(row(f"Guard.decide warm p50, {label(size)} history", p50s[size], "µs", f"<= {P50_BUDGET_US:g}"))
+            rows.append(
+                row(
+                    f"Guard.decide warm p99, {label(size)} history",
+                    percentile(samples, 99),
+                    "µs",
+                    f"<= {P99_BUDGET_US:g}",
+                )
+            )
+            if size:
+                rows.append(
+                    row(
+                        f"first Guard + decision, {label(size)} history (catch-up, no state file)",
+                        cold_ms,
+                        "ms",
+                        note="once per workspace; later processes start from .guard-state.json",
+                    )
+                )
+            if size == SIZES[-1]:
+                progress("decide: new processes from the state file")
+                runs = [new_process_ms(ws) for _ in range(3 if quick else 7)]
+                bare = [run_python("pass")[1] for _ in range(3 if quick else 7)]
+                inproc = median([r[0] for r in runs])
+                wall = median([r[1] for r in runs])
+                facts = runs[-1][2]
+                rows.append(
+                    row(
+                        f"new process: import + Guard + first decision, {label(size)} history (state file)",
+                        inproc,
+                        "ms",
+                        f"<= {SEED_BUDGET_MS:g}",
+                        note=f"lines caught up: {facts['applied']}; lancedb imported: {facts['lancedb']}",
+                    )
+                )
+                rows.append(
+                    row(
+                        f"new process wall (python start included), {label(size)} history",
+                        wall,
+                        "ms",
+                        f"<= {SEED_BUDGET_MS:g}",
+                        note=f"bare 'python -c pass' {median(bare):.1f} ms",
+                    )
+                )
+                rows.append(row("new process wall ÷ bare python start", wall / median(bare), "×"))
+    rows.append(
+        row(
+            f"decide p50 at {label(SIZES[-1])} ÷ at 0 history",
+            p50s[SIZES[-1]] / p50s[0],
+            "×",
+            note="history size should not matter: decisions read in-memory aggregates",
+        )
+    )
+    return rows
