@@ -94,6 +94,12 @@ def _may_hold_secret(text: str) -> bool:
 
 def redact_text(text: str) -> str:
     """``redact_text("curl -u bob:hunter2@x")`` hides what looks like a secret."""
+    if len(text) <= _SHORT:
+        return _redact_short(text)
+    return _redact(text)
+
+
+def _redact(text: str) -> str:
     if len(text) > 1_000_000:
         text = text[:1_000_000] + "…[truncated]"
     if not _may_hold_secret(text):
@@ -101,6 +107,12 @@ def redact_text(text: str) -> str:
     for pattern, repl in _PATTERNS:
         text = pattern.sub(repl, text)
     return text
+
+
+# The same short strings (rule messages, notes, tool names, common commands) come back on
+# every decision; redaction is a pure function, so their answer is remembered.
+_SHORT = 200
+_redact_short = functools.lru_cache(maxsize=4096)(_redact)
 
 
 def redact(value: Any, _key: str | None = None, _depth: int = 0) -> Any:
