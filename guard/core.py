@@ -209,7 +209,7 @@ class Guard:
         try:
             ctx = Context(config=self.config, now=_now(), state=None, human_present=self.human_present)
             verdict = static(call, ctx)
-            return verdict.risk or Risk.MEDIUM
+            return verdict.risk if verdict.risk is not None else Risk.MEDIUM  # SAFE is 0, falsy
         except Exception:
             return Risk.MEDIUM
 
