@@ -169,8 +169,7 @@ class Guard:
             "risk": risk.label,
             "params": redact(dict(call.params)),
         }
-        self.state.aggregates.executions.append(line)
-        self.state.aggregates.catch_up()
+        self.state.aggregates.add(self.state.aggregates.executions, line)
         self.state.sessions.on_result(call, success, now)
         self.state.remember(call, sig, success=success, risk=risk, now=now)
 
@@ -198,8 +197,7 @@ class Guard:
             "signature": self.state.signature_of(call),
             "params": redact(dict(call.params)),
         }
-        self.state.aggregates.interactions.append(line)
-        self.state.aggregates.catch_up()
+        self.state.aggregates.add(self.state.aggregates.interactions, line)
         self.state.sessions.on_interaction(call, approved, now)
 
     def _risk_of(self, call: ToolCall) -> Risk:

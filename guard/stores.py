@@ -52,8 +52,13 @@ class JsonlLog:
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         return self._fd
 
-    def append(self, record: Mapping[str, Any]) -> None:
-        """Write one record as one line; raises OSError (disk full, read-only) to the caller."""
+    def append(self, record: Mapping[str, Any]) -> tuple[int, int, int] | None:
+        """Write one record as one line; raises OSError (disk full, read-only) to the caller.
+
+        Returns ``(inode, start, end)``, the bytes the line took, when nothing else was written
+        in between (else None): a reader that had read up to ``start`` can count the record
+        without reading it back.
+        """
         text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
         # A lone surrogate (a "\ud800" escape, a file name decoded with surrogateescape) cannot
         # be UTF-8; written as its JSON escape it reads back as the same string.
@@ -63,9 +68,11 @@ class JsonlLog:
             fcntl.flock(fd, fcntl.LOCK_EX)
             try:
                 st = os.fstat(fd)
+                start = st.st_size
                 if st.st_size and (st.st_size, st.st_mtime_ns) != self._after_ours:
                     if _last_byte(self.path, st.st_size) != b"\n":
                         data = b"\n" + data  # a torn line before us: start clean
+                        start += 1
                 view = memoryview(data)
                 self._after_ours = None
                 try:
@@ -75,8 +82,11 @@ class JsonlLog:
                 except OSError:
                     _take_back(fd, st.st_size, len(data) - len(view))
                     raise
-                st = os.fstat(fd)
-                self._after_ours = (st.st_size, st.st_mtime_ns)
+                end = os.fstat(fd)
+                self._after_ours = (end.st_size, end.st_mtime_ns)
+                if end.st_size != st.st_size + len(data):  # a writer without the lock came between
+                    return None
+                return end.st_ino, start, end.st_size
             finally:
                 fcntl.flock(fd, fcntl.LOCK_UN)
 
@@ -116,6 +126,13 @@ class JsonlLog:
             logger.warning(f"{self.path}: torn last line skipped")
             data = data[: data.rfind(b"\n") + 1]
         yield from _parse_lines(data, self.path, 0)
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except OSError:
+        return None
 
 
 def _take_back(fd: int, size_before: int, written: int) -> None:
@@ -255,6 +272,26 @@ class Aggregates:
         return self.patterns.get(signature)
 
     # -- catching up ----------------------------------------------------------------------
+    def add(self, log: JsonlLog, record: Mapping[str, Any]) -> None:
+        """Append ``record`` to ``log`` (executions or interactions), count it, and catch up.
+
+        When the aggregates had read up to exactly where the line landed, the record is
+        applied as written instead of being read back: the fields the counters use are plain
+        JSON values, so they read back the same. Otherwise catching up reads it with the rest.
+        """
+        span = log.append(record)
+        apply = self._apply_execution if log is self.executions else self._apply_interaction
+        with self._lock:
+            if span is not None:
+                inode, start, end = span
+                name = log.path.name
+                if self.offsets.get(name, [inode, 0]) == [inode, start] and _inode(log.path) == inode:
+                    apply(record, time.time())
+                    self.offsets[name] = [inode, end]
+                    self.lines_applied += 1
+                    self._dirty = True
+            self.catch_up()
+
     def catch_up(self) -> int:
         """Apply lines appended since the last look; returns how many."""
         applied = 0
