@@ -111,3 +111,20 @@ class TestSignature:
         memory = next(v for v in record.layers if v.layer == "fusion").data["dimensions"]["memory"]
         assert memory["matched"] == 3
         assert "abcdefghijklmnop" not in json.dumps(whole_lines(tmp_path / "ws" / ".command-execution.jsonl"))
+
+
+class TestCountingOwnAppends:
+    def test_interleaved_writers_are_each_counted_once(self, make_guard: Any, tmp_path: Path) -> None:
+        """A record is applied as written only when nothing landed before it; else it is read back."""
+        a, b = make_guard(), make_guard()
+        a.record_result("bash", {"command": "make"}, success=True)
+        b.record_result("bash", {"command": "make"}, success=False)
+        a.record_result("bash", {"command": "make"}, success=True)
+        a.record_interaction("bash", {"command": "make"}, approved=True, satisfaction=5)
+        for g in (a, b):
+            g.state.aggregates.catch_up()
+            tool, user = g.state.aggregates.tool("bash"), g.state.aggregates.user("bash")
+            assert tool is not None and (tool.runs, tool.successes) == (3, 2)
+            assert user is not None and (user.interactions, user.approvals) == (1, 1)
+        lines = whole_lines(tmp_path / "ws" / ".command-execution.jsonl")
+        assert [r["status"] for r in lines] == ["success", "failure", "success"]
