@@ -128,3 +128,30 @@ class TestCountingOwnAppends:
             assert user is not None and (user.interactions, user.approvals) == (1, 1)
         lines = whole_lines(tmp_path / "ws" / ".command-execution.jsonl")
         assert [r["status"] for r in lines] == ["success", "failure", "success"]
+
+
+class TestGuardedRecordsTheDecidedRisk:
+    def test_sync_and_async_record_the_static_risk_of_the_decision(self, make_guard: Any, tmp_path: Path) -> None:
+        import asyncio
+
+        from guard.guarded import guarded
+
+        g = make_guard()
+
+        @guarded(tool="bash", guard=g, confirm=lambda record: True)
+        def bash(command: str) -> None:
+            return None
+
+        @guarded(tool="bash", guard=g, confirm=lambda record: True)
+        async def abash(command: str) -> None:
+            return None
+
+        bash("ls")
+        bash("rm -rf build")
+        asyncio.run(abash("cat README.md"))
+        lines = whole_lines(tmp_path / "ws" / ".command-execution.jsonl")
+        assert [(r["params"]["command"], r["risk"]) for r in lines] == [
+            ("ls", "safe"),
+            ("rm -rf build", "medium"),
+            ("cat README.md", "safe"),
+        ]
