@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.common import Row, guard_config, keep, median, percentile, progress, row, time_us
@@ -41,8 +42,7 @@ def run(quick: bool) -> list[Row]:
             raise RuntimeError("the benchmark's read was not auto-allowed; the overhead would include a prompt")
 
         progress(f"@guarded: {n} sync calls")
-        bare = time_us(lambda: read_file("README.md"), n, warmup=200)
-        wrapped = time_us(lambda: sync_tool("README.md"), n, warmup=200)
+        bare, wrapped = _interleaved(lambda: read_file("README.md"), lambda: sync_tool("README.md"), n)
         overhead = [w - median(bare) for w in wrapped]
         keep("@guarded sync overhead", overhead, BUDGET_US)
         rows.append(row("@guarded overhead p50, sync no-op", median(overhead), "µs", f"<= {BUDGET_US:g}"))
@@ -66,6 +66,26 @@ def run(quick: bool) -> list[Row]:
     return rows
 
 
+def _interleaved(
+    bare_fn: Callable[[], object], wrapped_fn: Callable[[], object], n: int
+) -> tuple[list[float], list[float]]:
+    """Bare and guarded calls alternately, so a busy neighbour slows both alike (µs)."""
+    clock = time.perf_counter_ns
+    for _ in range(200):
+        bare_fn()
+        wrapped_fn()
+    bare, wrapped = [], []
+    for _ in range(n):
+        t0 = clock()
+        bare_fn()
+        t1 = clock()
+        wrapped_fn()
+        t2 = clock()
+        bare.append((t1 - t0) / 1000.0)
+        wrapped.append((t2 - t1) / 1000.0)
+    return bare, wrapped
+
+
 async def _async_samples(bare_fn, wrapped_fn, n: int) -> tuple[list[float], list[float]]:  # type: ignore[no-untyped-def]
     clock = time.perf_counter_ns
     for _ in range(200):
@@ -75,9 +95,9 @@ async def _async_samples(bare_fn, wrapped_fn, n: int) -> tuple[list[float], list
     for _ in range(n):
         t0 = clock()
         await bare_fn("README.md")
-        bare.append((clock() - t0) / 1000.0)
-    for _ in range(n):
-        t0 = clock()
+        t1 = clock()
         await wrapped_fn("README.md")
-        wrapped.append((clock() - t0) / 1000.0)
+        t2 = clock()
+        bare.append((t1 - t0) / 1000.0)
+        wrapped.append((t2 - t1) / 1000.0)
     return bare, wrapped

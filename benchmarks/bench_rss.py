@@ -64,7 +64,12 @@ def run(quick: bool) -> list[Row]:
         from guard.core import Guard
 
         Guard(big, guard_config()).close()  # catch up once and persist .guard-state.json
-        for label, ws in (("empty workspace", empty), ("100k history (state file)", big)):
+        cases = [("empty workspace", empty), ("100k history (state file)", big)]
+        if not quick:
+            scratch = Path(tmp) / "scratch"
+            write_history(scratch, 100_000)
+            cases.append(("100k history caught up from scratch", scratch))
+        for label, ws in cases:
             progress(f"rss: engine, {label}")
             rss, peak, facts = _measure(f"WS = {str(ws)!r}\nCONFIG = {guard_config()!r}\n" + ENGINE, runs)
             rows.append(
