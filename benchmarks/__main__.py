@@ -1,4 +1,4 @@
-"""``python -m benchmarks [--quick] [--json FILE] [--plot FILE] [--only NAMES]``.
+"""``python -m benchmarks [--quick] [--json FILE] [--plot FILE] [--markdown FILE] [--only NAMES]``.
 
 Runs every ``benchmarks/bench_*.py`` module it finds, prints one table, and optionally
 writes the rows as JSON. A module that fails to import or raises becomes a row with a
@@ -185,6 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--plot", metavar="FILE", help="write a PNG of the latency distributions (default in a full run: bench.png)"
     )
     p.add_argument("--no-plot", action="store_true", help="no PNG, even in a full run")
+    p.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown (for docs/benchmarks.md)")
     p.add_argument("--only", metavar="NAMES", help="comma-separated modules to run (e.g. decide,rss)")
     p.add_argument("--list", action="store_true", help="list the benchmark modules found and exit")
     args = p.parse_args(argv)
@@ -222,6 +223,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"  - {name}")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    if args.markdown:
+        Path(args.markdown).write_text(markdown(rows) + "\n", encoding="utf-8")
     plot_path = args.plot or (None if args.quick or args.no_plot else "bench.png")
     if plot_path and not args.no_plot and common.SAMPLES:
         from benchmarks.plot import write_png

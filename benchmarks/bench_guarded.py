@@ -43,14 +43,16 @@ def run(quick: bool) -> list[Row]:
 
         progress(f"@guarded: {n} sync calls")
         bare, wrapped = _interleaved(lambda: read_file("README.md"), lambda: sync_tool("README.md"), n)
-        overhead = [w - median(bare) for w in wrapped]
+        base = median(bare)
+        overhead = [w - base for w in wrapped]
         keep("@guarded sync overhead", overhead, BUDGET_US)
         rows.append(row("@guarded overhead p50, sync no-op", median(overhead), "µs", f"<= {BUDGET_US:g}"))
         rows.append(row("@guarded overhead p99, sync no-op", percentile(overhead, 99), "µs"))
 
         progress(f"@guarded: {n} async calls")
         bare_a, wrapped_a = asyncio.run(_async_samples(read_file_async, async_tool, n))
-        overhead_a = [w - median(bare_a) for w in wrapped_a]
+        base_a = median(bare_a)
+        overhead_a = [w - base_a for w in wrapped_a]
         keep("@guarded async overhead", overhead_a, BUDGET_US)
         rows.append(row("@guarded overhead p50, async no-op", median(overhead_a), "µs", f"<= {BUDGET_US:g}"))
         rows.append(row("@guarded overhead p99, async no-op", percentile(overhead_a, 99), "µs"))

@@ -102,8 +102,10 @@ class TestRunner:
     def test_failures_become_note_rows_and_the_run_goes_on(
         self, extra_modules: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
     ) -> None:
-        out = tmp_path / "rows.json"
-        code = runner.main(["--quick", "--only", "zz_ok,zz_broken,zz_raises,zz_junk", "--json", str(out)])
+        out, md = tmp_path / "rows.json", tmp_path / "table.md"
+        code = runner.main(
+            ["--quick", "--only", "zz_ok,zz_broken,zz_raises,zz_junk", "--json", str(out), "--markdown", str(md)]
+        )
         assert code == 0  # a missed budget and broken modules are reported, not an error
         rows = json.loads(out.read_text())
         _valid_rows(rows)
@@ -115,6 +117,7 @@ class TestRunner:
         assert "disk on fire" in by_name["zz_raises: failed"]["note"]
         assert by_name["zz_junk: malformed row"]["value"] is None
         assert by_name["nan"]["value"] is None  # NaN is not JSON
+        assert md.read_text().count("\n") == len(rows) + 2  # header, rule, one line per row
         printed = capsys.readouterr().out
         assert "1 budgets met, 1 missed" in printed and "  - slow thing" in printed
 
@@ -169,11 +172,11 @@ class TestPlot:
 
 @pytest.mark.slow
 def test_quick_run_from_the_command_line_writes_valid_rows(tmp_path: Path) -> None:
-    """``python -m benchmarks --quick --json F`` (two modules, to stay quick; CI runs them all)."""
+    """``python -m benchmarks --quick --json F`` (one module, to stay quick; CI runs them all)."""
     out = tmp_path / "bench.json"
     env = dict(os.environ, PYTHONPATH=str(REPO), LANCE_LOG="error")
     proc = subprocess.run(
-        [sys.executable, "-m", "benchmarks", "--quick", "--only", "guarded,concurrency", "--json", str(out)],
+        [sys.executable, "-m", "benchmarks", "--quick", "--only", "concurrency", "--json", str(out)],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -185,7 +188,7 @@ def test_quick_run_from_the_command_line_writes_valid_rows(tmp_path: Path) -> No
     rows = json.loads(out.read_text())
     _valid_rows(rows)
     names = [r["name"] for r in rows]
-    assert any("@guarded overhead p50" in n for n in names)
+    assert any("decision p99" in n and r["budget"] for n, r in zip(names, rows, strict=True))
     assert any("records lost" in n for n in names)
     assert all(r["value"] is not None for r in rows), [r for r in rows if r["value"] is None]
     lost = [r for r in rows if "records lost" in r["name"]]
