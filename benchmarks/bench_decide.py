@@ -16,6 +16,7 @@ import json
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from benchmarks.common import (
     CALL_MIX,
@@ -61,30 +62,31 @@ def reference_op() -> None:
     json.loads(json.dumps(REFERENCE))
 
 
-def decide_samples(guard: object, n: int, warmup: int = 300) -> tuple[list[float], list[float], list[float]]:
-    """Wall latency (µs) of ``n`` warm decisions over the call mix, their on-CPU time (µs), and
-    the reference op's wall time between them."""
+def decide_samples(guards: dict[int, Any], n: int, warmup: int = 300) -> dict[int, tuple[list[float], ...]]:
+    """Per history size: wall latency (µs) of ``n`` warm decisions over the call mix, their
+    on-CPU time, and the reference op's time. Sizes and the reference alternate in blocks of
+    50 so that all of them see the same phases of a busy machine."""
     calls = [(tool, params, f"bench-{i % 20}") for i, (tool, params) in enumerate(CALL_MIX * 20)]
-    decide = guard.decide  # type: ignore[attr-defined]
     clock, cpu = time.perf_counter_ns, time.thread_time_ns
-    for i in range(warmup):
-        tool, params, sid = calls[i % len(calls)]
-        decide(tool, params, session_id=sid)
-    samples: list[float] = []
-    on_cpu: list[float] = []
-    reference: list[float] = []
-    for block in range(0, n, 50):  # alternate blocks: both see the same phases of a busy machine
-        for i in range(block, min(n, block + 50)):
+    for g in guards.values():
+        for i in range(warmup):
             tool, params, sid = calls[i % len(calls)]
-            t0, c0 = clock(), cpu()
-            decide(tool, params, session_id=sid)
-            on_cpu.append((cpu() - c0) / 1000.0)
-            samples.append((clock() - t0) / 1000.0)
-        for _ in range(10):
-            t0 = clock()
-            reference_op()
-            reference.append((clock() - t0) / 1000.0)
-    return samples, on_cpu, reference
+            g.decide(tool, params, session_id=sid)
+    out: dict[int, tuple[list[float], ...]] = {size: ([], [], []) for size in guards}
+    for block in range(0, n, 50):
+        for size, g in guards.items():
+            wall, on_cpu, reference = out[size]
+            for i in range(block, min(n, block + 50)):
+                tool, params, sid = calls[i % len(calls)]
+                t0, c0 = clock(), cpu()
+                g.decide(tool, params, session_id=sid)
+                on_cpu.append((cpu() - c0) / 1000.0)
+                wall.append((clock() - t0) / 1000.0)
+            for _ in range(10):
+                t0 = clock()
+                reference_op()
+                reference.append((clock() - t0) / 1000.0)
+    return out
 
 
 def new_process_ms(workspace: Path) -> tuple[float, float, dict[str, object]]:
@@ -108,28 +110,31 @@ def run(quick: bool) -> list[Row]:
 
     n = 3_000 if quick else 30_000
     rows: list[Row] = []
-    p50s: dict[int, float] = {}
-    for size in SIZES:
-        with tempfile.TemporaryDirectory(prefix="guard-bench-decide-") as tmp:
-            ws = Path(tmp)
+    with tempfile.TemporaryDirectory(prefix="guard-bench-decide-") as tmp:
+        workspaces = {size: Path(tmp) / f"h{size}" for size in SIZES}
+        guards: dict[int, Any] = {}
+        cold: dict[int, float] = {}
+        for size, ws in workspaces.items():
             if size:
                 progress(f"decide: writing {label(size)} history")
                 write_history(ws, size)
             progress(f"decide: first Guard at {label(size)} history")
             t0 = time.perf_counter()
-            g = Guard(ws, guard_config())
-            g.decide("bash", {"command": "git status"}, session_id="cold")
-            cold_ms = (time.perf_counter() - t0) * 1000.0
-            progress(f"decide: {n} warm decisions at {label(size)} history")
-            samples, on_cpu, reference = decide_samples(g, n)
+            guards[size] = Guard(ws, guard_config())
+            guards[size].decide("bash", {"command": "git status"}, session_id="cold")
+            cold[size] = (time.perf_counter() - t0) * 1000.0
+        progress(f"decide: {n} warm decisions at each history size")
+        samples = decide_samples(guards, n)
+        for g in guards.values():
             g.close()  # persists .guard-state.json for the new-process measurement
-            p50s[size] = median(samples)
-            keep(f"decide {label(size)} history", samples, P50_BUDGET_US)
+        p50s = {size: median(wall) for size, (wall, _, _) in samples.items()}
+        for size, (wall, on_cpu, reference) in samples.items():
+            keep(f"decide {label(size)} history", wall, P50_BUDGET_US)
             rows.append(row(f"Guard.decide warm p50, {label(size)} history", p50s[size], "µs", f"<= {P50_BUDGET_US:g}"))
             rows.append(
                 row(
                     f"Guard.decide warm p99, {label(size)} history",
-                    percentile(samples, 99),
+                    percentile(wall, 99),
                     "µs",
                     f"<= {P99_BUDGET_US:g}",
                     note=f"on-CPU p99 {percentile(on_cpu, 99):.0f} µs (the rest is waiting for a CPU)",
@@ -140,50 +145,50 @@ def run(quick: bool) -> list[Row]:
                     f"Guard.decide p50 ÷ reference op, {label(size)} history",
                     p50s[size] / median(reference),
                     "×",
-                    note=f"reference (a decision line's JSON round trip) {median(reference):.1f} µs in this run",
+                    note=f"reference (a decision line's JSON round trip) {median(reference):.1f} µs in the same blocks",
                 )
             )
             if size:
                 rows.append(
                     row(
                         f"first Guard + decision, {label(size)} history (catch-up, no state file)",
-                        cold_ms,
+                        cold[size],
                         "ms",
                         note="once per workspace; later processes start from .guard-state.json",
                     )
                 )
-            if size == SIZES[-1]:
-                progress("decide: new processes from the state file")
-                runs = [new_process_ms(ws) for _ in range(3 if quick else 7)]
-                bare = [run_python("pass")[1] for _ in range(3 if quick else 7)]
-                inproc = median([r[0] for r in runs])
-                wall = median([r[1] for r in runs])
-                facts = runs[-1][2]
-                rows.append(
-                    row(
-                        f"new process: import + Guard + first decision, {label(size)} history (state file)",
-                        inproc,
-                        "ms",
-                        f"<= {SEED_BUDGET_MS:g}",
-                        note=f"lines caught up: {facts['applied']}; lancedb imported: {facts['lancedb']}",
-                    )
-                )
-                rows.append(
-                    row(
-                        f"new process wall (python start included), {label(size)} history",
-                        wall,
-                        "ms",
-                        f"<= {SEED_BUDGET_MS:g}",
-                        note=f"bare 'python -c pass' {median(bare):.1f} ms",
-                    )
-                )
-                rows.append(row("new process wall ÷ bare python start", wall / median(bare), "×"))
-    rows.append(
-        row(
-            f"decide p50 at {label(SIZES[-1])} ÷ at 0 history",
-            p50s[SIZES[-1]] / p50s[0],
-            "×",
-            note="history size should not matter: decisions read in-memory aggregates",
+        rows.append(
+            row(
+                f"decide p50 at {label(SIZES[-1])} ÷ at 0 history",
+                p50s[SIZES[-1]] / p50s[0],
+                "×",
+                note="history size should not matter: decisions read in-memory aggregates",
+            )
         )
-    )
+        progress("decide: new processes from the state file")
+        big = SIZES[-1]
+        runs = [new_process_ms(workspaces[big]) for _ in range(3 if quick else 7)]
+        bare = [run_python("pass")[1] for _ in range(3 if quick else 7)]
+        inproc = median([r[0] for r in runs])
+        wall_ms = median([r[1] for r in runs])
+        facts = runs[-1][2]
+        rows.append(
+            row(
+                f"new process: import + Guard + first decision, {label(big)} history (state file)",
+                inproc,
+                "ms",
+                f"<= {SEED_BUDGET_MS:g}",
+                note=f"lines caught up: {facts['applied']}; lancedb imported: {facts['lancedb']}",
+            )
+        )
+        rows.append(
+            row(
+                f"new process wall (python start included), {label(big)} history",
+                wall_ms,
+                "ms",
+                f"<= {SEED_BUDGET_MS:g}",
+                note=f"bare 'python -c pass' {median(bare):.1f} ms",
+            )
+        )
+        rows.append(row("new process wall ÷ bare python start", wall_ms / median(bare), "×"))
     return rows
