@@ -255,7 +255,6 @@ def decision_line(record: DecisionRecord) -> dict[str, Any]:
     out = record.to_dict()
     out["tool"] = redact(out["tool"])
     out["session_id"] = redact(out["session_id"])
-    out["reasons"] = redact(out["reasons"])
     out["layers"] = [
         {
             "layer": v["layer"],
@@ -267,6 +266,7 @@ def decision_line(record: DecisionRecord) -> dict[str, Any]:
         | ({"error": redact(v["error"])} if "error" in v else {})
         for v in out["layers"]
     ]
+    out["reasons"] = [r for v in out["layers"] for r in v["reasons"]]  # the record's reasons are the layers'
     out["unavailable"] = redact(out["unavailable"])
     out["notes"] = redact(out["notes"])
     out["params"] = redact(dict(record.call.params))
