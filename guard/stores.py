@@ -29,6 +29,8 @@ import attrs
 
 from guard import workspace as ws
 from guard.log import logger
+from guard.memory.base import importance_of
+from guard.model import Risk
 from guard.toolnames import canonical_tool
 
 STATE_VERSION = 2
@@ -126,13 +128,6 @@ class JsonlLog:
             logger.warning(f"{self.path}: torn last line skipped")
             data = data[: data.rfind(b"\n") + 1]
         yield from _parse_lines(data, self.path, 0)
-
-
-def _inode(path: Path) -> int | None:
-    try:
-        return os.stat(path).st_ino
-    except OSError:
-        return None
 
 
 def _take_back(fd: int, size_before: int, written: int) -> None:
@@ -285,7 +280,8 @@ class Aggregates:
             if span is not None:
                 inode, start, end = span
                 name = log.path.name
-                if self.offsets.get(name, [inode, 0]) == [inode, start] and _inode(log.path) == inode:
+                # (If the path now names another file, catching up below notices and recounts.)
+                if self.offsets.get(name, [inode, 0]) == [inode, start]:
                     apply(record, time.time())
                     self.offsets[name] = [inode, end]
                     self.lines_applied += 1
@@ -341,9 +337,6 @@ class Aggregates:
         stats.decayed.add(1.0 if ok else 0.0, ts, self.half_lives[0])
         sig = rec.get("signature")
         if isinstance(sig, str):
-            from guard.memory.base import importance_of
-            from guard.model import Risk
-
             try:
                 risk = Risk.parse(rec.get("risk") or "medium")
             except ValueError:
