@@ -48,11 +48,24 @@ class JsonlLog:
         # (size, mtime_ns) right after our own last write: while the file still looks like
         # that, its last byte is our newline and need not be read back.
         self._after_ours: tuple[int, int] | None = None
+        self._file: tuple[int, int] | None = None  # (st_dev, st_ino) of the open descriptor
 
     def _open(self) -> int:
-        if self._fd is None:
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        return self._fd
+        """The descriptor, reopened when the path no longer names the file it was opened on:
+        after the log was moved away or replaced, appends must still land in the workspace."""
+        if self._fd is not None:
+            try:
+                st = os.stat(self.path)
+                if (st.st_dev, st.st_ino) == self._file:
+                    return self._fd
+            except FileNotFoundError:
+                pass
+            os.close(self._fd)
+            self._fd = self._file = self._after_ours = None
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        st = os.fstat(fd)
+        self._fd, self._file = fd, (st.st_dev, st.st_ino)
+        return fd
 
     def append(self, record: Mapping[str, Any]) -> tuple[int, int, int] | None:
         """Write one record as one line; raises OSError (disk full, read-only) to the caller.
@@ -96,8 +109,7 @@ class JsonlLog:
         with self._lock:
             if self._fd is not None:
                 os.close(self._fd)
-                self._fd = None
-                self._after_ours = None
+                self._fd = self._file = self._after_ours = None
 
     def read_from(self, offset: int) -> tuple[list[dict[str, Any]], int]:
         """Complete records after ``offset`` and the offset after the last complete line.

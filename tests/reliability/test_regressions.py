@@ -155,3 +155,21 @@ class TestGuardedRecordsTheDecidedRisk:
             ("rm -rf build", "medium"),
             ("cat README.md", "safe"),
         ]
+
+
+class TestMovedLogs:
+    def test_appends_follow_the_path_after_the_log_is_moved_away(self, make_guard: Any, tmp_path: Path) -> None:
+        """A long-lived writer kept appending to the moved file; the workspace lost those lines."""
+        ws = tmp_path / "ws"
+        g = make_guard(ws)
+        g.decide("bash", {"command": "echo 1"})
+        g.record_result("bash", {"command": "echo 1"}, success=True)
+        (ws / ".fusion-decisions.jsonl").rename(tmp_path / "archived-decisions.jsonl")
+        (ws / ".command-execution.jsonl").rename(tmp_path / "archived-executions.jsonl")
+        g.decide("bash", {"command": "echo 2"})
+        g.record_result("bash", {"command": "echo 2"}, success=False)
+        assert [r["params"]["command"] for r in whole_lines(ws / ".fusion-decisions.jsonl")] == ["echo 2"]
+        assert [r["status"] for r in whole_lines(ws / ".command-execution.jsonl")] == ["failure"]
+        assert len(whole_lines(tmp_path / "archived-decisions.jsonl")) == 1
+        stats = g.state.aggregates.tool("bash")
+        assert stats is not None and (stats.runs, stats.successes) == (1, 0)  # recounted from the new file
