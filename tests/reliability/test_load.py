@@ -50,7 +50,10 @@ def loaded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[list[in
         assert proc.exitcode == 0
     errors = [e for r in reports for e in r["errors"]]
     assert not errors, errors[:5]
-    return ws, [r["counts"] for r in reports]
+    counts = [r["counts"] for r in reports]
+    calls = sum(sum(per) for per in counts)
+    print(f"\nload: {PROCESSES} processes x {THREADS} threads, {SECONDS:g} s: {calls} calls")  # shown with -s
+    return ws, counts
 
 
 def _expected(counts: list[list[int]], every: int = 1) -> set[str]:
