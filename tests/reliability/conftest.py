@@ -71,6 +71,7 @@ def logged() -> Iterator[list[str]]:
     """The warnings guard logs while the test runs (guard's loguru namespace, enabled)."""
     from loguru import logger
 
+    from guard import log
     from guard.log import logger as guard_logger
 
     guard_logger.level  # noqa: B018  (load loguru the way guard does, before enabling)
@@ -79,7 +80,8 @@ def logged() -> Iterator[list[str]]:
     handler = logger.add(lambda m: messages.append(m.record["message"]), level="WARNING", format="{message}")
     yield messages
     logger.remove(handler)
-    logger.disable("guard")
+    if log._state["stderr_level"] is None:  # leave it as guard had it: enabled only if the CLI asked
+        logger.disable("guard")
 
 
 def can_mount_tmpfs(where: Path) -> str | None:
