@@ -173,3 +173,23 @@ class TestMovedLogs:
         assert len(whole_lines(tmp_path / "archived-decisions.jsonl")) == 1
         stats = g.state.aggregates.tool("bash")
         assert stats is not None and (stats.runs, stats.successes) == (1, 0)  # recounted from the new file
+
+
+class TestPackageExports:
+    def test_importing_the_guarded_module_does_not_shadow_the_decorator(self) -> None:
+        """After ``from guard.guarded import ...`` anywhere, ``from guard import guarded`` gave the module."""
+        import subprocess
+        import sys
+
+        from .conftest import cli_env
+
+        code = (
+            "import types\n"
+            "from guard.guarded import guarded as direct\n"
+            "from guard import guarded\n"
+            "assert guarded is direct and not isinstance(guarded, types.ModuleType), guarded\n"
+            "import guard\n"
+            "assert guard.Guard.__name__ == 'Guard'\n"
+        )
+        proc = subprocess.run([sys.executable, "-c", code], env=cli_env(), capture_output=True, text=True, check=False)
+        assert proc.returncode == 0, proc.stderr
