@@ -84,8 +84,8 @@ async def _tasks(tool: object, callers: int, k: int, tag: str) -> tuple[list[flo
 
 
 def run(quick: bool) -> list[Row]:
+    from guard import guarded
     from guard.core import Guard
-    from guard.guarded import guarded
 
     k = 20 if quick else 100
     rows: list[Row] = []

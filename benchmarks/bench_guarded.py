@@ -25,7 +25,7 @@ BLOCK = 50
 
 async def _samples(guard: Any, n: int) -> dict[str, list[float]]:
     """Wall times (µs) of bare/guarded sync and async calls and of ``decide``, in blocks."""
-    from guard.guarded import guarded
+    from guard import guarded
 
     def read_file(file_path: str) -> None:
         return None

@@ -134,7 +134,7 @@ class TestGuardedRecordsTheDecidedRisk:
     def test_sync_and_async_record_the_static_risk_of_the_decision(self, make_guard: Any, tmp_path: Path) -> None:
         import asyncio
 
-        from guard.guarded import guarded
+        from guard import guarded
 
         g = make_guard()
 

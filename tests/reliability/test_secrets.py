@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
+from guard import guarded
 from guard.core import Guard
 from guard.feed import feed
-from guard.guarded import guarded
 
 from .conftest import CONFIG, run_guard
 
