@@ -11,6 +11,8 @@ loaded on first use with the ``guard`` namespace disabled; see ``guard.log``).
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -68,3 +70,20 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
+
+
+class _Package(types.ModuleType):
+    """Keeps ``guard.guarded`` the decorator.
+
+    Importing the submodule of the same name (``from guard.guarded import ...``) registers
+    the module object on the package, and a module attribute is never looked up through
+    ``__getattr__``: ``from guard import guarded`` then returned the module.
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, types.ModuleType) and _LAZY.get(name) == value.__name__:
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

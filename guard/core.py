@@ -172,12 +172,11 @@ class Guard:
             "session_id": session_id,
             "duration_ms": duration_ms,
             "error": redact(error) if error else None,
-            "signature": redact(sig),
+            "signature": sig,
             "risk": risk.label,
             "params": redact(dict(call.params)),
         }
-        self.state.aggregates.executions.append(line)
-        self.state.aggregates.catch_up()
+        self.state.aggregates.add(self.state.aggregates.executions, line)
         self.state.sessions.on_result(call, success, now)
         self.state.remember(call, sig, success=success, risk=risk, now=now)
 
@@ -202,11 +201,10 @@ class Guard:
             "action": "approved" if approved else "denied",
             "satisfaction": satisfaction,
             "session_id": session_id,
-            "signature": redact(self.state.signature_of(call)),
+            "signature": self.state.signature_of(call),
             "params": redact(dict(call.params)),
         }
-        self.state.aggregates.interactions.append(line)
-        self.state.aggregates.catch_up()
+        self.state.aggregates.add(self.state.aggregates.interactions, line)
         self.state.sessions.on_interaction(call, approved, now)
 
     def _risk_of(self, call: ToolCall) -> Risk:
@@ -216,7 +214,7 @@ class Guard:
         try:
             ctx = Context(config=self.config, now=_now(), state=None, human_present=self.human_present)
             verdict = static(call, ctx)
-            return verdict.risk or Risk.MEDIUM
+            return verdict.risk if verdict.risk is not None else Risk.MEDIUM  # SAFE is 0, falsy
         except Exception:
             return Risk.MEDIUM
 
@@ -258,11 +256,15 @@ class Guard:
 
 
 def decision_line(record: DecisionRecord) -> dict[str, Any]:
-    """The decision-log line: the seed's shape, redacted params, each layer's reasons."""
+    """The decision-log line: the seed's shape, redacted params, each layer's reasons.
+
+    Only fields that can carry text from the call are redacted (tool, session, params,
+    reasons, notes, errors); the rest are numbers and guard's own labels, and scanning
+    them was most of the cost of a decision.
+    """
     out = record.to_dict()
-    out["params"] = redact(dict(record.call.params))
-    out["reasons"] = redact(out["reasons"])
-    out["notes"] = redact(out["notes"])
+    out["tool"] = redact(out["tool"])
+    out["session_id"] = redact(out["session_id"])
     out["layers"] = [
         {
             "layer": v["layer"],
@@ -274,6 +276,10 @@ def decision_line(record: DecisionRecord) -> dict[str, Any]:
         | ({"error": redact(v["error"])} if "error" in v else {})
         for v in out["layers"]
     ]
+    out["reasons"] = [r for v in out["layers"] for r in v["reasons"]]  # the record's reasons are the layers'
+    out["unavailable"] = redact(out["unavailable"])
+    out["notes"] = redact(out["notes"])
+    out["params"] = redact(dict(record.call.params))
     return out
 
 

@@ -36,7 +36,7 @@ _EVENTS = {
 }
 
 
-def error_record(line_no: int, message: str, raw: str | None = None) -> dict[str, Any]:
+def error_record(line_no: int, message: str, raw: str | bytes | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "line": line_no,
         "error": message,
@@ -44,15 +44,25 @@ def error_record(line_no: int, message: str, raw: str | None = None) -> dict[str
         "reasons": [{"id": "G003", "message": f"unreadable event: {message}"}],
     }
     if raw is not None:
-        out["input"] = raw[:200]
+        out["input"] = (raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw)[:200]
     return out
 
 
-def apply_line(guard: Guard, line: str, line_no: int) -> dict[str, Any] | None:
-    """Apply one line; a dict to print for dispatches and errors, None for recorded events."""
+def apply_line(guard: Guard, line: str | bytes, line_no: int) -> dict[str, Any] | None:
+    """Apply one line; a dict to print for dispatches and errors, None for recorded events.
+
+    Bytes must be UTF-8: a line guard cannot decode is an error, never guessed at (a
+    replacement character could turn a command into a harmless-looking one).
+    """
     try:
-        event = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        text = line.decode("utf-8") if isinstance(line, bytes) else line
+    except UnicodeDecodeError as exc:
+        return error_record(line_no, f"not UTF-8 ({exc.reason} at byte {exc.start})", line)
+    try:
+        event = json.loads(text)
+    except RecursionError:
+        return error_record(line_no, "not JSON (nested too deeply)", line)
+    except ValueError as exc:  # JSONDecodeError, and numbers too long to convert
         return error_record(line_no, f"not JSON ({exc})", line)
     if not isinstance(event, dict):
         return error_record(line_no, f"expected a JSON object, got {type(event).__name__}", line)
@@ -60,8 +70,10 @@ def apply_line(guard: Guard, line: str, line_no: int) -> dict[str, Any] | None:
         return apply_event(guard, event, line_no)
     except InputError as exc:
         return error_record(line_no, str(exc), line)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:
         return error_record(line_no, f"{type(exc).__name__}: {exc}", line)
+    except OSError as exc:  # a read-only workspace or a full disk: say so, keep going
+        return error_record(line_no, f"cannot record the event ({exc})", line)
 
 
 def apply_event(guard: Guard, event: dict[str, Any], line_no: int = 0) -> dict[str, Any] | None:
@@ -119,7 +131,7 @@ def apply_event(guard: Guard, event: dict[str, Any], line_no: int = 0) -> dict[s
     return None
 
 
-def feed(guard: Guard, lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+def feed(guard: Guard, lines: Iterable[str | bytes]) -> Iterator[dict[str, Any]]:
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue

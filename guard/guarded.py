@@ -86,9 +86,9 @@ def guarded(
                 try:
                     result = await fn(*args, **kwargs)
                 except BaseException as exc:
-                    spec.after(call_params, sid, start, exc)
+                    spec.after(call_params, sid, start, exc, record)
                     raise
-                spec.after(call_params, sid, start, None)
+                spec.after(call_params, sid, start, None, record)
                 return result
 
             return async_wrapper  # type: ignore[return-value]
@@ -108,9 +108,9 @@ def guarded(
             try:
                 result = fn(*args, **kwargs)
             except BaseException as exc:
-                spec.after(call_params, sid, start, exc)
+                spec.after(call_params, sid, start, exc, record)
                 raise
-            spec.after(call_params, sid, start, None)
+            spec.after(call_params, sid, start, None, record)
             return result
 
         return wrapper
@@ -178,8 +178,16 @@ class _Spec:
         if not approved:
             raise ToolBlocked(record, f"the user declined {self.tool}: {record.summary()}")
 
-    def after(self, params: dict[str, Any], sid: str | None, start: float, exc: BaseException | None) -> None:
+    def after(
+        self,
+        params: dict[str, Any],
+        sid: str | None,
+        start: float,
+        exc: BaseException | None,
+        record: DecisionRecord,
+    ) -> None:
         duration = (time.perf_counter() - start) * 1000
+        static = record.layer("static")  # the risk decided on: no second classification
         self.guard.record_result(
             self.tool,
             params,
@@ -187,4 +195,5 @@ class _Spec:
             success=exc is None,
             duration_ms=round(duration, 3),
             error=None if exc is None else f"{type(exc).__name__}: {exc}",
+            risk=static.risk if static is not None else None,
         )

@@ -39,7 +39,7 @@ def signature(tool: str, params: Mapping[str, Any]) -> str:
     if text is None:
         try:
             text = json.dumps(params, sort_keys=True, default=str, ensure_ascii=False)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):  # RecursionError: params nested thousands deep
             text = repr(sorted(params))
     text = " ".join(unicodedata.normalize("NFKC", text).split())
     return f"{kind}:{text[:_MAX]}"

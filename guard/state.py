@@ -15,6 +15,7 @@ from guard.config import Config
 from guard.log import logger
 from guard.memory.base import HistoryMemory, MemoryEvent, MemoryProvider
 from guard.model import Risk, ToolCall
+from guard.redact import redact_text
 from guard.signature import signature
 from guard.stores import Aggregates, JsonlLog
 from guard.system import SystemHealth
@@ -44,7 +45,8 @@ class State:
         self._lock = threading.Lock()
 
     def signature_of(self, call: ToolCall) -> str:
-        return signature(call.tool, call.params)
+        """The call's signature with secrets masked: the key history and memory store it under."""
+        return redact_text(signature(call.tool, call.params))
 
     def remember(self, call: ToolCall, sig: str, *, success: bool, risk: Risk, now: datetime) -> None:
         if self.memory is None:
@@ -65,8 +67,12 @@ class State:
             logger.warning(f"memory unavailable: {exc}")
 
     def flush(self) -> None:
-        self.aggregates.catch_up()
-        self.aggregates.save()
+        try:
+            self.aggregates.catch_up()
+        except OSError as exc:  # e.g. the workspace is not a directory: close must not fail
+            logger.warning(f"history unavailable: {exc}")
+        else:
+            self.aggregates.save()
         if self.memory is not None:
             try:
                 self.memory.flush()

@@ -29,6 +29,8 @@ import attrs
 
 from guard import workspace as ws
 from guard.log import logger
+from guard.memory.base import importance_of
+from guard.model import Risk
 from guard.toolnames import canonical_tool
 
 STATE_VERSION = 2
@@ -43,26 +45,63 @@ class JsonlLog:
         self.path = path
         self._lock = threading.Lock()
         self._fd: int | None = None
+        # (size, mtime_ns) right after our own last write: while the file still looks like
+        # that, its last byte is our newline and need not be read back.
+        self._after_ours: tuple[int, int] | None = None
+        self._file: tuple[int, int] | None = None  # (st_dev, st_ino) of the open descriptor
 
     def _open(self) -> int:
-        if self._fd is None:
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        return self._fd
+        """The descriptor, reopened when the path no longer names the file it was opened on:
+        after the log was moved away or replaced, appends must still land in the workspace."""
+        if self._fd is not None:
+            try:
+                st = os.stat(self.path)
+                if (st.st_dev, st.st_ino) == self._file:
+                    return self._fd
+            except FileNotFoundError:
+                pass
+            os.close(self._fd)
+            self._fd = self._file = self._after_ours = None
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        st = os.fstat(fd)
+        self._fd, self._file = fd, (st.st_dev, st.st_ino)
+        return fd
 
-    def append(self, record: Mapping[str, Any]) -> None:
-        """Write one record as one line; raises OSError (disk full, read-only) to the caller."""
-        data = (json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode()
+    def append(self, record: Mapping[str, Any]) -> tuple[int, int, int] | None:
+        """Write one record as one line; raises OSError (disk full, read-only) to the caller.
+
+        Returns ``(inode, start, end)``, the bytes the line took, when nothing else was written
+        in between (else None): a reader that had read up to ``start`` can count the record
+        without reading it back.
+        """
+        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
+        # A lone surrogate (a "\ud800" escape, a file name decoded with surrogateescape) cannot
+        # be UTF-8; written as its JSON escape it reads back as the same string.
+        data = text.encode("utf-8", "backslashreplace")
         with self._lock:
             fd = self._open()
             fcntl.flock(fd, fcntl.LOCK_EX)
             try:
-                size = os.fstat(fd).st_size
-                if size and _last_byte(self.path, size) != b"\n":
-                    data = b"\n" + data  # a torn line before us: start clean
+                st = os.fstat(fd)
+                start = st.st_size
+                if st.st_size and (st.st_size, st.st_mtime_ns) != self._after_ours:
+                    if _last_byte(self.path, st.st_size) != b"\n":
+                        data = b"\n" + data  # a torn line before us: start clean
+                        start += 1
                 view = memoryview(data)
-                while view:
-                    written = os.write(fd, view)
-                    view = view[written:]
+                self._after_ours = None
+                try:
+                    while view:
+                        written = os.write(fd, view)
+                        view = view[written:]
+                except OSError:
+                    _take_back(fd, st.st_size, len(data) - len(view))
+                    raise
+                end = os.fstat(fd)
+                self._after_ours = (end.st_size, end.st_mtime_ns)
+                if end.st_size != st.st_size + len(data):  # a writer without the lock came between
+                    return None
+                return end.st_ino, start, end.st_size
             finally:
                 fcntl.flock(fd, fcntl.LOCK_UN)
 
@@ -70,7 +109,7 @@ class JsonlLog:
         with self._lock:
             if self._fd is not None:
                 os.close(self._fd)
-                self._fd = None
+                self._fd = self._file = self._after_ours = None
 
     def read_from(self, offset: int) -> tuple[list[dict[str, Any]], int]:
         """Complete records after ``offset`` and the offset after the last complete line.
@@ -101,6 +140,21 @@ class JsonlLog:
             logger.warning(f"{self.path}: torn last line skipped")
             data = data[: data.rfind(b"\n") + 1]
         yield from _parse_lines(data, self.path, 0)
+
+
+def _take_back(fd: int, size_before: int, written: int) -> None:
+    """Undo a partial line (disk full, file-size limit) so the file still ends on a whole line.
+
+    Only when the file is exactly what we left: a writer that does not take the lock may
+    have appended since, and its line must not be cut.
+    """
+    if written <= 0:
+        return
+    try:
+        if os.fstat(fd).st_size == size_before + written:
+            os.ftruncate(fd, size_before)
+    except OSError:
+        pass  # the torn fragment stays; readers skip it and the next append starts a new line
 
 
 def _last_byte(path: Path, size: int) -> bytes:
@@ -225,6 +279,27 @@ class Aggregates:
         return self.patterns.get(signature)
 
     # -- catching up ----------------------------------------------------------------------
+    def add(self, log: JsonlLog, record: Mapping[str, Any]) -> None:
+        """Append ``record`` to ``log`` (executions or interactions), count it, and catch up.
+
+        When the aggregates had read up to exactly where the line landed, the record is
+        applied as written instead of being read back: the fields the counters use are plain
+        JSON values, so they read back the same. Otherwise catching up reads it with the rest.
+        """
+        span = log.append(record)
+        apply = self._apply_execution if log is self.executions else self._apply_interaction
+        with self._lock:
+            if span is not None:
+                inode, start, end = span
+                name = log.path.name
+                # (If the path now names another file, catching up below notices and recounts.)
+                if self.offsets.get(name, [inode, 0]) == [inode, start]:
+                    apply(record, time.time())
+                    self.offsets[name] = [inode, end]
+                    self.lines_applied += 1
+                    self._dirty = True
+            self.catch_up()
+
     def catch_up(self) -> int:
         """Apply lines appended since the last look; returns how many."""
         applied = 0
@@ -274,9 +349,6 @@ class Aggregates:
         stats.decayed.add(1.0 if ok else 0.0, ts, self.half_lives[0])
         sig = rec.get("signature")
         if isinstance(sig, str):
-            from guard.memory.base import importance_of
-            from guard.model import Risk
-
             try:
                 risk = Risk.parse(rec.get("risk") or "medium")
             except ValueError:

@@ -45,7 +45,12 @@ def parse_params(text: str) -> dict[str, Any]:
 
 
 def print_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
+    text = json.dumps(obj, ensure_ascii=False, default=str)
+    try:
+        text.encode(sys.stdout.encoding or "utf-8")
+    except (UnicodeEncodeError, LookupError):  # a lone surrogate from a "\ud800" escape
+        text = json.dumps(obj, default=str)
+    sys.stdout.write(text + "\n")
     sys.stdout.flush()
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import io
 import sys
+from typing import BinaryIO
 
 from guard.cli import add_workspace
 from guard.cli.common import error, open_guard, print_json
@@ -35,11 +35,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Bytes, not text: a line splits only at \n, and a line that is not UTF-8 becomes an
+    # error record instead of a command with replacement characters in it.
     try:
         if args.file == "-":
-            stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+            stream: BinaryIO = sys.stdin.buffer
         else:
-            stream = open(args.file, encoding="utf-8", errors="replace")  # noqa: SIM115
+            stream = open(args.file, "rb")  # noqa: SIM115
     except OSError as exc:
         return error(f"cannot read {args.file}: {exc.strerror}")
     bad = 0
