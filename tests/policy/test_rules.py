@@ -30,8 +30,8 @@ def suggested(workspace: Path, stream: Stream) -> dict[str, str]:
     """Rule text → id for one allow candidate, one deny candidate and one held rule."""
     for s in ("s1", "s2", "s3"):
         stream.approved("npm run test", s).denied("docker system prune", s)
-        stream.approved("git push origin", s)
-    stream.denied("git push origin", "s4")
+        stream.approved("kubectl apply -f k8s/", s)
+    stream.denied("kubectl apply -f k8s/", "s4")
     play(workspace, stream)
     rules.record(workspace, run_suggest(workspace))
     (workspace / "guard.toml").write_text(HAND_WRITTEN)
@@ -65,7 +65,7 @@ def test_apply_writes_candidates_and_keeps_everything_else(workspace: Path, sugg
     book = rules.load(workspace)
     assert book[suggested["Bash(npm run test:*)"]].status == "active"
     assert book[suggested["Bash(npm run test:*)"]].applied_at
-    assert book[suggested["Bash(git push origin:*)"]].status == "held"  # held: only by id
+    assert book[suggested["Bash(kubectl apply:*)"]].status == "held"  # held: only by id
     assert Config.load(workspace).section("permissions")["allow"][-1] == "Bash(npm run test:*)"
 
 
@@ -74,14 +74,14 @@ def test_apply_is_idempotent(workspace: Path, suggested: dict[str, str]) -> None
     once = (workspace / "guard.toml").read_text()
     result = rules.apply(workspace, list(suggested.values()))
     assert (workspace / "guard.toml").read_text().count("Bash(npm run test:*)") == 1
-    assert {c.action for c in result.changes if c.rule != "Bash(git push origin:*)"} == {"already active"}
+    assert {c.action for c in result.changes if c.rule != "Bash(kubectl apply:*)"} == {"already active"}
     assert once != (workspace / "guard.toml").read_text()  # the held one was added by id
 
 
 def test_a_held_rule_is_applied_only_when_named(workspace: Path, suggested: dict[str, str]) -> None:
-    rid = suggested["Bash(git push origin:*)"]
+    rid = suggested["Bash(kubectl apply:*)"]
     rules.apply(workspace, [rid])
-    assert permissions(workspace)["allow"] == ["Bash(ls:*)", "Bash(git push origin:*)"]
+    assert permissions(workspace)["allow"] == ["Bash(ls:*)", "Bash(kubectl apply:*)"]
     assert "deny" not in permissions(workspace)  # the candidates were not named
     assert rules.load(workspace)[rid].status == "active"
 
@@ -138,7 +138,7 @@ def test_listing_shows_learned_and_hand_written_rules(workspace: Path, suggested
     rows = {(r["rule"], r["status"], r["in_config"]) for r in rules.listing(workspace)}
     assert ("Bash(ls:*)", "manual", True) in rows
     assert ("Bash(npm run test:*)", "active", True) in rows
-    assert ("Bash(git push origin:*)", "held", False) in rows
+    assert ("Bash(kubectl apply:*)", "held", False) in rows
 
 
 def test_cli_apply_revert_list(workspace: Path, suggested: dict[str, str]) -> None:
