@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from guard import Guard
 from guard.config import Config
 from guard.errors import InputError
+from guard.model import DecisionRecord, Risk, ToolCall
 from guard.policy import rules
 
 from .helpers import Stream, cli, play
@@ -84,6 +86,33 @@ def test_a_held_rule_is_applied_only_when_named(workspace: Path, suggested: dict
     assert permissions(workspace)["allow"] == ["Bash(ls:*)", "Bash(kubectl apply:*)"]
     assert "deny" not in permissions(workspace)  # the candidates were not named
     assert rules.load(workspace)[rid].status == "active"
+
+
+def test_an_applied_rule_turns_a_prompt_into_an_allow_through_the_shipped_chain(
+    workspace: Path, stream: Stream
+) -> None:
+    """npm run test is low, yet asked about after a run of failures; once applied, the static layer
+    reads the rule from guard.toml (G192) and lets it run; reverted, the prompt is back."""
+    for s in ("s1", "s2", "s3"):
+        stream.approved("npm run test", s)
+        for target in ("build", "lint", "check"):
+            stream.approved(f"make {target}", s, ok=False)
+    play(workspace, stream)
+
+    def decide(command: str) -> DecisionRecord:
+        with Guard(workspace, {"memory.backend": "history"}) as g:
+            return g.decide_call(ToolCall("Bash", {"command": command}, "s3", timestamp=stream.now), save=False)
+
+    before = decide("npm run test -- --watch")
+    assert (before.decision, before.risk) == ("request_confirm", Risk.LOW)
+    rules.record(workspace, run_suggest(workspace))
+    [rid] = [r.id for r in rules.load(workspace).values() if r.rule == "Bash(npm run test:*)"]
+    rules.apply(workspace, [rid])
+    allowed = decide("npm run test -- --watch")
+    assert allowed.decision == "auto_allow" and allowed.reasons[0].rule_id == "G192"
+    assert decide("npm run testing").decision == "request_confirm"  # not covered
+    rules.revert(workspace, rid)
+    assert decide("npm run test -- --watch").decision == "request_confirm"
 
 
 def test_revert_removes_exactly_that_rule_and_it_is_not_suggested_again(

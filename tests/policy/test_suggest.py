@@ -140,6 +140,19 @@ class TestAllowRules:
         [r] = run_suggest(workspace).rejected
         assert "guard's own workspace" in r.reason
 
+    def test_a_rule_the_static_layer_would_not_read_as_covering_its_calls_is_rejected(
+        self, workspace: Path, stream: Stream
+    ) -> None:
+        # The history's signatures fold blanks: "my  docs/n0.md" is "my docs/n0.md" there. A rule
+        # learned from that text would not cover the real path, which is all the static layer sees.
+        for i, s in enumerate(("s1", "s2", "s3")):
+            stream.approved(f"my  docs/n{i}.md", s, tool="Write").approved(f"our docs/n{i}.md", s, tool="Write")
+        play(workspace, stream)
+        result = run_suggest(workspace)
+        assert [s.rule for s in result.suggested] == ["Write(our docs/**)"]
+        [r] = result.rejected
+        assert r.rule == "Write(my docs/**)" and "would not read" in r.reason and "'my  docs/n0.md'" in r.reason
+
 
 class TestDenyRules:
     def test_a_pattern_refused_in_several_sessions_becomes_a_deny_candidate(
