@@ -15,6 +15,8 @@ from typing import Any
 import attrs
 
 from guard import workspace as ws
+from guard.model import ToolCall
+from guard.policy.patterns import params_for
 from guard.signature import signature
 from guard.stores import JsonlLog, parse_ts
 from guard.toolnames import canonical_tool
@@ -48,6 +50,12 @@ class Event:
     @property
     def when(self) -> datetime:
         return datetime.fromtimestamp(self.ts).astimezone()
+
+    def call(self) -> ToolCall:
+        """The call as logged (parameters redacted); rebuilt from the signature when a writer
+        left the parameters out."""
+        params = self.params or params_for(self.kind, self.text) or {}
+        return ToolCall(self.tool, params, self.session_id, None, None, self.when)
 
 
 def executions(root: Path) -> Iterator[Event]:

@@ -7,19 +7,23 @@ A pattern generalises a call just enough to recur, and no further:
   ``=``/``@``) or not a plain word, at most three words: ``npm run test -- --watch`` →
   ``npm run test`` → ``Bash(npm run test:*)``. An interpreter keeps its script
   (``python manage.py migrate``) or module (``python -m pytest``). Compound commands
-  (``&&``, ``|``, ``;``, redirections, ``$(...)``), leading ``VAR=value`` assignments,
-  wrappers that run another command (``sudo``, ``env``, ``xargs``, ``timeout``...) and
-  shells (``bash -c``) get no pattern: a prefix rule for them would cover anything.
+  (``&&``, ``|``, ``;``, redirections, ``$(...)``, keywords such as ``if``), leading
+  ``VAR=value`` assignments, builtins that change the shell (``export``, ``alias``,
+  ``source``...), wrappers that run another command (``sudo``, ``env``, ``xargs``,
+  ``timeout``...) and shells (``bash -c``) get no pattern: a prefix rule for them would
+  cover anything.
 - **write / edit / read**: the file's directory as a glob, ``Write(src/**)``; absolute paths
   use Claude Code's ``//`` form (``Write(//srv/app/**)``); a file with no directory part is
-  its own pattern (``Edit(notes.md)``); the filesystem root, the home directory and its
-  ancestors, and paths with ``..`` get none.
+  its own pattern, anchored at the working directory (``Edit(/notes.md)``: the static layer
+  reads a bare ``notes.md`` as that name at any depth); the filesystem root, the home
+  directory and its ancestors, and paths with ``..`` get none.
 - **web_fetch**: the host, ``WebFetch(domain:docs.python.org)``.
 - any other tool: no pattern.
 
-``covers`` matches a call by the same rules: whole words for prefixes (``npm run test``
-covers ``npm run test --watch``, not ``npm run testing`` nor ``npm run test && rm x``),
-path components for directories.
+``Pattern.covers`` asks the static layer's own ``[permissions]`` matcher
+(:mod:`guard.policy.coverage`), because that is what a written rule does: whole words for
+prefixes (``npm run test`` covers ``npm run test --watch`` and ``npm run test:unit``, not
+``npm run testing`` nor ``npm run test && rm x``), path components for directories.
 """
 
 from __future__ import annotations
@@ -27,11 +31,13 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
+import unicodedata
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import attrs
 
+from guard.model import ToolCall
 from guard.toolnames import canonical_tool
 
 MAX_WORDS = 3
@@ -44,6 +50,10 @@ WRAPPERS = frozenset(
     "sudo doas su env nohup nice ionice timeout time xargs exec eval command builtin watch stdbuf "  # noqa: SIM905
     "unbuffer chroot strace ltrace gdb setsid flock parallel caffeinate script".split()
 )
+# Words bash reads as syntax where a command name would be: what follows is not a simple command.
+RESERVED = frozenset("if then else elif fi case esac for select while until do done in function coproc".split())  # noqa: SIM905
+# Builtins that change the shell itself (variables, aliases, traps) or run a file in it.
+SHELL_STATE = frozenset("export declare typeset local readonly alias unalias set unset shopt source . trap".split())  # noqa: SIM905
 SHELLS = frozenset("sh bash zsh dash ksh fish csh tcsh pwsh powershell cmd busybox".split())  # noqa: SIM905
 INTERPRETERS = frozenset(
     "python python2 python3 pypy pypy3 node nodejs ruby perl php lua luajit Rscript julia "  # noqa: SIM905
@@ -73,25 +83,37 @@ class Pattern:
             return f"{tool}({self.spec}:*)"
         if self.shape == "domain":
             return f"{tool}(domain:{self.spec})"
-        path = "/" + self.spec if self.spec.startswith("/") else self.spec
+        if self.spec.startswith("/"):
+            path = "/" + self.spec  # Claude Code's form of an absolute path
+        elif self.shape == "file" and not self.spec.startswith("~/"):
+            path = "/" + self.spec  # anchored: a bare name would match at any depth
+        else:
+            path = self.spec
         return f"{tool}({path}/**)" if self.shape == "dir" else f"{tool}({path})"
 
-    def covers(self, tool: str, text: str) -> bool:
-        """Whether a call of ``tool`` with ``text`` (command, path or URL) falls under this pattern."""
-        if canonical_tool(tool) != self.kind:
-            return False
-        if self.shape == "prefix":
-            words = bash_words(text)
-            want = self.spec.split(" ")
-            return words is not None and words[: len(want)] == want
-        if self.shape == "domain":
-            return _host(text) == self.spec
-        path = _clean_path(text)
-        if path is None:
-            return False
-        if self.shape == "file":
-            return path == self.spec
-        return path.startswith(self.spec.rstrip("/") + "/") if self.spec != "/" else path.startswith("/")
+    def covers(self, tool: str, text: str, cwd: str | None = None) -> bool:
+        """Whether the static layer reads this pattern's rule as covering a call of ``tool`` with
+        ``text`` (command, path or URL): ``Pattern("bash", "prefix", "npm run test").covers("Bash",
+        "npm run test -x")``."""
+        from guard.policy.coverage import rule_covers  # the static layer: loaded only when asked
+
+        params = params_for(canonical_tool(tool), text)
+        return params is not None and rule_covers(self.rule, ToolCall(tool, params, cwd=cwd))
+
+
+def params_for(kind: str, text: str) -> dict[str, str] | None:
+    """The parameters of a ``kind`` call whose signature text is ``text`` (None for other kinds)."""
+    if kind == "bash":
+        return {"command": text}
+    if kind == "write":
+        return {"file_path": text, "content": ""}
+    if kind == "edit":
+        return {"file_path": text, "old_string": "", "new_string": ""}
+    if kind == "read":
+        return {"file_path": text}
+    if kind == "web_fetch":
+        return {"url": text}
+    return None
 
 
 def bash_words(command: str) -> list[str] | None:
@@ -100,6 +122,7 @@ def bash_words(command: str) -> list[str] | None:
         return None
     lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
+    lexer.commenters = ""  # bash starts a comment only at a word's start: ``a#b`` is one word
     try:
         words = list(lexer)
     except ValueError:
@@ -132,10 +155,10 @@ def bash_prefix(command: str) -> str | None:
     if not words:
         return None
     program = words[0]
-    if "=" in program or not _PROGRAM.match(program):
+    if "=" in program or program.startswith("-") or not _PROGRAM.match(program):
         return None  # VAR=value assignments change what runs; odd program names are not patterns
     name = program.rsplit("/", 1)[-1]
-    if name in WRAPPERS or name in SHELLS or not name:
+    if name in WRAPPERS or name in SHELLS or program in RESERVED or program in SHELL_STATE or not name:
         return None
     prefix = [program]
     rest = words[1:]
@@ -161,14 +184,22 @@ def _subcommand(word: str) -> bool:
 
 
 def _clean_path(text: str) -> str | None:
-    text = text.strip()
-    if not text or "\x00" in text:
+    """The normalised path, or None for one a rule cannot name exactly: surrounding blanks
+    (rule texts are stripped), control characters, ``$``/backticks (expanded by the static
+    layer) and ``~user`` forms."""
+    if not text or text != text.strip() or any(unicodedata.category(c)[0] == "C" for c in text):
         return None
+    if "$" in text or "`" in text or text.startswith("//"):
+        return None
+    if text.startswith("~") and text != "~" and not text.startswith("~/"):
+        return None
+    if ".." in text.split("/"):
+        return None  # normpath would fold ``~/../x`` into ``x``
     path = posixpath.normpath(text)
     if path.startswith("./"):
         path = path[2:]
-    if path == ".." or path.startswith("../") or "/../" in path:
-        return None
+    if path.startswith("~") and not text.startswith("~"):
+        return None  # ``./~/x`` is a directory named ~, which a rule would read as home
     return path
 
 
@@ -195,11 +226,16 @@ def _too_broad(directory: str) -> bool:
 
 
 def _host(url: str) -> str | None:
+    """The host of an http(s) URL, or None where parsers disagree on it (``@``, ``\\``, blanks,
+    control characters)."""
+    if any(c in url for c in "@\\") or any(c.isspace() or unicodedata.category(c)[0] == "C" for c in url):
+        return None
     try:
-        host = urlsplit(url.strip()).hostname
+        parts = urlsplit(url)
+        host = parts.hostname
     except ValueError:
         return None
-    return host if host and _HOST.match(host) else None
+    return host if parts.scheme.lower() in ("http", "https") and host and _HOST.match(host) else None
 
 
 def parse_rule(rule: str) -> Pattern | None:
@@ -217,9 +253,12 @@ def parse_rule(rule: str) -> Pattern | None:
         return Pattern(kind, "domain", body[7:]) if body.startswith("domain:") and body[7:] else None
     shape = "dir" if body.endswith("/**") else "file"
     path = body[:-3] if shape == "dir" else body
+    anchored = path.startswith("/")
     if path.startswith("//"):
         path = path[1:]
-    elif path.startswith("/"):
+    elif anchored:
         path = path[1:]  # Claude Code: relative to the project root
     path = path[2:] if path.startswith("./") else path
+    if shape == "file" and not anchored and "/" not in path:
+        return None  # the static layer reads a bare name at any depth: not one file
     return Pattern(kind, shape, path) if path else None

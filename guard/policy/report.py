@@ -9,7 +9,8 @@
   otherwise an estimate, ``100 · good / (good + bad)`` with good = successful runs and
   approvals, bad = failures, denials and blocks (the source is named per session);
 - **prompts saved by learned rules**: for each active rule learned by ``guard rules``,
-  the logged calls it covers after it was applied are re-decided on a scratch copy of the
+  the logged calls it covers (as the static layer's matcher reads the rule, on the logged
+  parameters) after it was applied are re-decided on a scratch copy of the
   history with and without the learned rules; a call that is ``auto_allow`` with them and
   would have been asked (or blocked) without them is a saved prompt. The rule's own
   evidence, the prompts the pattern had before it existed, is shown next to it.
@@ -28,8 +29,8 @@ import attrs
 from guard.config import Config
 from guard.model import AUTO_ALLOW, BLOCK, DECISIONS, REQUEST_CONFIRM
 from guard.policy import history, rules
+from guard.policy.coverage import Coverage
 from guard.policy.history import Event
-from guard.policy.patterns import parse_rule
 from guard.policy.replay import GuardFactory, Replayer
 
 TOP_RULES = 10
@@ -241,8 +242,8 @@ def saved_by_rules(
         return ()
     rows: list[dict[str, Any]] = []
     to_check: list[tuple[int, Event]] = []
+    coverage = Coverage()
     for r in learned:
-        pattern = parse_rule(r.rule)
         applied = history.parse_date(r.applied_at) if r.applied_at else float("inf")
         row: dict[str, Any] = {
             "id": r.id,
@@ -253,10 +254,8 @@ def saved_by_rules(
             "saved": 0,
         }
         rows.append(row)
-        if pattern is None:
-            continue
         for e in decisions:
-            if not pattern.covers(e.tool, e.text):
+            if not coverage.covers(r.rule, e.call()):
                 continue
             if e.ts < applied:
                 row["asked_before"] += e.outcome == REQUEST_CONFIRM

@@ -8,11 +8,14 @@ A pattern (see :mod:`guard.policy.patterns`) becomes a **candidate** rule when a
    the call was not then run successfully anyway.
 2. *never contradicted*: one answer the other way (or a denied call run successfully later)
    and the pattern is **held** for a person to decide, whatever the majority says.
-3. *not risky* (allow only): the static layer re-classifies what the rule would cover: every
+3. *read as meant*: the static layer's ``[permissions]`` matcher (the one that will apply the
+   rule, :mod:`guard.policy.coverage`) must read the rule as covering every call it was
+   learned from; a rule that would not do what its evidence is about is **rejected**.
+4. *not risky* (allow only): the static layer re-classifies what the rule would cover: every
    observed call, the bare prefix, and the prefix followed by a few dangerous arguments
    (``-rf ~``, ``--force``, ``~/.ssh/id_rsa``...). Anything rated high or critical, or
    blocked, or a directory covering guard's own workspace, and the rule is **rejected**.
-4. *new*: rules already in ``[permissions]``, already active, or once reverted by the user
+5. *new*: rules already in ``[permissions]``, already active, or once reverted by the user
    are not suggested again (a person's "no" is final; ``guard rules apply ID`` restores one).
 
 At most ``policy.max_suggestions`` candidates come out of one run, strongest evidence first;
@@ -34,8 +37,9 @@ from guard.config import Config
 from guard.layers.base import Context, Layer
 from guard.model import BLOCK, Risk, ToolCall
 from guard.policy import history
+from guard.policy.coverage import Coverage
 from guard.policy.history import Event
-from guard.policy.patterns import Pattern, pattern_of
+from guard.policy.patterns import Pattern, params_for, pattern_of
 
 PROBE_ARGS = ("-rf ~", "-rf /", "--force", "--hard", "~/.ssh/id_rsa", "/etc/shadow")
 MAX_PROBES = 20
@@ -187,6 +191,11 @@ def suggest(
         if skip.get(rid) == "reverted":
             counts["reverted"] += 1
             continue
+        missed = gate.uncovered(rule, kind, events)
+        if missed is not None:
+            unread = f"the static layer would not read {rule} as covering {missed!r}, a call it was learned from"
+            rejected.append(Suggestion(rid, kind, rule, "rejected", unread, tally.freeze()))
+            continue
         if kind == "allow":
             risk, why = gate.check(pattern, [e.text for e in events])
             evidence = tally.freeze(static_risk=risk.label if risk is not None else None)
@@ -294,15 +303,6 @@ def _evidence(events: Sequence[Event], runs: Mapping[tuple[str | None, str], lis
 
 
 # -- the static gate ----------------------------------------------------------------------------
-_PARAMS = {
-    "bash": lambda t: {"command": t},
-    "write": lambda t: {"file_path": t, "content": ""},
-    "edit": lambda t: {"file_path": t, "old_string": "", "new_string": ""},
-    "read": lambda t: {"file_path": t},
-    "web_fetch": lambda t: {"url": t},
-}
-
-
 class _StaticGate:
     """Asks the static layer about everything a rule would cover."""
 
@@ -311,6 +311,17 @@ class _StaticGate:
         self.config = config
         self.workspace = workspace.resolve()
         self.now = now
+        self.coverage = Coverage(getattr(static, "home", None))
+
+    def uncovered(self, rule: str, kind: str, events: Sequence[Event]) -> str | None:
+        """A call the rule was learned from that the static layer would not cover, as it was made
+        (its signature folds blanks and look-alike characters; the rule must match the call)."""
+        for ev in events:
+            call = ev.call()
+            if not self.coverage.covers(rule, call, action=kind):
+                raw = (call.params.get(k) for k in ("command", "file_path", "url"))
+                return next((v for v in raw if isinstance(v, str)), ev.text)
+        return None
 
     def probes(self, pattern: Pattern, observed: Sequence[str]) -> list[str]:
         out = list(dict.fromkeys(observed))[:MAX_PROBES]
@@ -324,7 +335,7 @@ class _StaticGate:
             return None, f"{pattern.rule} would cover guard's own workspace {self.workspace}"
         worst: tuple[Risk, str] | None = None
         for text in self.probes(pattern, observed):
-            call = ToolCall(pattern.kind, _PARAMS[pattern.kind](text), timestamp=self.now)
+            call = ToolCall(pattern.kind, params_for(pattern.kind, text) or {}, timestamp=self.now)
             ctx = Context(config=self.config, now=self.now, state=None, human_present=True)
             try:
                 verdict = self.static(call, ctx)

@@ -32,6 +32,8 @@ from guard.policy.patterns import Pattern, bash_prefix, bash_words, parse_rule, 
         ("python manage.py migrate", "Bash(python manage.py migrate:*)"),
         ("python3 -m pytest -x", "Bash(python3 -m pytest:*)"),
         ("make", "Bash(make:*)"),
+        ("make build#2", "Bash(make:*)"),  # ``#`` inside a word is not a comment
+        ("npm run test # watch", "Bash(npm run test:*)"),
     ],
 )
 def test_bash_commands_generalise_to_their_program_and_subcommands(command: str, rule: str) -> None:
@@ -58,6 +60,7 @@ def test_bash_commands_generalise_to_their_program_and_subcommands(command: str,
         "python -c 'print(1)'",  # an interpreter without its script
         "node",
         "'unterminated",
+        "-x y",  # not a program
         "",
     ],
 )
@@ -72,7 +75,7 @@ def test_commands_that_would_make_an_overbroad_rule_get_no_pattern(command: str)
         ("Edit", "./src/a.py", "Edit(src/**)"),
         ("Write", "/srv/app/config/settings.py", "Write(//srv/app/config/**)"),
         ("Edit", "~/notes/todo.md", "Edit(~/notes/**)"),
-        ("Write", "README.md", "Write(README.md)"),  # no directory part: the file itself
+        ("Write", "README.md", "Write(/README.md)"),  # no directory part: that file, anchored
         ("Read", "docs/a.md", "Read(docs/**)"),
     ],
 )
@@ -81,7 +84,24 @@ def test_file_tools_generalise_to_their_directory(tool: str, path: str, rule: st
     assert pattern is not None and pattern.rule == rule
 
 
-@pytest.mark.parametrize("path", ["/etc", "~/.bashrc", "../outside/a.py", "src/../../x", "/", "src/*.py"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/etc",
+        "~/.bashrc",
+        "../outside/a.py",
+        "src/../../x",
+        "/",
+        "src/*.py",
+        "~/../other/a.py",  # normpath would fold it into other/a.py
+        "./~/proj/a.py",  # a directory named ~, not home
+        "$HOME/proj/a.py",  # expanded by the static layer
+        "~bob/proj/a.py",
+        "//srv/app/a.py",
+        "src/a.py ",  # a rule text cannot carry surrounding blanks
+        "src/a\tb.py",  # a control character
+    ],
+)
 def test_file_paths_too_broad_or_escaping_get_no_pattern(path: str) -> None:
     assert pattern_of("Write", path) is None
 
@@ -114,7 +134,31 @@ def test_directory_covers_files_below_it_only() -> None:
     assert pattern.covers("Write", "./src/deep/b.py")
     assert not pattern.covers("Write", "srcx/a.py")
     assert not pattern.covers("Write", "src/../etc/passwd")
-    assert not pattern.covers("Edit", "src/a.py")
+    assert pattern.covers("Edit", "src/a.py")  # the static layer reads Write and Edit rules alike
+    assert not pattern.covers("Read", "src/a.py")
+
+
+def test_a_file_pattern_covers_that_file_only() -> None:
+    pattern = Pattern("write", "file", "README.md")
+    assert pattern.covers("Write", "README.md")
+    assert not pattern.covers("Write", "docs/README.md")  # a bare Write(README.md) would cover it
+    assert pattern.covers("Write", "/proj/README.md", cwd="/proj")
+    assert not pattern.covers("Write", "/elsewhere/README.md", cwd="/proj")
+
+
+def test_a_domain_pattern_covers_the_host_and_its_subdomains() -> None:
+    pattern = Pattern("web_fetch", "domain", "docs.python.org")
+    assert pattern.covers("WebFetch", "https://docs.python.org/3/library/json.html")
+    assert pattern.covers("WebFetch", "https://en.docs.python.org/")
+    assert not pattern.covers("WebFetch", "https://python.org/")
+    assert not pattern.covers("WebFetch", "https://docs.python.org.evil.example/")
+
+
+@pytest.mark.parametrize(
+    "url", ["https://evil.example#@docs.python.org/", "https://user@docs.python.org/", "https://a b.org/"]
+)
+def test_urls_whose_host_parsers_disagree_on_get_no_pattern(url: str) -> None:
+    assert pattern_of("WebFetch", url) is None
 
 
 @pytest.mark.parametrize(
@@ -124,7 +168,7 @@ def test_directory_covers_files_below_it_only() -> None:
         "Write(src/**)",
         "Write(//srv/app/**)",
         "Edit(~/notes/**)",
-        "Edit(a.md)",
+        "Edit(/a.md)",
         "WebFetch(domain:example.com)",
     ],
 )
@@ -133,7 +177,10 @@ def test_rule_text_round_trips(rule: str) -> None:
     assert pattern is not None and pattern.rule == rule
 
 
-@pytest.mark.parametrize("rule", ["Bash(npm test)", "Bash(:*)", "Glob(**)", "nonsense", "WebFetch(example.com)"])
+@pytest.mark.parametrize(
+    "rule",
+    ["Bash(npm test)", "Bash(:*)", "Glob(**)", "nonsense", "WebFetch(example.com)", "Edit(a.md)", "Edit(./a.md)"],
+)
 def test_rules_this_module_does_not_write_do_not_parse(rule: str) -> None:
     assert parse_rule(rule) is None
 

@@ -17,10 +17,11 @@ from .helpers import T0, Stream, cli, play
 
 @pytest.fixture
 def history(workspace: Path, stream: Stream) -> Path:
-    """Three sessions of ordinary work: trust builds up, some calls get auto-allowed."""
+    """Three sessions of ordinary work: a deploy command (medium) is asked about until trust builds
+    up, tests (low) are auto-allowed, a read is safe, one call is critical and one high."""
     for s in ("s1", "s2", "s3"):
         for _ in range(3):
-            stream.approved("npm run test", s).approved("git status", s)
+            stream.approved("kubectl apply -f k8s/", s).approved("npm run test", s)
         stream.dispatch({"command": "ls -la"}, s)
         stream.dispatch({"command": "rm -rf ~"}, s)
         stream.denied("docker system prune", s)
@@ -91,7 +92,7 @@ def test_replay_writes_nothing_into_the_workspace(history: Path, tmp_path: Path)
 def test_system_health_is_the_logged_one_unless_pinned(
     workspace: Path, stream: Stream, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    stream.dispatch({"command": "make build"}, "s1")
+    stream.dispatch({"command": "kubectl apply -f k8s/"}, "s1")  # load counts for medium risk and above
     play(workspace, stream, **{"system.health": 37})
     monkeypatch.delenv("GUARD_SYSTEM_HEALTH")
     [ev] = decisions(workspace)

@@ -12,16 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from guard import Guard
-from guard.chain import Chain
-from guard.config import Config
-from guard.layers.base import Context
-from guard.model import AUTO_ALLOW, Reason, ToolCall, Verdict
 from guard.policy import page as html_page
 from guard.policy import report, rules
 from guard.policy.history import decisions
-from guard.policy.patterns import parse_rule
-from guard.signature import signature
 from guard.stores import JsonlLog
 
 from .helpers import T0, Stream, cli, decode_png, play
@@ -133,52 +126,33 @@ class TestNumbers:
         ]
 
 
-class AllowRulesStandIn:
-    """Stands in for the static layer's [permissions] support (issue 3) until it is merged:
-    a call an allow rule covers may run without asking unless another layer objects."""
-
-    name = "permissions"
-
-    def __init__(self, config: Config) -> None:
-        allow = config.section("permissions").get("allow", [])
-        self.patterns = [p for p in map(parse_rule, allow) if p is not None]
-
-    def __call__(self, call: ToolCall, ctx: Context) -> Verdict:
-        text = signature(call.tool, call.params).partition(":")[2]
-        if any(p.covers(call.tool, text) for p in self.patterns):
-            return Verdict(self.name, floor=AUTO_ALLOW, reasons=[Reason("T901", "covered by an allow rule")])
-        return Verdict(self.name)
-
-
-def with_allow_rules(scratch: Path, config: Config) -> Guard:
-    g = Guard(scratch, config, memory_backend="history")
-    g.chain = Chain([*g.chain.layers, AllowRulesStandIn(config)])
-    return g
-
-
 def test_prompts_saved_counts_calls_the_learned_rule_lifted_after_it_was_applied(
     workspace: Path, stream: Stream
 ) -> None:
+    """The chain as shipped: the static layer reads the applied rule from [permissions]."""
     for s in ("s1", "s2", "s3"):
-        stream.approved("npm run test", s).approved("make build", s, ok=False)  # failures keep bash in the confirm band
+        # A deploy command (medium) is asked about; failures elsewhere keep it in the confirm band.
+        stream.approved("kubectl apply -f k8s/", s).approved("make build", s, ok=False)
     play(workspace, stream)
     rules.record(workspace, run_suggest(workspace))
     rules.apply(workspace, now=stream.now)
-    asked_before = sum(1 for e in decisions(workspace) if e.outcome == "request_confirm" and "npm run test" in e.text)
+    assert "Bash(kubectl apply:*)" in (workspace / "guard.toml").read_text()
+    asked_before = sum(1 for e in decisions(workspace) if e.outcome == "request_confirm" and "kubectl" in e.text)
     stream.at(stream.now + timedelta(hours=1))
-    for name in ("api", "cli", "core", "web"):  # distinct calls: the same one 4x would be a loop
-        stream.dispatch({"command": f"npm run test -- {name}"}, "s4")
-    stream.dispatch({"command": "npm run testing"}, "s4")  # not covered
+    for name in ("api", "cli", "core", "web", "web", "web"):  # the third "web" in a row is a loop
+        stream.dispatch({"command": f"kubectl apply -f k8s/{name}"}, "s4")
+    stream.dispatch({"command": "kubectl applyx -f k8s/"}, "s4")  # not covered
     after = play(workspace, stream)
-    assert [d["decision"] for d in after[:4]] == ["request_confirm"] * 4  # what the spine's chain logged
+    assert [d["decision"] for d in after] == ["auto_allow"] * 5 + ["request_confirm"] * 2
+    assert after[0]["reasons"][0]["id"] == "G192"  # allowed by a user rule
+    assert {r["id"] for r in after[5]["reasons"]} >= {"G192", "G202"}  # covered, but the loop still asks
 
-    data = report.build(workspace, make_guard=with_allow_rules)
+    data = report.build(workspace)
     [row] = data.saved
-    assert row["rule"] == "Bash(npm run test:*)"
-    assert (row["asked_before"], row["covered"], row["saved"]) == (asked_before, 4, 4)
-    assert asked_before >= 2 and data.prompts_saved == 4
-    plain = report.build(workspace)  # the chain as shipped: whatever [permissions] changes, never more
-    assert 0 <= plain.saved[0]["saved"] <= 4
+    assert row["rule"] == "Bash(kubectl apply:*)"
+    assert (row["asked_before"], row["covered"], row["saved"]) == (asked_before, 6, 5)
+    assert asked_before >= 2 and data.prompts_saved == 5
+    assert "saved 5 of 6 covered calls" in report.text(data)
 
 
 def test_the_page_has_one_bar_per_day_rule_tool_session_and_learned_rule(history: Path) -> None:

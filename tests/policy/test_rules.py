@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from guard import Guard
 from guard.config import Config
 from guard.errors import InputError
+from guard.model import DecisionRecord, Risk, ToolCall
 from guard.policy import rules
 
 from .helpers import Stream, cli, play
@@ -30,8 +32,8 @@ def suggested(workspace: Path, stream: Stream) -> dict[str, str]:
     """Rule text → id for one allow candidate, one deny candidate and one held rule."""
     for s in ("s1", "s2", "s3"):
         stream.approved("npm run test", s).denied("docker system prune", s)
-        stream.approved("git push origin", s)
-    stream.denied("git push origin", "s4")
+        stream.approved("kubectl apply -f k8s/", s)
+    stream.denied("kubectl apply -f k8s/", "s4")
     play(workspace, stream)
     rules.record(workspace, run_suggest(workspace))
     (workspace / "guard.toml").write_text(HAND_WRITTEN)
@@ -65,7 +67,7 @@ def test_apply_writes_candidates_and_keeps_everything_else(workspace: Path, sugg
     book = rules.load(workspace)
     assert book[suggested["Bash(npm run test:*)"]].status == "active"
     assert book[suggested["Bash(npm run test:*)"]].applied_at
-    assert book[suggested["Bash(git push origin:*)"]].status == "held"  # held: only by id
+    assert book[suggested["Bash(kubectl apply:*)"]].status == "held"  # held: only by id
     assert Config.load(workspace).section("permissions")["allow"][-1] == "Bash(npm run test:*)"
 
 
@@ -74,16 +76,43 @@ def test_apply_is_idempotent(workspace: Path, suggested: dict[str, str]) -> None
     once = (workspace / "guard.toml").read_text()
     result = rules.apply(workspace, list(suggested.values()))
     assert (workspace / "guard.toml").read_text().count("Bash(npm run test:*)") == 1
-    assert {c.action for c in result.changes if c.rule != "Bash(git push origin:*)"} == {"already active"}
+    assert {c.action for c in result.changes if c.rule != "Bash(kubectl apply:*)"} == {"already active"}
     assert once != (workspace / "guard.toml").read_text()  # the held one was added by id
 
 
 def test_a_held_rule_is_applied_only_when_named(workspace: Path, suggested: dict[str, str]) -> None:
-    rid = suggested["Bash(git push origin:*)"]
+    rid = suggested["Bash(kubectl apply:*)"]
     rules.apply(workspace, [rid])
-    assert permissions(workspace)["allow"] == ["Bash(ls:*)", "Bash(git push origin:*)"]
+    assert permissions(workspace)["allow"] == ["Bash(ls:*)", "Bash(kubectl apply:*)"]
     assert "deny" not in permissions(workspace)  # the candidates were not named
     assert rules.load(workspace)[rid].status == "active"
+
+
+def test_an_applied_rule_turns_a_prompt_into_an_allow_through_the_shipped_chain(
+    workspace: Path, stream: Stream
+) -> None:
+    """npm run test is low, yet asked about after a run of failures; once applied, the static layer
+    reads the rule from guard.toml (G192) and lets it run; reverted, the prompt is back."""
+    for s in ("s1", "s2", "s3"):
+        stream.approved("npm run test", s)
+        for target in ("build", "lint", "check"):
+            stream.approved(f"make {target}", s, ok=False)
+    play(workspace, stream)
+
+    def decide(command: str) -> DecisionRecord:
+        with Guard(workspace, {"memory.backend": "history"}) as g:
+            return g.decide_call(ToolCall("Bash", {"command": command}, "s3", timestamp=stream.now), save=False)
+
+    before = decide("npm run test -- --watch")
+    assert (before.decision, before.risk) == ("request_confirm", Risk.LOW)
+    rules.record(workspace, run_suggest(workspace))
+    [rid] = [r.id for r in rules.load(workspace).values() if r.rule == "Bash(npm run test:*)"]
+    rules.apply(workspace, [rid])
+    allowed = decide("npm run test -- --watch")
+    assert allowed.decision == "auto_allow" and allowed.reasons[0].rule_id == "G192"
+    assert decide("npm run testing").decision == "request_confirm"  # not covered
+    rules.revert(workspace, rid)
+    assert decide("npm run test -- --watch").decision == "request_confirm"
 
 
 def test_revert_removes_exactly_that_rule_and_it_is_not_suggested_again(
@@ -138,7 +167,7 @@ def test_listing_shows_learned_and_hand_written_rules(workspace: Path, suggested
     rows = {(r["rule"], r["status"], r["in_config"]) for r in rules.listing(workspace)}
     assert ("Bash(ls:*)", "manual", True) in rows
     assert ("Bash(npm run test:*)", "active", True) in rows
-    assert ("Bash(git push origin:*)", "held", False) in rows
+    assert ("Bash(kubectl apply:*)", "held", False) in rows
 
 
 def test_cli_apply_revert_list(workspace: Path, suggested: dict[str, str]) -> None:

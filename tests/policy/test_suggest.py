@@ -42,7 +42,9 @@ class TestAllowRules:
         assert (s.kind, s.rule, s.status) == ("allow", "Bash(npm run test:*)", "candidate")
         assert (s.evidence.verified, s.evidence.sessions, s.evidence.contradictions) == (3, 3, 0)
         assert s.evidence.examples == ("npm run test -- --watch", "npm run test", "npm run test -x")
-        assert s.evidence.static_risk == "medium"
+        # Low (an ordinary dev command, allowed at a cold start), yet asked about and approved each
+        # time: a rule still saves those prompts, whatever made guard ask.
+        assert s.evidence.static_risk == "low"
         assert s.id == rule_id("allow", "Bash(npm run test:*)")
 
     def test_enough_approvals_in_one_session_are_not_enough(self, workspace: Path, stream: Stream) -> None:
@@ -74,14 +76,29 @@ class TestAllowRules:
         assert not run_suggest(workspace).suggested
 
     def test_one_denial_holds_the_pattern_for_a_person(self, workspace: Path, stream: Stream) -> None:
-        stream.approved("git push origin", "s1").approved("git push origin", "s2").approved("git push origin", "s3")
+        for s in ("s1", "s2", "s3"):
+            stream.approved("kubectl apply -f k8s/", s)
+        stream.denied("kubectl apply -f k8s/prod/", "s4")
+        play(workspace, stream)
+        result = run_suggest(workspace)
+        assert not result.suggested and not result.rejected
+        [h] = result.held
+        assert (h.kind, h.rule, h.status) == ("allow", "Bash(kubectl apply:*)", "held")
+        assert "contradicted" in h.reason and h.evidence.contradictions == 1
+        assert h.evidence.static_risk == "medium"
+
+    def test_the_static_gate_outranks_the_hold(self, workspace: Path, stream: Stream) -> None:
+        # Approved and contradicted like the pattern above, but Bash(git push origin:*) would also
+        # allow a force push (high): no person is asked to approve that rule.
+        for s in ("s1", "s2", "s3"):
+            stream.approved("git push origin", s)
         stream.denied("git push origin --tags", "s4")
         play(workspace, stream)
         result = run_suggest(workspace)
-        assert not result.suggested
-        [h] = result.held
-        assert (h.kind, h.rule, h.status) == ("allow", "Bash(git push origin:*)", "held")
-        assert "contradicted" in h.reason and h.evidence.contradictions == 1
+        assert not result.suggested and not result.held
+        [r] = result.rejected
+        assert r.rule == "Bash(git push origin:*)" and "'git push origin -rf ~'" in r.reason  # -f: force
+        assert "a call it would also allow" in r.reason and r.evidence.static_risk == "high"
 
     def test_a_prefix_that_would_also_allow_a_critical_command_is_rejected(
         self, workspace: Path, stream: Stream
@@ -98,13 +115,16 @@ class TestAllowRules:
     def test_an_observed_critical_command_is_rejected_even_when_contradicted(
         self, workspace: Path, stream: Stream
     ) -> None:
-        # Approved by hand elsewhere (another program wrote the history): the spine rates it critical.
+        # Approved by hand elsewhere (another program wrote the history): the static layer rates it
+        # critical, and the denial of a low-rated call does not make it a question for a person.
         for s in ("s1", "s2", "s3"):
-            stream.approved("rm -rf /tmp/build", s)
+            stream.approved("rm -rf /usr/lib", s)
         stream.denied("rm -rf /tmp/cache", "s4")
         play(workspace, stream)
-        [r] = run_suggest(workspace).rejected
-        assert "an observed call" in r.reason and "critical" in r.reason
+        result = run_suggest(workspace)
+        assert not result.held
+        [r] = result.rejected
+        assert "'rm -rf /usr/lib' (an observed call)" in r.reason and "critical" in r.reason
 
     def test_file_writes_generalise_to_their_directory(self, workspace: Path, stream: Stream) -> None:
         for i, s in enumerate(("s1", "s2", "s1")):
@@ -119,6 +139,19 @@ class TestAllowRules:
         play(workspace, stream)
         [r] = run_suggest(workspace).rejected
         assert "guard's own workspace" in r.reason
+
+    def test_a_rule_the_static_layer_would_not_read_as_covering_its_calls_is_rejected(
+        self, workspace: Path, stream: Stream
+    ) -> None:
+        # The history's signatures fold blanks: "my  docs/n0.md" is "my docs/n0.md" there. A rule
+        # learned from that text would not cover the real path, which is all the static layer sees.
+        for i, s in enumerate(("s1", "s2", "s3")):
+            stream.approved(f"my  docs/n{i}.md", s, tool="Write").approved(f"our docs/n{i}.md", s, tool="Write")
+        play(workspace, stream)
+        result = run_suggest(workspace)
+        assert [s.rule for s in result.suggested] == ["Write(our docs/**)"]
+        [r] = result.rejected
+        assert r.rule == "Write(my docs/**)" and "would not read" in r.reason and "'my  docs/n0.md'" in r.reason
 
 
 class TestDenyRules:
@@ -176,18 +209,18 @@ class TestRunLimits:
 def test_cli_suggest_prints_evidence_and_records_candidates(workspace: Path, stream: Stream) -> None:
     for s in ("s1", "s2", "s3"):
         stream.approved("npm run test", s).approved("rm -rf build", s)
-    stream.approved("git push origin", "s1").approved("git push origin", "s2").approved("git push origin", "s3")
-    stream.denied("git push origin", "s3")
+        stream.approved("kubectl apply -f k8s/", s)
+    stream.denied("kubectl apply -f k8s/", "s3")
     play(workspace, stream)
     out = json.loads(cli("rules", "suggest", "--json", workspace=workspace).stdout)
     assert [s["rule"] for s in out["suggested"]] == ["Bash(npm run test:*)"]
-    assert [s["rule"] for s in out["held"]] == ["Bash(git push origin:*)"]
+    assert [s["rule"] for s in out["held"]] == ["Bash(kubectl apply:*)"]
     assert [s["rule"] for s in out["rejected"]] == ["Bash(rm:*)"]
     assert out["suggested"][0]["evidence"]["verified"] == 3
     book = rules.load(workspace)
     assert {r.rule: r.status for r in book.values()} == {
         "Bash(npm run test:*)": "candidate",
-        "Bash(git push origin:*)": "held",
+        "Bash(kubectl apply:*)": "held",
     }
     assert (workspace / "rules.json").stat().st_mode & 0o777 == 0o600
     text = cli("rules", "suggest", workspace=workspace).stdout
