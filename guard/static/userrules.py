@@ -211,6 +211,8 @@ def covers(
         bare = next((r for r in rules if r.kind == "bash" and r.pattern is None), None)
         if bare is not None:
             return bare
+        if not _plain_for_allow(analysis, cwd):
+            return None
         segments = analysis.segments or ()
         hit = None
         for segment in segments:
@@ -233,6 +235,26 @@ def covers(
                 return r
         return None
     return next((r for r in rules if r.kind == "tool" and _tool_matches(r, tool)), None)
+
+
+_ASSIGNMENT = re.compile(r"(?:^|[;&|(`]|\$\()\s*(?:export\s+|env\s+)?[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _plain_for_allow(analysis: Any, cwd: str | None) -> bool:
+    """An allow rule names a command, not what surrounds it.
+
+    ``Bash(npm run test:*)`` must not cover ``npm run test > ../x.txt`` (a write outside the
+    project) nor ``NODE_OPTIONS=--require=/tmp/e.js npm run test`` (an environment that
+    changes what runs): such calls are judged on their own, as if no rule matched.
+    """
+    text = getattr(analysis, "text", None) or ""
+    if _ASSIGNMENT.search(text):
+        return False
+    base = os.path.realpath(cwd or os.getcwd())
+    for effect, path in getattr(analysis, "effects", ()):
+        if effect == "write" and not (path.startswith("/dev/") or path == base or path.startswith(base + os.sep)):
+            return False
+    return True
 
 
 def _domain_hit(rule: Permission, kind: str, urls: Iterable[str], every: bool = False) -> bool:

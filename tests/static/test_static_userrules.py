@@ -193,3 +193,45 @@ class TestProjectRules:
         layer = _layer(tmp_path, '[permissions]\ndeny = ["Read(./private/**)"]\n')
         v = layer.judge(ToolCall("Read", {"file_path": "private/a.txt"}))
         assert v.decision == BLOCK and "guard.toml" in v.reasons[0].message
+
+
+class TestAllowRulesNameTheCommandNotItsSurroundings:
+    """Found in review: allow rules must not cover what the rule's author never saw."""
+
+    RULE = perms(allow=["Bash(npm install:*)"])
+
+    def test_plain_call_is_covered(self) -> None:
+        assert "G192" in rule_ids(judge("npm install", cwd="/work/proj", permissions=self.RULE))
+        assert "G192" in rule_ids(
+            judge("npm install > install.log 2>/dev/null", cwd="/work/proj", permissions=self.RULE)
+        )
+
+    def test_a_redirect_outside_the_project_is_judged_on_its_own(self) -> None:
+        v = judge("npm install > ../elsewhere.txt", cwd="/work/proj", permissions=self.RULE)
+        assert "G192" not in rule_ids(v) and v.floor is None
+
+    def test_an_environment_prefix_is_judged_on_its_own(self) -> None:
+        for cmd in ("NODE_OPTIONS=--require=/tmp/e.js npm install", "export X=1; npm install", "env A=b npm install"):
+            assert "G192" not in rule_ids(judge(cmd, cwd="/work/proj", permissions=self.RULE)), cmd
+
+
+class TestDomainRulesUseTheRealHost:
+    RULE = perms(allow=["WebFetch(domain:docs.python.org)"])
+
+    def test_the_named_domain_is_covered(self) -> None:
+        v = judge(tool="WebFetch", url="https://docs.python.org/3/library/", permissions=self.RULE)
+        assert v.floor == AUTO_ALLOW
+
+    def test_userinfo_and_fragment_tricks_do_not_borrow_the_domain(self) -> None:
+        for url in (
+            "https://evil.example#@docs.python.org/",
+            "https://evil.example?@docs.python.org/",
+            "https://evil.example\\@docs.python.org/",
+            "https://docs.python.org.evil.example/",
+        ):
+            v = judge(tool="WebFetch", url=url, permissions=self.RULE)
+            assert v.floor is None and "G192" not in rule_ids(v), url
+
+    def test_credentials_before_the_host_are_not_the_host(self) -> None:
+        v = judge(tool="WebFetch", url="https://docs.python.org@evil.example/", permissions=self.RULE)
+        assert v.floor is None

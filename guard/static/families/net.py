@@ -19,13 +19,23 @@ from guard.static.text import wordset
 _LOCAL_HOST = re.compile(
     r"^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\]|::1|[\w.-]+\.localhost|host\.docker\.internal)$", re.I
 )
-_URL = re.compile(r"^(?:(?P<scheme>[a-z][a-z0-9+.-]*)://)?(?:[^@/]*@)?(?P<host>\[[^\]]+\]|[^/:?#]+)", re.I)
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
 _EGRESS_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 def host_of(url: str) -> str:
-    m = _URL.match(url)
-    return (m.group("host") or "").lower() if m else ""
+    """The host a client would connect to, as WHATWG URL parsing finds it.
+
+    The authority ends at the first ``/``, ``?``, ``#`` or ``\\``; the host follows its *last*
+    ``@``. So ``https://evil.example#@docs.python.org/`` is evil.example, not docs.python.org.
+    """
+    m = _SCHEME.match(url)
+    rest = url[m.end() :] if m else url
+    authority = re.split(r"[/?#\\]", rest, maxsplit=1)[0]
+    host = authority.rpartition("@")[2]
+    if host.startswith("["):
+        return host[: host.find("]") + 1].lower() if "]" in host else host.lower()
+    return host.partition(":")[0].lower()
 
 
 def _is_local(urls: list[str]) -> bool:
