@@ -70,6 +70,9 @@ _EGRESS_SHELL = re.compile(
     )""",
     re.I,
 )
+_SEGMENT = re.compile(r"[|;&\n]")
+_MAX_SEGMENT = 2048
+_MAX_SCAN = 64 * 1024
 _EGRESS_TOOL = re.compile(r"send|post|upload|publish|e?mail|message|webhook|tweet|share", re.I)
 _SUBAGENT_KINDS = frozenset({"task", "agent", "spawn_agent", "subagent", "dispatch_agent", "delegate"})
 _KNOWN = frozenset({"bash", "write", "edit", "read", "glob", "grep", "web_fetch"})
@@ -160,11 +163,16 @@ def fallback_facts(call: ToolCall, kind: str) -> frozenset[str]:
             command = " ".join(str(c) for c in command)
         if not isinstance(command, str):
             return _NONE
+        if len(command) > _MAX_SCAN:
+            return _UNTRUSTED_ONLY  # too large to read cheaply: treat what it brings in as untrusted
         facts = _NONE
         if _NET_WORDS.search(command):
-            if _EGRESS_SHELL.search(command):
+            # Per pipeline segment, each capped: the patterns backtrack, and hostile input must
+            # stay linear (``curl `` × 200,000 took minutes as one string).
+            segments = [seg[:_MAX_SEGMENT] for seg in _SEGMENT.split(command) if _NET_WORDS.search(seg)]
+            if any(_EGRESS_SHELL.search(seg) for seg in segments):
                 facts = _EGRESS_ONLY
-            elif _FETCH.search(command):
+            elif any(_FETCH.search(seg) for seg in segments):
                 facts = _UNTRUSTED_ONLY
         if secret_path(command):
             facts = facts | _SECRET_ONLY
