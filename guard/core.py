@@ -165,17 +165,15 @@ class Guard:
         now = timestamp or _now()
         risk = self._risk_of(call) if risk is None else Risk.parse(risk)
         sig = self.state.signature_of(call)
-        line = {
-            "timestamp": now.isoformat(timespec="seconds"),
-            "tool": tool,
-            "status": "success" if success else "failure",
-            "session_id": session_id,
-            "duration_ms": duration_ms,
-            "error": redact(error) if error else None,
-            "signature": sig,
-            "risk": risk.label,
-            "params": redact(dict(call.params)),
-        }
+        line = _history_line(
+            call,
+            now,
+            sig,
+            status="success" if success else "failure",
+            duration_ms=duration_ms,
+            error=redact(error) if error else None,
+            risk=risk.label,
+        )
         self.state.aggregates.add(self.state.aggregates.executions, line)
         self.state.sessions.on_result(call, success, now)
         self.state.remember(call, sig, success=success, risk=risk, now=now)
@@ -195,15 +193,13 @@ class Guard:
             raise InputError(f"satisfaction must be 1-5, got {satisfaction!r}")
         call = self.make_call(tool, params, session_id=session_id)
         now = timestamp or _now()
-        line = {
-            "timestamp": now.isoformat(timespec="seconds"),
-            "tool": tool,
-            "action": "approved" if approved else "denied",
-            "satisfaction": satisfaction,
-            "session_id": session_id,
-            "signature": self.state.signature_of(call),
-            "params": redact(dict(call.params)),
-        }
+        line = _history_line(
+            call,
+            now,
+            self.state.signature_of(call),
+            action="approved" if approved else "denied",
+            satisfaction=satisfaction,
+        )
         self.state.aggregates.add(self.state.aggregates.interactions, line)
         self.state.sessions.on_interaction(call, approved, now)
 
@@ -253,6 +249,18 @@ class Guard:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _history_line(call: ToolCall, now: datetime, signature: str, **fields: Any) -> dict[str, Any]:
+    """A history line in the seed's shape (timestamp, tool, ...) with guard's extra fields."""
+    return {
+        "timestamp": now.isoformat(timespec="seconds"),
+        "tool": call.tool,
+        **fields,
+        "session_id": call.session_id,
+        "signature": signature,
+        "params": redact(dict(call.params)),
+    }
 
 
 def decision_line(record: DecisionRecord) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from guard.cli import EXIT_CODES, add_workspace
-from guard.cli.common import error, open_guard, parse_params, print_json
+from guard.cli.common import add_call_arguments, decide_from_args, error, open_guard, parse_params, print_json
 from guard.cli.render import explain_text
 from guard.errors import InputError
 
@@ -25,10 +25,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "check", help="decide one tool call", description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    p.add_argument("tool", help="tool name, e.g. bash, write, Read, WebFetch")
-    p.add_argument("params", metavar="PARAMS_JSON", help="the call's parameters as a JSON object")
-    p.add_argument("--session-id", help="session the call belongs to")
-    p.add_argument("--cwd", help="working directory the call runs in")
+    add_call_arguments(p)
     p.add_argument("--save", action="store_true", help="append the decision to .fusion-decisions.jsonl")
     p.add_argument("--json", action="store_true", help="print the decision record as JSON")
     add_workspace(p)
@@ -37,12 +34,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        params = parse_params(args.params)
+        parse_params(args.params)  # a usage error before any workspace is touched
     except InputError as exc:
         return error(str(exc))
     with open_guard(args) as g:
         try:
-            record = g.decide(args.tool, params, session_id=args.session_id, cwd=args.cwd, save=args.save)
+            record = decide_from_args(g, args, save=args.save)
         except InputError as exc:
             return error(str(exc))
         if args.json:

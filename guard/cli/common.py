@@ -66,3 +66,17 @@ def table(rows: list[list[Any]], headers: list[str]) -> str:
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def add_call_arguments(p: argparse.ArgumentParser) -> None:
+    """TOOL PARAMS_JSON [--session-id S] [--cwd DIR]: one tool call on the command line."""
+    p.add_argument("tool", help="tool name, e.g. bash, write, Read, WebFetch")
+    p.add_argument("params", metavar="PARAMS_JSON", help="the call's parameters as a JSON object")
+    p.add_argument("--session-id", help="session the call belongs to")
+    p.add_argument("--cwd", help="working directory the call runs in")
+
+
+def decide_from_args(g: Any, args: argparse.Namespace, *, save: bool) -> Any:
+    """The decision record for the call named by ``add_call_arguments``; InputError if malformed."""
+    params = parse_params(args.params)
+    return g.decide(args.tool, params, session_id=args.session_id, cwd=args.cwd, save=save)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from guard.cli import add_workspace
-from guard.cli.common import error, open_guard, parse_params, print_json
+from guard.cli.common import add_call_arguments, decide_from_args, error, open_guard, parse_params, print_json
 from guard.cli.render import explain_text
 from guard.errors import InputError
 
@@ -18,10 +18,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         'for one call. Nothing is saved.\n\nexample:\n  guard explain bash \'{"command": "sudo rm -rf /var"}\'',
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("tool")
-    p.add_argument("params", metavar="PARAMS_JSON")
-    p.add_argument("--session-id")
-    p.add_argument("--cwd")
+    add_call_arguments(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     add_workspace(p)
     p.set_defaults(func=run)
@@ -29,12 +26,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        params = parse_params(args.params)
+        parse_params(args.params)
     except InputError as exc:
         return error(str(exc))
     with open_guard(args) as g:
         try:
-            record = g.decide(args.tool, params, session_id=args.session_id, cwd=args.cwd, save=False)
+            record = decide_from_args(g, args, save=False)
         except InputError as exc:
             return error(str(exc))
         details = g.layer_details(record.call)

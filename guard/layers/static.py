@@ -141,7 +141,9 @@ class StaticLayer:
                 layer=NAME,
                 risk=Risk.MEDIUM,
                 ceiling=REQUEST_CONFIRM,
-                reasons=(Reason("G195", f"The static check failed ({type(exc).__name__}); asking instead."),),  # attrs converter
+                reasons=(
+                    Reason("G195", f"The static check failed ({type(exc).__name__}); asking instead."),
+                ),  # attrs converter
                 error=f"{type(exc).__name__}: {exc}",
             )
         return _timed(verdict, (time.perf_counter() - start) * 1e6)

@@ -159,7 +159,11 @@ class CallableEmbedder:
 def _unit(vec: Vector) -> Vector:
     """A new, read-only, L2-normalised float32 copy of ``vec``."""
     norm = math.sqrt(float(vec @ vec))
-    out: Vector = vec * np.float32(1.0 / norm) if norm > 0.0 else vec.copy()
+    if norm > 0.0:
+        out: Vector = vec * np.float32(1.0 / norm)
+    else:  # signed features can cancel out exactly; a fixed direction keeps the vector a unit one
+        out = np.zeros_like(vec)
+        out[0] = 1.0
     out.flags.writeable = False
     return out
 

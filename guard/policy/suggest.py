@@ -191,12 +191,7 @@ def suggest(
         if skip.get(rid) == "reverted":
             counts["reverted"] += 1
             continue
-        missed = gate.uncovered(rule, kind, events)
-        if missed is not None:
-            unread = f"the static layer would not read {rule} as covering {missed!r}, a call it was learned from"
-            rejected.append(Suggestion(rid, kind, rule, "rejected", unread, tally.freeze()))
-            continue
-        if kind == "allow":
+        if kind == "allow":  # the risk gate first: its reason says the most
             risk, why = gate.check(pattern, [e.text for e in events])
             evidence = tally.freeze(static_risk=risk.label if risk is not None else None)
             if why:
@@ -204,6 +199,11 @@ def suggest(
                 continue
         else:
             evidence = tally.freeze()
+        missed = gate.uncovered(rule, kind, events)
+        if missed is not None:
+            unread = f"the static layer would not read {rule} as covering {missed!r}, a call it was learned from"
+            rejected.append(Suggestion(rid, kind, rule, "rejected", unread, evidence))
+            continue
         if tally.contradictions:
             other = "denied" if kind == "allow" else "approved or run anyway"
             reason = (

@@ -252,7 +252,10 @@ def _plain_for_allow(analysis: Any, cwd: str | None) -> bool:
         return False
     base = os.path.realpath(cwd or os.getcwd())
     for effect, path in getattr(analysis, "effects", ()):
-        if effect == "write" and not (path.startswith("/dev/") or path == base or path.startswith(base + os.sep)):
+        if effect != "write" or path.startswith("/dev/"):
+            continue
+        full = os.path.normpath(path if os.path.isabs(path) else os.path.join(base, path))
+        if not (full == base or full.startswith(base + os.sep)):
             return False
     return True
 
