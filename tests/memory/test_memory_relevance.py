@@ -170,9 +170,11 @@ class TestWriter:
         from guard.memory.lance import LanceMemory
 
         uri = str(tmp_path / "m.lance")
-        reader, writer = LanceMemory(uri, make_config()), LanceMemory(uri, make_config())
+        reader = LanceMemory(uri, make_config())
+        assert reader.wait_ready(60)  # the table exists before the second store opens it
+        writer = LanceMemory(uri, make_config())
         try:
-            assert reader.wait_ready(60) and writer.wait_ready(60)
+            assert writer.wait_ready(60)
             assert ask(reader, "kubectl get pods").matched == 0
             remember_all(writer, event("kubectl get pods"))
             assert reader.refresh()
