@@ -37,29 +37,39 @@ async def _samples(guard: Any, n: int) -> dict[str, list[float]]:
     async_tool = guarded(tool="read", guard=guard)(read_file_async)
     out: dict[str, list[float]] = {k: [] for k in ("bare", "sync", "abare", "async", "decide")}
     clock = time.perf_counter_ns
+    # Distinct files in a long rotation: the same read over and over is a loop to the session
+    # layer, which would rightly ask about it (and measure a prompt, not the overhead).
+    files = [f"src/module_{i}.py" for i in range(97)]
+    k = 0
     for warm in (True, False):
         for block in range(0, 200 if warm else n, BLOCK):
             for _ in range(min(BLOCK, n - block)):
+                path = files[k % len(files)]
+                k += 1
                 t0 = clock()
-                read_file("README.md")
+                read_file(path)
                 t1 = clock()
-                sync_tool("README.md")
+                sync_tool(path)
                 t2 = clock()
                 if not warm:
                     out["bare"].append((t1 - t0) / 1000.0)
                     out["sync"].append((t2 - t1) / 1000.0)
             for _ in range(min(BLOCK, n - block)):
+                path = files[k % len(files)]
+                k += 1
                 t0 = clock()
-                await read_file_async("README.md")
+                await read_file_async(path)
                 t1 = clock()
-                await async_tool("README.md")
+                await async_tool(path)
                 t2 = clock()
                 if not warm:
                     out["abare"].append((t1 - t0) / 1000.0)
                     out["async"].append((t2 - t1) / 1000.0)
             for _ in range(BLOCK // 5):
+                path = files[k % len(files)]
+                k += 1
                 t0 = clock()
-                guard.decide("read", {"file_path": "README.md"})
+                guard.decide("read", {"file_path": path})
                 if not warm:
                     out["decide"].append((clock() - t0) / 1000.0)
     return out
