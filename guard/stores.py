@@ -181,6 +181,27 @@ def _parse_lines(data: bytes, path: Path, base: int) -> Iterator[dict[str, Any]]
             logger.warning(f"{path}: line at byte {line_at} is not a JSON object; skipped")
 
 
+# What other programs may write for an outcome, beside the seed's own words.
+SUCCESS, FAILED = "success", frozenset({"failure", "failed", "error"})
+APPROVED, DENIED = "approved", frozenset({"denied", "rejected"})
+
+
+def execution_ok(rec: Mapping[str, Any]) -> bool | None:
+    """True/False for a readable execution line (``status``), None for one to skip."""
+    status = rec.get("status")
+    if not isinstance(rec.get("tool"), str) or not isinstance(status, str):
+        return None
+    return True if status == SUCCESS else False if status in FAILED else None
+
+
+def interaction_ok(rec: Mapping[str, Any]) -> bool | None:
+    """True/False for a readable interaction line (``action``), None for one to skip."""
+    action = rec.get("action")
+    if not isinstance(rec.get("tool"), str) or not isinstance(action, str):
+        return None
+    return True if action == APPROVED else False if action in DENIED else None
+
+
 def parse_ts(value: Any, default: float) -> float:
     """Epoch seconds from an ISO timestamp or a number; ``default`` when unusable."""
     if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
@@ -337,11 +358,10 @@ class Aggregates:
         self.offsets.clear()
 
     def _apply_execution(self, rec: Mapping[str, Any], now: float) -> None:
-        tool = rec.get("tool")
-        status = rec.get("status")
-        if not isinstance(tool, str) or status not in ("success", "failure", "failed", "error"):
+        ok = execution_ok(rec)
+        if ok is None:
             return
-        ok = status == "success"
+        tool = rec["tool"]
         ts = parse_ts(rec.get("timestamp"), now)
         stats = self.tools.setdefault(canonical_tool(tool), ToolStats())
         stats.runs += 1
@@ -366,11 +386,10 @@ class Aggregates:
             p.last = ts
 
     def _apply_interaction(self, rec: Mapping[str, Any], now: float) -> None:
-        tool = rec.get("tool")
-        action = rec.get("action")
-        if not isinstance(tool, str) or action not in ("approved", "denied", "rejected"):
+        ok = interaction_ok(rec)
+        if ok is None:
             return
-        ok = action == "approved"
+        tool = rec["tool"]
         ts = parse_ts(rec.get("timestamp"), now)
         stats = self.users.setdefault(canonical_tool(tool), UserStats())
         stats.interactions += 1

@@ -9,7 +9,7 @@ from typing import Any
 from guard import workspace as ws
 from guard.cli import add_workspace
 from guard.cli.common import print_json, table
-from guard.stores import JsonlLog
+from guard.stores import JsonlLog, execution_ok, interaction_ok
 from guard.toolnames import canonical_tool
 
 
@@ -38,15 +38,17 @@ def collect(root: Any) -> dict[str, dict[str, Any]]:
         }
     )
     for rec in JsonlLog(root / ws.EXECUTIONS):
-        if isinstance(rec.get("tool"), str) and rec.get("status") in ("success", "failure"):
+        ok = execution_ok(rec)  # counted exactly as the decisions count them
+        if ok is not None:
             t = tools[canonical_tool(rec["tool"])]
             t["runs"] += 1
-            t["successes"] += rec["status"] == "success"
+            t["successes"] += ok
     for rec in JsonlLog(root / ws.INTERACTIONS):
-        if isinstance(rec.get("tool"), str) and rec.get("action") in ("approved", "denied"):
+        ok = interaction_ok(rec)
+        if ok is not None:
             t = tools[canonical_tool(rec["tool"])]
             t["interactions"] += 1
-            t["approvals"] += rec["action"] == "approved"
+            t["approvals"] += ok
     for rec in JsonlLog(root / ws.DECISIONS):
         if isinstance(rec.get("tool"), str) and isinstance(rec.get("decision"), str):
             tools[canonical_tool(rec["tool"])]["decisions"][rec["decision"]] += 1

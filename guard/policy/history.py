@@ -18,11 +18,8 @@ from guard import workspace as ws
 from guard.model import ToolCall
 from guard.policy.patterns import params_for
 from guard.signature import signature
-from guard.stores import JsonlLog, parse_ts
+from guard.stores import JsonlLog, execution_ok, interaction_ok, parse_ts
 from guard.toolnames import canonical_tool
-
-_DENIED = ("denied", "rejected")
-_FAILED = ("failure", "failed", "error")
 
 
 @attrs.frozen
@@ -60,18 +57,18 @@ class Event:
 
 def executions(root: Path) -> Iterator[Event]:
     for n, rec in enumerate(JsonlLog(root / ws.EXECUTIONS)):
-        status = rec.get("status")
-        if status == "success" or status in _FAILED:
-            ev = _event("execution", rec, n, "success" if status == "success" else "failure")
+        ok = execution_ok(rec)
+        if ok is not None:
+            ev = _event("execution", rec, n, "success" if ok else "failure")
             if ev is not None:
                 yield ev
 
 
 def interactions(root: Path) -> Iterator[Event]:
     for n, rec in enumerate(JsonlLog(root / ws.INTERACTIONS)):
-        action = rec.get("action")
-        if action == "approved" or action in _DENIED:
-            ev = _event("interaction", rec, n, "approved" if action == "approved" else "denied")
+        ok = interaction_ok(rec)
+        if ok is not None:
+            ev = _event("interaction", rec, n, "approved" if ok else "denied")
             if ev is not None:
                 yield ev
 

@@ -135,3 +135,16 @@ def test_every_command_has_help_with_workspace(cmd) -> None:  # type: ignore[no-
 def test_no_command_prints_help() -> None:
     out = run()
     assert out.returncode == 2 and "check" in out.stdout
+
+
+def test_stats_counts_outcome_words_other_programs_write_as_decisions_do(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    tmp_path.mkdir(exist_ok=True)
+    (tmp_path / ".command-execution.jsonl").write_text(
+        '{"tool": "bash", "status": "success"}\n{"tool": "bash", "status": "failed"}\n'
+        '{"tool": "bash", "status": "error"}\n{"tool": "bash", "status": "maybe"}\n'
+    )
+    (tmp_path / ".user-interactions.jsonl").write_text(
+        '{"tool": "bash", "action": "rejected"}\n{"tool": "bash", "action": "approved"}\n{"tool": 3, "action": "approved"}\n'
+    )
+    bash = json.loads(run("stats", "--json", "--workspace", str(tmp_path)).stdout)["tools"]["bash"]
+    assert (bash["runs"], bash["successes"], bash["interactions"], bash["approvals"]) == (3, 1, 2, 1)
