@@ -13,6 +13,8 @@ from typing import Any
 
 import attrs
 
+from guard.toolnames import canonical_tool
+
 AUTO_ALLOW = "auto_allow"
 REQUEST_CONFIRM = "request_confirm"
 BLOCK = "block"
@@ -111,8 +113,6 @@ class ToolCall:
 
     @property
     def kind(self) -> str:
-        from guard.toolnames import canonical_tool
-
         return canonical_tool(self.tool)
 
 

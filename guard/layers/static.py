@@ -15,13 +15,10 @@ this module adds the cache, user rules and the verdict shape.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
-
-import attrs
 
 from guard.config import Config
 from guard.layers.base import Context
@@ -29,6 +26,7 @@ from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM, Reason, Risk, ToolCa
 from guard.static import userrules
 from guard.static.analysis import DEFAULT_LIMITS, Analysis, Limits, analyse, cache_key
 from guard.static.rules import CATALOG
+from guard.static.tools import command_text
 
 NAME = "static"
 _MAX_REASONS = 5
@@ -37,10 +35,10 @@ _MAX_REASONS = 5
 class _Key:
     """Cache key: hashes the canonical parameters, carries the originals for a miss."""
 
-    __slots__ = ("hash", "key", "params", "tool")
+    __slots__ = ("hash", "key", "params", "text", "tool")
 
-    def __init__(self, key: tuple[Any, ...], tool: str, params: Mapping[str, Any]) -> None:
-        self.key, self.tool, self.params = key, tool, params
+    def __init__(self, key: tuple[Any, ...], tool: str, params: Mapping[str, Any], text: str | None) -> None:
+        self.key, self.tool, self.params, self.text = key, tool, params, text
         self.hash = hash(key)
 
     def __hash__(self) -> int:
@@ -52,7 +50,7 @@ class _Key:
 
 def _compute(k: _Key) -> tuple[Analysis, Verdict]:
     kind, _key, cwd, home, workspace, limits = k.key
-    analysis = analyse(kind, k.tool, k.params, cwd, home, workspace, limits)
+    analysis = analyse(kind, k.tool, k.params, cwd, home, workspace, limits, k.text)
     return analysis, verdict_for(None, analysis, _NO_RULES)  # the verdict when no user rule applies
 
 
@@ -64,15 +62,16 @@ class Analyser:
 
     def __call__(self, call: ToolCall, home: str, workspace: str | None, limits: Limits) -> tuple[Analysis, Verdict]:
         kind = call.kind
+        text = command_text(call.params) if kind == "bash" else None
         key = (
             kind if kind in _KNOWN else call.tool.lower(),
-            cache_key(kind, call.params),
+            text if text is not None else cache_key(kind, call.params),
             call.cwd,
             home,
             workspace,
             limits,
         )
-        return self.cached(_Key(key, call.tool, call.params))
+        return self.cached(_Key(key, call.tool, call.params, text))
 
     def cache_clear(self) -> None:
         clear = getattr(self.cached, "cache_clear", None)
@@ -129,8 +128,7 @@ class StaticLayer:
         return self.judge(call)
 
     def judge(self, call: ToolCall) -> Verdict:
-        """The verdict without a Context (what ``__call__`` returns)."""
-        start = time.perf_counter()
+        """The verdict without a Context (what ``__call__`` returns; the chain times it)."""
         try:
             analysis, verdict = self.analyser(call, self.home, self.workspace, self.limits)
             rules = self._rules_for(call)
@@ -146,7 +144,7 @@ class StaticLayer:
                 ),  # attrs converter
                 error=f"{type(exc).__name__}: {exc}",
             )
-        return _timed(verdict, (time.perf_counter() - start) * 1e6)
+        return verdict
 
     def _rules_for(self, call: ToolCall) -> userrules.RuleSet:
         if self.project is None or not call.cwd:
@@ -162,45 +160,31 @@ class StaticLayer:
         return explain(call, analysis, rules, verdict_for(call, analysis, rules))
 
 
-_VERDICT_FIELDS = tuple(a.name for a in attrs.fields(Verdict))
-
-
-def _timed(verdict: Verdict, elapsed_us: float) -> Verdict:
-    """A copy of ``verdict`` with its timing: ``attrs.evolve`` re-runs every converter and validator of an
-    already valid record, which costs as much as a cache hit, so the fields are copied as they are."""
-    out = object.__new__(Verdict)
-    for name in _VERDICT_FIELDS:
-        object.__setattr__(out, name, getattr(verdict, name))
-    object.__setattr__(out, "elapsed_us", elapsed_us)
-    return out
-
-
 def verdict_for(call: ToolCall | None, analysis: Analysis, rules: userrules.RuleSet) -> Verdict:
     """Fold a built-in analysis and the user's rules into the layer's verdict."""
     risk, ceiling = analysis.risk, analysis.ceiling
     reasons = _reasons(analysis)
-    tags = set(analysis.tags)
-    floor = None
-    applied = user_rule_matches(call, analysis, rules) if call is not None else []
-    deny = [m for m in applied if m.action == "deny"]
-    ask = [m for m in applied if m.action == "ask"]
-    allow = next((m for m in applied if m.action == "allow"), None)
-    if deny:
-        risk = Risk.CRITICAL
-        reasons = [
-            Reason("G190", f"{CATALOG['G190'].message} ({deny[0].rule.text} in {deny[0].rule.origin})"),
-            *reasons,
-        ]
-    elif ask:
-        risk, ceiling = max(risk, Risk.MEDIUM), True
-        reasons = [Reason("G191", f"{CATALOG['G191'].message} ({ask[0].rule.text} in {ask[0].rule.origin})"), *reasons]
-    elif allow is not None and risk <= Risk.MEDIUM and not ceiling:
-        risk = Risk.SAFE
-        reasons = [Reason("G192", f"{CATALOG['G192'].message} ({allow.rule.text})")]
-    if risk is Risk.SAFE:
-        floor = AUTO_ALLOW
-    else:
-        tags.discard("read_only")
+    tags = analysis.tags
+    applied = user_rule_matches(call, analysis, rules) if call is not None and rules.rules else []
+    if applied:
+        deny = [m for m in applied if m.action == "deny"]
+        ask = [m for m in applied if m.action == "ask"]
+        allow = next((m for m in applied if m.action == "allow"), None)
+        if deny:
+            risk = Risk.CRITICAL
+            reasons = [
+                Reason("G190", f"{CATALOG['G190'].message} ({deny[0].rule.text} in {deny[0].rule.origin})"),
+                *reasons,
+            ]
+        elif ask:
+            risk, ceiling = max(risk, Risk.MEDIUM), True
+            rule = ask[0].rule
+            reasons = [Reason("G191", f"{CATALOG['G191'].message} ({rule.text} in {rule.origin})"), *reasons]
+        elif allow is not None and risk <= Risk.MEDIUM and not ceiling:
+            risk = Risk.SAFE
+            reasons = [Reason("G192", f"{CATALOG['G192'].message} ({allow.rule.text})")]
+    if risk is not Risk.SAFE and "read_only" in tags:
+        tags = tags - {"read_only"}
     if rules.ignored:
         reasons.append(Reason("G193", f"{CATALOG['G193'].message} ({', '.join(rules.ignored[:3])})"))
     data: dict[str, Any] = {
@@ -215,10 +199,10 @@ def verdict_for(call: ToolCall | None, analysis: Analysis, rules: userrules.Rule
         layer=NAME,
         risk=risk,
         decision=BLOCK if risk is Risk.CRITICAL else None,
-        ceiling=REQUEST_CONFIRM if risk in (Risk.HIGH, Risk.MEDIUM) and (risk is Risk.HIGH or ceiling) else None,
-        floor=floor,
+        ceiling=REQUEST_CONFIRM if risk is Risk.HIGH or (risk is Risk.MEDIUM and ceiling) else None,
+        floor=AUTO_ALLOW if risk is Risk.SAFE else None,
         reasons=tuple(reasons),  # attrs converters: mypy cannot solve them
-        tags=frozenset(tags),
+        tags=tags,
         data=data,
     )
 
@@ -242,7 +226,12 @@ def user_rule_matches(call: ToolCall, analysis: Analysis, rules: userrules.RuleS
 
 
 def _reasons(analysis: Analysis) -> list[Reason]:
-    ranked = sorted(analysis.hits, key=lambda h: -CATALOG[h.rule_id].risk)
+    hits = analysis.hits
+    if len(hits) == 1:  # the common case: one finding
+        h = hits[0]
+        rule = CATALOG[h.rule_id]
+        return [Reason(h.rule_id, f"{rule.message} ({h.detail})" if h.detail else rule.message, rule.alternative)]
+    ranked = sorted(hits, key=lambda h: -CATALOG[h.rule_id].risk)
     top = CATALOG[ranked[0].rule_id].risk if ranked else Risk.SAFE
     floor = Risk.MEDIUM if top >= Risk.MEDIUM else top
     out: list[Reason] = []

@@ -63,14 +63,16 @@ def analyse(
     home: str,
     workspace: str | None,
     limits: Limits = DEFAULT_LIMITS,
+    text: str | None = None,
 ) -> Analysis:
-    """Judge one call; ``kind`` is the canonical tool kind (``bash``, ``write`` …)."""
+    """Judge one call; ``kind`` is the canonical tool kind (``bash``, ``write`` …); ``text`` is the
+    shell command when the caller already took it out of ``params``."""
     scan = Scan(resolver(home, cwd, workspace), cwd, limits.max_depth)
     engine = Engine(scan)
     lines: int | None = None
-    text: str | None = None
     if kind == "bash":
-        text = tools.command_text(params)
+        if text is None:
+            text = tools.command_text(params)
         if text is None:
             scan.hit("G195", "no command given")
         else:
@@ -99,14 +101,17 @@ def finish(scan: Scan, kind: str, lines: int | None = None, text: str | None = N
         scan.hit("G144", "a shell wired to a /dev/tcp socket")
     hits = _dedupe(scan.hits) if len(scan.hits) > 1 else tuple(scan.hits)
     risk, ceiling, read_only = Risk.SAFE, False, True
-    tags = set(scan.tags)
+    tags = scan.tags
     for h in hits:
         rule = CATALOG[h.rule_id]
-        risk = max(risk, rule.risk)
-        ceiling = ceiling or rule.ceiling
-        read_only = read_only and h.rule_id in ("G180", "G193")
+        if rule.risk > risk:
+            risk = rule.risk
+        if rule.ceiling:
+            ceiling = True
+        if read_only and h.rule_id != "G180" and h.rule_id != "G193":
+            read_only = False
         if rule.tags:
-            tags |= rule.tags
+            tags |= rule.tags  # the scan is finished: its own set can take the rule tags
     if risk is Risk.SAFE and read_only:
         tags.add("read_only")
     return Analysis(

@@ -11,6 +11,7 @@ import pytest
 from static_helpers import HOME, cold_decision, judge, rule_ids
 
 import guard.layers.static as static_layer
+from guard.chain import Chain
 from guard.config import Config
 from guard.layers.base import Context
 from guard.layers.static import StaticLayer, classify
@@ -244,7 +245,9 @@ class TestLayer:
         lay = layer()
         ctx = Context(config=lay.config, now=datetime.now(UTC))
         v = lay(ToolCall("Bash", {"command": "rm -rf ~"}), ctx)
-        assert v.decision == BLOCK and v.elapsed_us > 0 and lay.name == "static"
+        assert v.decision == BLOCK and lay.name == "static"
+        timed = Chain([lay]).run(ToolCall("Bash", {"command": "rm -rf ~"}), Context(config=lay.config, now=ctx.now))
+        assert timed.decision == BLOCK and timed.layer("static").elapsed_us > 0  # the chain times each layer
 
     def test_cache_returns_the_same_judgement(self) -> None:
         lay = layer()

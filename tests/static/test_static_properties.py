@@ -148,8 +148,9 @@ WRAPPERS: list[Wrapper] = [
     _script("bash <<< {}", simple=False),  # a redirect: argv wrappers would re-route its stdin
     _script("watch -n 1 {}"),
     _script("env -S {}"),
-    _compound(lambda c: f"echo $({c})"),
-    _compound(lambda c: f"x=$({c})"),
+    # spaced: ``$((`` + ``( kill -9 -1 )`` would be ``$(( kill -9 -1 ))``, which bash reads as arithmetic
+    _compound(lambda c: f"echo $( {c} )"),
+    _compound(lambda c: f"x=$( {c} )"),
     _compound(lambda c: f"( {c} )"),
     _compound(lambda c: f"{{ {c}; }}"),
     _compound(lambda c: f"true && {c}"),
