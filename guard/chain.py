@@ -17,7 +17,8 @@ request_confirm, or block when an earlier layer already rated the call high or w
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import attrs
 
@@ -62,24 +63,45 @@ class Chain:
         return combine(call, ctx, elapsed_us=(time.perf_counter() - start) * 1e6)
 
 
-_FIELDS: dict[type, tuple[str, ...]] = {}
+_COPIERS: dict[type, Callable[[Any, float], Any]] = {}
 
 
 def _with_elapsed(verdict: Verdict, elapsed_us: float) -> Verdict:
     """``attrs.evolve(verdict, elapsed_us=...)`` without re-running converters and validators.
 
     The layer's verdict was validated when it was built and ``elapsed_us`` has no validator;
-    copying the fields directly costs 2.5 µs instead of 6, three times per decision.
+    a copier generated once per class sets the slots directly: 1.7 µs instead of 6, three
+    times per decision.
     """
     cls = type(verdict)
-    names = _FIELDS.get(cls)
-    if names is None:
-        names = _FIELDS[cls] = tuple(a.name for a in attrs.fields(cls))
-    new = object.__new__(cls)
-    for name in names:
-        object.__setattr__(new, name, getattr(verdict, name))
-    object.__setattr__(new, "elapsed_us", elapsed_us)
-    return new
+    copier = _COPIERS.get(cls)
+    if copier is None:
+        copier = _COPIERS[cls] = _make_copier(cls)
+    out: Verdict = copier(verdict, elapsed_us)
+    return out
+
+
+def _make_copier(cls: type) -> Callable[[Any, float], Any]:
+    names = [a.name for a in attrs.fields(cls)]
+    setters: dict[str, Any] = {name: getattr(cls, name, None) for name in names}
+    if not all(hasattr(d, "__set__") for d in setters.values()):  # not slotted: copy attribute by attribute
+
+        def copy(verdict: Any, elapsed_us: float) -> Any:
+            new: Any = object.__new__(cls)
+            for name in names:
+                object.__setattr__(new, name, getattr(verdict, name))
+            object.__setattr__(new, "elapsed_us", elapsed_us)
+            return new
+
+        return copy
+    lines = [f"    set_{n}(new, v.{n})" for n in names if n != "elapsed_us"]
+    source = "def copy(v, elapsed_us):\n    new = make(cls)\n" + "\n".join(lines)
+    source += "\n    set_elapsed_us(new, elapsed_us)\n    return new\n"
+    namespace: dict[str, Any] = {"make": object.__new__, "cls": cls}
+    namespace.update({f"set_{n}": d.__set__ for n, d in setters.items()})
+    exec(source, namespace)  # names are attrs field names: identifiers, never user input
+    copier: Callable[[Any, float], Any] = namespace["copy"]
+    return copier
 
 
 def _failed(layer: Layer, exc: BaseException, ctx: Context) -> Verdict:

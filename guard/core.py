@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import atexit
+import functools
 import threading
 import weakref
 from collections.abc import Mapping, Sequence
@@ -26,8 +27,8 @@ from guard.config import Config
 from guard.errors import InputError
 from guard.layers.base import Context, Layer
 from guard.log import logger
-from guard.model import DecisionRecord, Risk, ToolCall
-from guard.redact import redact
+from guard.model import COMPONENT_KEYS, DecisionRecord, Reason, Risk, ToolCall
+from guard.redact import redact, redact_text
 from guard.state import State
 
 
@@ -266,28 +267,52 @@ def _history_line(call: ToolCall, now: datetime, signature: str, **fields: Any) 
 def decision_line(record: DecisionRecord) -> dict[str, Any]:
     """The decision-log line: the seed's shape, redacted params, each layer's reasons.
 
-    Only fields that can carry text from the call are redacted (tool, session, params,
-    reasons, notes, errors); the rest are numbers and guard's own labels, and scanning
-    them was most of the cost of a decision.
+    The same keys, in the same order, as ``record.to_dict()`` plus ``params``, built directly:
+    each layer keeps only its risk, decision, reasons, timing and error (its ``data`` and
+    ``tags`` stay in the record). Only fields that can carry text from the call are redacted
+    (tool, session, params, reasons, notes, errors); the rest are numbers and guard's own labels.
     """
-    out = record.to_dict()
-    out["tool"] = redact(out["tool"])
-    out["session_id"] = redact(out["session_id"])
-    out["layers"] = [
-        {
-            "layer": v["layer"],
-            "risk": v["risk"],
-            "decision": v["decision"],
-            "reasons": redact(v["reasons"]),
-            "elapsed_us": v["elapsed_us"],
+    call = record.call
+    reasons: list[dict[str, Any]] = []
+    layers: list[dict[str, Any]] = []
+    for v in record.layers:
+        said = [dict(_reason_line(r)) for r in v.reasons]
+        reasons.extend(said)
+        layer: dict[str, Any] = {
+            "layer": v.layer,
+            "risk": v.risk.label if v.risk is not None else None,
+            "decision": v.decision,
+            "reasons": said,
+            "elapsed_us": round(v.elapsed_us, 1),
         }
-        | ({"error": redact(v["error"])} if "error" in v else {})
-        for v in out["layers"]
-    ]
-    out["reasons"] = [r for v in out["layers"] for r in v["reasons"]]  # the record's reasons are the layers'
-    out["unavailable"] = redact(out["unavailable"])
-    out["notes"] = redact(out["notes"])
-    out["params"] = redact(dict(record.call.params))
+        if v.error:
+            layer["error"] = redact(v.error)
+        layers.append(layer)
+    components = record.components
+    return {
+        "timestamp": record.timestamp.isoformat(timespec="seconds"),
+        "tool": redact(call.tool),
+        "session_id": redact(call.session_id),
+        "fusion_score": round(record.final_score, 2),
+        "decision": record.decision,
+        "components": {k: round(float(components.get(k, 0.0)), 2) for k in COMPONENT_KEYS},
+        "risk": record.risk.label,
+        "weights": {k: round(float(w), 4) for k, w in record.weights.items()},
+        "reasons": reasons,
+        "layers": layers,
+        "unavailable": redact(list(record.unavailable)),
+        "notes": redact(list(record.notes)),
+        "elapsed_us": round(record.elapsed_us, 1),
+        "params": redact(dict(call.params)),
+    }
+
+
+@functools.lru_cache(maxsize=4096)
+def _reason_line(reason: Reason) -> dict[str, Any]:
+    """A reason as the log writes it, redacted; the same reasons recur on every decision."""
+    out: dict[str, Any] = {"id": reason.rule_id, "message": redact_text(reason.message)}
+    if reason.alternative:
+        out["alternative"] = redact_text(reason.alternative)
     return out
 
 

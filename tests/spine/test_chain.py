@@ -129,3 +129,24 @@ def test_explain_is_not_counted_as_a_dispatch(make_guard) -> None:  # type: igno
     for _ in range(4):
         rec = g.decide("bash", {"command": "frobnicate"}, session_id="s")
     assert any(r.rule_id.startswith("G20") for r in rec.reasons)  # real dispatches are
+
+
+def test_each_layer_is_timed_without_losing_its_verdict(workspace) -> None:  # type: ignore[no-untyped-def]
+    import attrs
+
+    @attrs.frozen
+    class Tagged(Verdict):  # a custom layer's own verdict type keeps its class and extra field
+        origin: str = "custom"
+
+    @attrs.frozen(slots=False)
+    class Loose(Verdict):  # not slotted: copied field by field
+        origin: str = "loose"
+
+    shared = Tagged("tagged", risk=Risk.LOW, reasons=[Reason("X1", "kept")], tags={"read_only"}, origin="plugin")
+    loose = Loose("loose", risk=Risk.LOW)
+    g = _guard(workspace, [lambda call, ctx: shared, lambda call, ctx: loose])
+    rec = g.decide("bash", {"command": "x"})
+    first, second = rec.layers
+    assert type(first) is Tagged and first.origin == "plugin" and first.reasons == shared.reasons
+    assert first.tags == {"read_only"} and first.elapsed_us > 0 and shared.elapsed_us == 0.0  # a copy, not the layer's
+    assert type(second) is Loose and second.origin == "loose" and second.elapsed_us > 0
