@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import shlex
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import NamedTuple
 from unittest import mock
 
@@ -82,6 +86,47 @@ def test_deep_nesting_of_a_blocked_command_is_not_auto_allowed() -> None:
         command = "bash -c " + shlex.quote(command)
     verdict = judge(command)
     assert verdict.decision == BLOCK or verdict.ceiling is not None
+
+
+_CRASH_PROBE = r"""
+import random, sys
+from guard.layers.static import classify
+from guard.model import ToolCall
+
+rng = random.Random(int(sys.argv[1]))
+texts = ["{\U000cc47f", "{\U00031860", "{\U000c0000", "{\U000f0000", "{\U000a0000", "{\U00100000", "x; {\U000e0100"]
+for _ in range(400):  # ``{`` then a random 4-byte character, alone or inside a command
+    ch = chr(rng.randrange(0x10000, 0x110000))
+    texts.append(rng.choice(["{", "echo {", "a={", "{ ", "${x:-{"]) + ch + rng.choice(["", "}", " rm -rf /", ")"]))
+for text in texts:
+    v = classify(ToolCall("Bash", {"command": text}))
+    if v.floor == "auto_allow" and "{" + text[-1] == text:
+        raise SystemExit(f"unparseable {text!r} was allowed")
+print(len(texts))
+"""
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_brace_then_astral_character_does_not_crash_the_process(seed: int) -> None:
+    """tree-sitter-bash 0.25.1 segfaults on ``{`` + some 4-byte UTF-8 characters (upstream #337).
+    A segfault cannot be caught in-process, so the probe runs in a child: it must exit cleanly."""
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    out = subprocess.run(
+        [sys.executable, "-c", _CRASH_PROBE, str(seed)], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
+    assert out.stdout.strip() == "407"
+
+
+@given(st.text(alphabet=st.characters(min_codepoint=0x80), max_size=6), st.sampled_from(["rm -rf /", "ls"]))
+@FAST
+def test_non_ascii_text_keeps_its_meaning(word: str, command: str) -> None:
+    """Non-ASCII bytes reach the parser as ``a`` (the crash guard): quoted data stays data."""
+    if command == "rm -rf /":
+        assert judge(f"echo {shlex.quote(word)}; {command}").decision == BLOCK
+    else:
+        assert judge(f"{command} {shlex.quote(word)}").decision != BLOCK
 
 
 @pytest.mark.parametrize(
