@@ -93,16 +93,29 @@ def settings_path(host: str, *, project: bool, home: Path | None = None, cwd: Pa
     return base / TARGETS[host].path
 
 
+# Hosts that run the call when a hook dies (a signal, an out-of-memory kill) but refuse it on
+# exit 2. guard answers every failure it can see itself; this covers the ones it cannot.
+_CRASH_EXIT = {"claude-code": 2, "gemini": 2}
+CRASH_GUARD = ' || {{ echo "guard hook died (status $?): refusing" >&2; exit {code}; }}'
+
+
 def hook_command(
     host: str, *, base: str | None = None, workspace: str | None = None, flags: tuple[str, ...] = ()
 ) -> str:
-    """``guard hook HOST`` as the host should run it: ``guard`` when it is on PATH, else this Python."""
+    """``guard hook HOST`` as the host should run it: ``guard`` when it is on PATH, else this Python.
+
+    For Claude Code and Gemini CLI on POSIX shells the command ends in a fallback that turns a
+    crashed hook (which those hosts treat as "go ahead") into exit 2, their refusal.
+    """
     if base is None:
         base = "guard" if shutil.which("guard") else f"{shlex.quote(sys.executable)} -m guard"
     parts = [base, "hook", host, *flags]
     if workspace:
         parts += ["--workspace", shlex.quote(str(Path(workspace).expanduser().absolute()))]
-    return " ".join(parts)
+    command = " ".join(parts)
+    if host in _CRASH_EXIT and os.name == "posix":
+        command += CRASH_GUARD.format(code=_CRASH_EXIT[host])
+    return command
 
 
 def is_ours(handler: Any, host: str) -> bool:

@@ -98,7 +98,7 @@ def test_user_scope_is_the_default_and_leaves_the_project_alone(places: tuple[Pa
     assert (home / ".claude" / "settings.json").exists()
     assert not (project / ".claude").exists()
     command = ours(load(home / ".claude" / "settings.json"), "claude-code")[0][1]["command"]
-    assert command.endswith("guard hook claude-code")
+    assert "guard hook claude-code || {" in command
 
 
 def test_install_flags_reach_the_command_and_reinstall_updates_in_place(places: tuple[Path, Path]) -> None:
@@ -241,3 +241,43 @@ def test_only_guards_own_hook_commands_count_as_guards() -> None:
     assert not is_ours({"command": "guard hook claude-code-extra"}, "claude-code")
     assert not is_ours({"command": "echo guard"}, "claude-code")
     assert not is_ours("guard hook claude-code", "claude-code")
+
+
+def _installed(host: str, where: str, places: tuple[Path, Path], base: str) -> str:
+    home, project = places
+    out = guard("install", host, "--command", base, "--workspace", str(project / "ws"), home=home, cwd=project)
+    assert out.returncode == 0, out.stderr
+    return str(ours(load(home / where), host)[0][1]["command"])
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the fallback is POSIX shell")
+@pytest.mark.parametrize(
+    ("host", "where", "sample"),
+    [
+        ("claude-code", ".claude/settings.json", "claude_code/pretooluse_bash.in.json"),
+        ("gemini", ".gemini/settings.json", "gemini_cli/beforetool.in.json"),
+    ],
+)
+def test_a_hook_that_dies_is_a_refusal_not_a_pass(
+    host: str, where: str, sample: str, places: tuple[Path, Path]
+) -> None:
+    """Claude Code and Gemini CLI run the call when a hook dies by a signal; the installed command
+    turns that into exit 2, their refusal. Run through ``sh -c`` as the hosts run it."""
+    home = places[0]
+    dying = home / "bin" / "guard"
+    dying.parent.mkdir()
+    dying.write_text("#!/bin/sh\ncat >/dev/null\nkill -SEGV $$\n")
+    dying.chmod(0o755)
+    command = _installed(host, where, places, str(dying))
+    payload = (PROTOCOLS / sample).read_bytes()
+    died = subprocess.run(["sh", "-c", command], input=payload, capture_output=True, timeout=60)
+    assert died.returncode == 2 and b"guard hook died (status 139)" in died.stderr
+
+    real = _installed(host, where, places, " ".join(GUARD_CMD))  # the same command with a working guard
+    answered = subprocess.run(["sh", "-c", real], input=payload, capture_output=True, env=hook_env(), timeout=120)
+    assert answered.returncode == 0 and answered.stdout.startswith(b"{"), answered.stderr
+
+
+def test_hosts_that_ignore_exit_codes_get_the_plain_command(places: tuple[Path, Path]) -> None:
+    command = _installed("codex", ".codex/hooks.json", places, "guard")
+    assert command.startswith("guard hook codex") and "||" not in command
