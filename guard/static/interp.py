@@ -98,12 +98,22 @@ _FORK_BOMB = re.compile(
     r"for\s*\(\s*;\s*;\s*\)\s*\{?\s*fork\(\)|fork\(\)\s*while\s*(?:true|1)",
     re.I,
 )
+_IMPORT_CALL = re.compile(
+    r"(?:__import__|importlib\.import_module|require)\(\s*['\"]([\w.]+)['\"]\s*\)"
+)  # ``__import__("os").system(…)`` is ``os.system(…)``
+_IMPORT_AS = re.compile(r"(?<![\w.])import\s+([\w.]+)\s+as\s+(\w+)")
+_FROM_IMPORT = re.compile(r"(?<![\w.])from\s+([\w.]+)\s+import\s+(\w+)(?:\s+as\s+(\w+))?")
+_RENAMED = re.compile(
+    r"getattr\s*\(\s*(?:os|subprocess|shutil|pty|socket|builtins|__builtins__|importlib|sys\.modules)\b|"
+    r"__builtins__|__subclasses__|__globals__|(?<![\w.])ctypes\.|\bcffi\b"
+)  # calls named at runtime: guard cannot tell what runs
+_BARE_NAMES = frozenset({"*", "open", "exec", "eval", "compile"})  # patterns match these unqualified
 _RECURSIVE = ("rmtree", "rm_rf", "rm_r", "remove_dir", "RemoveAll", "remove_tree", "rimraf", "removedirs")
 
 
 def analyse_code(scan: Scan, code: str, lang: str) -> None:
     """Judge interpreter source ``code`` by its effects (records rule ids on ``scan``)."""
-    code = code[:65536]
+    code = _unalias(code[:65536])
     scan.tag("execute")
     literal_shell = False
     for m in _SHELL_STR.finditer(code):
@@ -143,9 +153,27 @@ def analyse_code(scan: Scan, code: str, lang: str) -> None:
         scan.hit("G143", shown)
     elif net:
         scan.hit("G145" if egress else "G146", shown)
-    if unknown or (_SHELL_ANY.search(code) and not literal_shell) or (executes and not net and not decodes):
+    renamed = bool(_RENAMED.search(code))
+    if unknown or renamed or (_SHELL_ANY.search(code) and not literal_shell) or (executes and not net and not decodes):
         scan.hit("G118", shown)
     scan.hit("G119", shown)
+
+
+def _unalias(code: str) -> str:
+    """Module and function aliases spelled out, so the effect patterns see through them:
+    ``import subprocess as sp; sp.run(…)``, ``from os import system as s; s(…)``, ``__import__("os")``."""
+    if "import" not in code and "require" not in code:
+        return code
+    code = _IMPORT_CALL.sub(lambda m: m.group(1), code)
+    for module, alias in _IMPORT_AS.findall(code):
+        if alias != module:
+            code = re.sub(rf"(?<![\w.]){re.escape(alias)}\.", module + ".", code)
+    for module, name, alias in _FROM_IMPORT.findall(code):
+        if alias and alias != name:
+            code = re.sub(rf"(?<![\w.]){re.escape(alias)}\s*\(", f"{module}.{name}(", code)
+        elif name not in _BARE_NAMES:
+            code = re.sub(rf"(?<![\w.]){re.escape(name)}\s*\(", f"{module}.{name}(", code)
+    return code
 
 
 def _paths(scan: Scan, code: str) -> bool:

@@ -97,7 +97,7 @@ _DEV_TOOLS = (
     "nim crystal ghc hugo jekyll mkdocs sphinx-build doxygen pandoc latexmk pdflatex xelatex protoc buf sqlc air "
     "pre-commit husky lefthook cucumber behave rspec phpunit pest codecept ctest gcov lcov coverage nyc c8 tsx ts-node "
     "storybook expo react-native flutter dart pod maturin cibuildwheel wasm-pack trunk cargo-watch "
-    "vim vi nvim nano emacs code subl micro hx helix kak ed delta diff-so-fancy meld kdiff3 vimdiff opendiff "
+    "vim vi nvim view gvim vimdiff nano emacs code subl micro hx helix kak ed delta diff-so-fancy meld kdiff3 opendiff "
     "just task mage invoke doit scons premake autoreconf autoconf automake configure libtool pkg-config strip "
     "ex objcopy ar ld as nasm yasm gdb lldb perf hyperfine tokei cloc scc sccache ccache java kotlin scala groovy clojure "
     "jshell erl elixirc iex crystal julia-build "
@@ -129,7 +129,15 @@ def _tool(cmd: Cmd, scan: Scan) -> Flow | None:
     if only_help(cmd):
         scan.hit("G180", cmd.name)
         return EMPTY
-    if cmd.name in ("vim", "vi", "nvim", "ex"):  # ``vim -c '!cmd'`` / ``+'!cmd'``: the editor runs a shell command
+    if cmd.name in (
+        "vim",
+        "vi",
+        "nvim",
+        "ex",
+        "view",
+        "gvim",
+        "vimdiff",
+    ):  # ``vim -c '!cmd'`` / ``+'!cmd'``: the editor runs a shell command
         for i, arg in enumerate(cmd.args):
             value = (
                 cmd.args[i + 1]

@@ -276,6 +276,36 @@ def _yq(cmd: Cmd, scan: Scan) -> Flow:
     return Flow(flow.bits)
 
 
+_PAGERS = "less more most zless zmore"
+_PAGER_LOG = ("-o", "-O", "--log-file", "--LOG-FILE")
+
+
+def _pager(cmd: Cmd, scan: Scan) -> Flow:
+    """``less``/``more``: read-only, except ``+!cmd`` (a shell command at start) and ``-o FILE`` (a log)."""
+    rest: list[str] = []
+    args = iter(cmd.args)
+    for a in args:
+        if a.startswith("+") and ("!" in a or "|" in a):
+            shell = a.lstrip("+").split("!", 1)[-1] if "!" in a else a.split("|", 1)[1]
+            scan.engine.script(shell)
+        elif a in _PAGER_LOG or a.startswith(tuple(o + "=" for o in _PAGER_LOG[2:])) or a[:2] in ("-o", "-O"):
+            target = a.split("=", 1)[1] if "=" in a else a[2:] if len(a) > 2 and a[:2] in ("-o", "-O") else None
+            effects.write(scan, target if target is not None else next(args, ""))
+        elif not a.startswith("+"):
+            rest.append(a)
+    return _reader(Cmd((cmd.argv[0], *rest), cmd.name, cmd.stdin, cmd.privileged, cmd.via), scan)
+
+
+def _man(cmd: Cmd, scan: Scan) -> Flow:
+    """``man``: read-only, except a pager or browser it is told to run (``-P cmd``, ``--html=cmd``)."""
+    opts = parse_opts(cmd.args, frozenset({"-P", "--pager", "-H", "--html", "-M", "-m", "-L", "-S", "-s", "-C"}))
+    for program in opts.all("-P", "--pager", "-H", "--html"):
+        if program:
+            scan.engine.script(program)
+    scan.hit("G180", cmd.name)
+    return EMPTY
+
+
 HANDLERS: dict[str, Handler] = {
     "yq": _yq,
     **table(_LISTERS, _lister),
@@ -294,4 +324,6 @@ HANDLERS: dict[str, Handler] = {
     "chdir": _cd,
     "hostname": _lister,
     "noop": read_only,
+    **table(_PAGERS, _pager),
+    "man": _man,
 }
