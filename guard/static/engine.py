@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Mapping
 from typing import Any
 
 from guard.model import Risk
-from guard.static import lexer, shells
+from guard.static import envvars, lexer, shells
 from guard.static.families import HANDLERS
 from guard.static.parser import parse
 from guard.static.scan import DECODED, EMPTY, OPAQUE_FLOW, REMOTE, SECRET, Cmd, Flow, Scan, display
@@ -25,11 +26,7 @@ from guard.static.walker import Walker
 
 SOCKET, SHELL = 16, 32  # flow bits: raw socket output; an interactive shell's output
 SHELLS = wordset("sh bash zsh dash ksh mksh ash fish csh tcsh yash posh rbash pdksh oksh busybox-sh")
-_COMMAND_VARS = wordset(
-    "GIT_SSH_COMMAND GIT_PAGER PAGER GIT_EDITOR EDITOR VISUAL GIT_EXTERNAL_DIFF GIT_ASKPASS SSH_ASKPASS "
-    "GIT_SEQUENCE_EDITOR MANPAGER PROMPT_COMMAND GIT_PROXY_COMMAND"
-)
-_INJECT_VARS = frozenset({"LD_PRELOAD", "DYLD_INSERT_LIBRARIES", "LD_AUDIT"})
+_NO_ENV: Mapping[str, str] = {}
 _FORK_BOMB = r"(^|[^\w-]){n}\s*(\|\s*{n}|&(?!&))"
 
 
@@ -153,7 +150,7 @@ class Engine:
     def simple(self, argv: list[str], stdin: Flow, env: dict[str, str]) -> Flow:
         scan = self.scan
         for key, value in env.items():
-            self.env_var(key, value)
+            self.env_var(key, value, env)
         head = argv[0]
         shown = display(scan, " ".join(argv))
         if len(scan.commands) < 64:
@@ -222,8 +219,9 @@ class Engine:
         if u.chdir:
             scan.chdir(u.chdir)
         try:
+            env = dict(u.env)
             for key, value in u.env:
-                self.env_var(key, value)
+                self.env_var(key, value, env)
             out = self.script(u.script, stdin) if u.script is not None else self.run(u.argv, stdin)
         finally:
             scan.privileged, scan.cwd = saved
@@ -249,14 +247,9 @@ class Engine:
     def source(self, argv: tuple[str, ...], stdin: Flow) -> Flow:
         return shells.source(self, argv, stdin)
 
-    def env_var(self, key: str, value: str) -> None:
-        scan = self.scan
-        if key in _COMMAND_VARS and value:
-            self.script(value)
-        elif key in _INJECT_VARS:
-            scan.hit("G157", f"{key}={display(scan, value)}")
-        elif key in ("BASH_ENV", "ENV") and value:
-            self.exec_file(value)
+    def env_var(self, key: str, value: str, env: Mapping[str, str] = _NO_ENV) -> None:
+        """A variable set as a prefix, an assignment or by ``export``: see :mod:`guard.static.envvars`."""
+        envvars.assigned(self, key, value, env)
 
     def alias(self, argv: tuple[str, ...]) -> Flow:
         for arg in argv[1:]:

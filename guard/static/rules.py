@@ -8,7 +8,7 @@ so wording and severity change in one place and ids never move. ``G1xx`` is the 
 - G110-G119 remote code and execution
 - G130-G133 permissions, G134-G139 git
 - G140-G149 secrets, exfiltration and network
-- G150-G157 persistence and guard's own files
+- G150-G159 persistence, guard's own files and code-loading environment variables
 - G160-G169 databases, clusters, clouds and containers
 - G170-G179 publishing and system control
 - G180-G189 the ordinary levels (read-only, development, unknown, tools)
@@ -96,7 +96,9 @@ G153 | high     | persistence | persistence                            | Schedul
 G154 | critical | persistence | persistence,write                      | Changes sudo or login rules (sudoers, PAM).
 G155 | high     | persistence | persistence,write                      | Installs git hooks or git configuration that runs programs.
 G156 | critical | protected   | protected_path,write                   | Changes guard's own files or an agent host's hook settings, which would switch guard off.
-G157 | high     | persistence | execute                                | Injects a library into programs (LD_PRELOAD and similar).
+G157 | high     | persistence | execute                                | Injects a library into programs (LD_PRELOAD, LD_AUDIT, DYLD_INSERT_LIBRARIES, or a library path outside the project and the system).
+G158 | high     | persistence | execute                                | Sets an environment variable that makes programs load or run code from outside the project (NODE_OPTIONS --require, PYTHONPATH, PYTHONSTARTUP, PERL5OPT, JAVA_TOOL_OPTIONS -javaagent, PATH in a temporary directory). | PYTHONPATH=src python -m pytest
+G159 | medium   | persistence | execute                                | Sets an environment variable that makes programs load extra code at start, from the project or an installed package (NODE_OPTIONS -r, RUBYOPT -r, PERL5OPT -M).
 G160 | high     | database    | delete                                 | Drops a database, schema, table or collection.
 G161 | high     | database    | delete                                 | Empties a table (TRUNCATE, or DELETE/UPDATE without WHERE).
 G162 | high     | database    | delete                                 | Flushes every key in a key-value store. | redis-cli DBSIZE

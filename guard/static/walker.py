@@ -130,6 +130,7 @@ class Walker:
         name, value = self.assignment(node)
         if name:
             self.scan.vars[name] = value
+            self.engine.env_var(name, value)  # ``export LD_PRELOAD=…`` loads code into what runs next
 
     def assignment(self, node: Any) -> tuple[str, str]:
         name, value = "", ""
@@ -178,6 +179,8 @@ class Walker:
             outputs = outputs + more
         if not argv:
             self.scan.vars.update(env)
+            for name, value in env.items():
+                self.engine.env_var(name, value, env)
             out = EMPTY
         else:
             out = self.engine.simple(argv, stdin, env)

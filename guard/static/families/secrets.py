@@ -4,12 +4,16 @@ File-based secrets (``~/.ssh``, ``~/.aws/credentials``, ``.env`` …) are a path
 by :mod:`guard.static.effects` for every command and tool alike. What marks a command here also
 sets the scan's ``cmd_secret`` flag, so its output is tainted: ``env | curl -d @- …`` and
 ``gh auth token | nc …`` are exfiltration, not two unrelated commands.
+
+The shell's variable builtins (``set``, ``export``/``declare``, ``unset``, ``shift``) live here because
+they can dump the environment; what setting a variable does is :mod:`guard.static.envvars`.
 """
 
 from __future__ import annotations
 
 import re
 
+from guard.static import envvars
 from guard.static.families.base import Handler, parse_opts
 from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
 from guard.static.text import marker_ids
@@ -71,13 +75,34 @@ def _printenv(cmd: Cmd, scan: Scan) -> Flow:
 def _set(cmd: Cmd, scan: Scan) -> Flow:
     if not cmd.args:
         return _dump(cmd, scan, "set: every shell variable")
+    words = envvars.positional_words(cmd.args)
+    if words is not None:  # ``set -- rm -rf /; "$@"`` runs those words
+        envvars.set_positional(scan, words)
     scan.hit("G180", "set")
+    return EMPTY
+
+
+def _shift(cmd: Cmd, scan: Scan) -> Flow:
+    envvars.shift(scan, cmd.args)
+    scan.hit("G180", "shift")
+    return EMPTY
+
+
+def _unset(cmd: Cmd, scan: Scan) -> Flow:
+    for name in cmd.args:
+        scan.vars.pop(name, None)
+    scan.hit("G180", "unset")
     return EMPTY
 
 
 def _declare(cmd: Cmd, scan: Scan) -> Flow:
     flags = [a for a in cmd.args if a.startswith("-")]
     names = [a for a in cmd.args if not a.startswith("-")]
+    for name in names:  # ``export NODE_OPTIONS=--require=…`` (the walker judges the parsed form itself)
+        key, eq, value = name.partition("=")
+        if eq and key:
+            scan.vars[key] = value
+            scan.engine.env_var(key, value)
     if not names and (not flags or any("p" in f or "x" in f for f in flags)):
         return _dump(cmd, scan, f"{cmd.name}: the exported environment")
     secret = [n for n in names if is_secret_var(n.split("=")[0])]
@@ -192,6 +217,8 @@ HANDLERS: dict[str, Handler] = {
     "printenv": _printenv,
     "env": _printenv,
     "set": _set,
+    "shift": _shift,
+    "unset": _unset,
     "export": _declare,
     "declare": _declare,
     "typeset": _declare,

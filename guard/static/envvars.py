@@ -1,0 +1,259 @@
+"""What setting a variable does: environment variables that load or run code, and positional parameters.
+
+A variable is judged wherever it is set: as a command prefix (``X=v cmd``), a bare assignment,
+``export``/``declare -x``/``typeset``/``local``, or ``env X=v cmd``. What it makes later programs do:
+
+- a shell command (``GIT_SSH_COMMAND``, ``PAGER``, ``EDITOR``, ``PROMPT_COMMAND`` …): the value is
+  judged as the script it is (an unknown program name alone is not evidence: it runs only when asked);
+- a library injected into every program (``LD_PRELOAD``, ``LD_AUDIT``, ``DYLD_INSERT_LIBRARIES``):
+  G157, and a library search path that leads outside the project and the system dirs: G157;
+- code a runtime loads at start (``NODE_OPTIONS=--require``, ``PYTHONSTARTUP``, ``PERL5OPT=-M``,
+  ``RUBYOPT=-r``, ``JAVA_TOOL_OPTIONS=-javaagent``, ``BASH_ENV``): G158 when it comes from outside
+  the project (or from a place only known at runtime), G159 from the project or an installed package;
+- module search paths (``PYTHONPATH``, ``PERL5LIB`` …) leading outside the project and the system
+  dirs: G158 (``PYTHONPATH=src`` is ordinary). An element only known at runtime (``$PWD/src``,
+  ``$PYTHONPATH``) is not judged: appending to the inherited value is the everyday case;
+- ``PATH`` with a temporary directory (where anyone can plant an ``ls``): G158; ``~/.local/bin`` and
+  ``node_modules/.bin`` are everyday and pass;
+- git configuration from the environment (``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n``,
+  ``GIT_CONFIG_PARAMETERS``), judged as ``git -c key=value``.
+
+Everything here runs only for assignments, and the first test is one dictionary lookup.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
+
+from guard.static import paths as P
+from guard.static.expand import tilde
+from guard.static.scan import Scan, display
+from guard.static.text import DYN_OPEN, IFS, wordset
+
+if TYPE_CHECKING:
+    from guard.static.engine import Engine
+
+COMMAND_VARS = wordset(
+    "GIT_SSH_COMMAND GIT_PAGER PAGER GIT_EDITOR EDITOR VISUAL GIT_EXTERNAL_DIFF GIT_ASKPASS SSH_ASKPASS "
+    "GIT_SEQUENCE_EDITOR MANPAGER PROMPT_COMMAND GIT_PROXY_COMMAND SUDO_ASKPASS FCEDIT"
+)
+_INJECT = frozenset({"LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES"})
+_LIBRARY_PATHS = wordset(
+    "LD_LIBRARY_PATH DYLD_LIBRARY_PATH DYLD_FALLBACK_LIBRARY_PATH DYLD_FRAMEWORK_PATH DYLD_FALLBACK_FRAMEWORK_PATH"
+)
+_MODULE_PATHS = wordset("PYTHONPATH PYTHONHOME PERL5LIB PERLLIB RUBYLIB NODE_PATH GIT_EXEC_PATH GIT_TEMPLATE_DIR")
+_SCRIPT_FILES = frozenset({"PYTHONSTARTUP", "BASH_ENV", "ENV"})
+_GIT_CONFIG_FILES = frozenset({"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"})
+_INSIDE = frozenset({P.PROJECT_ROOT, P.PROJECT, P.GITDIR})
+_KNOWN = _INSIDE | {P.SYSTEM, P.DYNAMIC}
+# Runtime options that name code to load.
+_NODE_LOADS = ("--require", "-r", "--import", "--loader", "--experimental-loader")
+_JAVA_AGENTS = ("-javaagent:", "-agentpath:", "-Xbootclasspath/a:", "-Xbootclasspath/p:", "-Xbootclasspath:")
+
+
+def assigned(engine: Engine, key: str, value: str, env: Mapping[str, str]) -> None:
+    """Judge ``key=value``; ``env`` holds the other variables set by the same command (prefix or ``env``)."""
+    judge = _JUDGES.get(key)
+    if judge is not None:
+        judge(engine, key, value)
+    elif key.startswith("GIT_CONFIG_"):
+        _git_config(engine, key, value, env)
+
+
+# -- what the value makes run
+def _command(engine: Engine, key: str, value: str) -> None:
+    if not value:
+        return
+    scan = engine.scan
+    before = len(scan.hits)
+    engine.script(value)
+    ordinary = ("G182", "G149") if key == "GIT_SSH_COMMAND" else ("G182",)  # git adds the host itself
+    scan.hits[before:] = [h for h in scan.hits[before:] if h.rule_id not in ordinary]
+
+
+def _inject(engine: Engine, key: str, value: str) -> None:
+    if value.strip():
+        engine.scan.hit("G157", f"{key}={display(engine.scan, value)}")
+
+
+def _library_path(engine: Engine, key: str, value: str) -> None:
+    _search_path(engine.scan, key, value, "G157")
+
+
+def _module_path(engine: Engine, key: str, value: str) -> None:
+    _search_path(engine.scan, key, value, "G158")
+
+
+def _path(engine: Engine, key: str, value: str) -> None:
+    for element in _elements(value):
+        if not element.startswith(DYN_OPEN) and engine.scan.place(element).tier == P.TEMP:
+            engine.scan.hit("G158", f"{key}={display(engine.scan, value)}")
+            return
+
+
+def _search_path(scan: Scan, key: str, value: str, rule_id: str) -> None:
+    for element in _elements(value):
+        if element.startswith(DYN_OPEN):
+            continue  # ``$PYTHONPATH``, ``$(pwd)/src``: the inherited or a runtime value, not judged
+        if _tier(scan, element) not in _KNOWN:
+            scan.hit(rule_id, f"{key}={display(scan, value)}")
+            return
+
+
+def _tier(scan: Scan, element: str) -> str:
+    if scan.cwd in (None, scan.resolver.project) and element[:1] not in ("/", "~", ".") and "/." not in element:
+        return P.PROJECT  # ``src``, ``lib/python``: in the project (resolving costs more than the rest)
+    return scan.place(element).tier
+
+
+def _elements(value: str) -> Iterable[str]:
+    return (e for e in value.replace(IFS, ":").split(":") if e)
+
+
+def _script_file(engine: Engine, key: str, value: str) -> None:
+    value = value.strip()
+    if not value or (key == "ENV" and "/" not in value and not value.startswith((".", "~")) and ".sh" not in value):
+        return  # ``ENV=production`` names a deployment, not the file sh reads at start
+    if key != "PYTHONSTARTUP":
+        engine.exec_file(value)  # a script written earlier in this call is judged by its content
+    _load(engine.scan, key, value, is_path=True)
+
+
+def _node_options(engine: Engine, key: str, value: str) -> None:
+    words = _words(value)
+    for i, word in enumerate(words):
+        name, eq, glued = word.partition("=")
+        if name in _NODE_LOADS:
+            target = glued if eq else words[i + 1] if i + 1 < len(words) else ""
+            _load(engine.scan, key, target, is_path=target.startswith((".", "/", "~", "file:")))
+
+
+def _perl_ruby_options(engine: Engine, key: str, value: str) -> None:
+    words = _words(value)
+    for i, word in enumerate(words):
+        flag, rest = word[:2], word[2:].lstrip(":")
+        if flag not in ("-I", "-M", "-m", "-r", "-d") or (flag == "-d" and key != "PERL5OPT"):
+            continue  # (ruby's ``-d`` only turns on $DEBUG)
+        if not rest and flag != "-d":
+            rest = words[i + 1] if i + 1 < len(words) else ""
+        module = rest.lstrip("-").split("=", 1)[0]
+        if flag in ("-M", "-m") and module.islower() and "::" not in module:
+            continue  # a pragma (``-Mstrict``, ``-Mwarnings``), not code from a file
+        is_path = flag == "-I" or rest.startswith((".", "/", "~"))
+        _load(engine.scan, key, rest or word, is_path=is_path)
+
+
+def _java_options(engine: Engine, key: str, value: str) -> None:
+    for word in _words(value):
+        for option in _JAVA_AGENTS:
+            if word.startswith(option):
+                target = word[len(option) :].split("=", 1)[0]
+                for element in target.split(":") if "bootclasspath" in option else [target]:
+                    _load(engine.scan, key, element, is_path=True)
+        if word.startswith("-agentlib:") and not word.startswith("-agentlib:jdwp"):  # jdwp: the debugger
+            _load(engine.scan, key, word, is_path=False)
+
+
+def _load(scan: Scan, key: str, target: str, is_path: bool) -> None:
+    """G158 for code from outside the project or a runtime place, G159 from the project or a package."""
+    if target.startswith("file:"):
+        target = target[5:].removeprefix("//")
+    if target.startswith("~"):
+        target = tilde(target, scan.resolver.home, scan.cwd)
+    if not target:
+        return  # ``--require`` with nothing after it: the program refuses to start
+    shown = f"{key}: {display(scan, target)}"
+    if target.startswith((DYN_OPEN, "data:")) or "://" in target:
+        scan.hit("G158", shown)
+    elif not is_path:
+        scan.hit("G159", shown)
+    else:
+        scan.hit("G159" if scan.place(target).tier in _INSIDE else "G158", shown)
+
+
+def _words(value: str) -> list[str]:
+    return value.replace(IFS, " ").split()
+
+
+def _git_config_file(engine: Engine, key: str, value: str) -> None:
+    if value and not value.startswith(DYN_OPEN) and engine.scan.place(value).tier == P.TEMP:
+        engine.scan.hit("G158", f"{key}={display(engine.scan, value)}")
+
+
+def _git_config(engine: Engine, key: str, value: str, env: Mapping[str, str]) -> None:
+    """``GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='…' git log`` is ``git -c core.pager='…' log``."""
+    from guard.static.families.git import _config as config  # (git imports this module's peers)
+
+    scan = engine.scan
+    if key == "GIT_CONFIG_PARAMETERS":
+        try:
+            pairs = shlex.split(value.replace(IFS, " "))
+        except ValueError:
+            pairs = value.split()
+        for pair in pairs:
+            config(scan, pair, runs_now=True)
+        return
+    kind, _, n = key[len("GIT_CONFIG_") :].partition("_")
+    if kind == "VALUE":  # judged once, with its key from the same command or set earlier
+        name = env.get(f"GIT_CONFIG_KEY_{n}", scan.vars.get(f"GIT_CONFIG_KEY_{n}"))
+        if name is not None:
+            config(scan, f"{name}={value}", runs_now=True)
+    elif kind == "KEY" and f"GIT_CONFIG_VALUE_{n}" not in env:
+        setting = scan.vars.get(f"GIT_CONFIG_VALUE_{n}")
+        if setting is not None:
+            config(scan, f"{value}={setting}", runs_now=True)
+
+
+_JUDGES: dict[str, Callable[[Engine, str, str], None]] = {
+    **dict.fromkeys(COMMAND_VARS, _command),
+    **dict.fromkeys(_INJECT, _inject),
+    **dict.fromkeys(_LIBRARY_PATHS, _library_path),
+    **dict.fromkeys(_MODULE_PATHS, _module_path),
+    **dict.fromkeys(_SCRIPT_FILES, _script_file),
+    **dict.fromkeys(_GIT_CONFIG_FILES, _git_config_file),
+    "PATH": _path,
+    "NODE_OPTIONS": _node_options,
+    "PERL5OPT": _perl_ruby_options,
+    "RUBYOPT": _perl_ruby_options,
+    **dict.fromkeys(("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS"), _java_options),
+}
+
+
+# -- positional parameters: ``set -- a b``, ``shift``
+def set_positional(scan: Scan, words: Iterable[str]) -> None:
+    """``set -- rm -rf /`` makes ``"$@"`` (and ``$1`` …) those words for the rest of the script."""
+    values = list(words)
+    for i in range(1, 10):
+        scan.vars.pop(str(i), None)
+    scan.vars["@"] = scan.vars["*"] = IFS.join(values)
+    for i, value in enumerate(values[:9], start=1):
+        scan.vars[str(i)] = value
+    scan.vars["#"] = str(len(values))
+
+
+def positional_words(args: tuple[str, ...]) -> list[str] | None:
+    """The words ``set args`` makes positional (``None``: ``set`` only changes options)."""
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("--", "-"):
+            return list(args[i + 1 :])
+        if a[:1] not in ("-", "+") or len(a) < 2:
+            return list(args[i:])
+        i += 2 if "o" in a[1:] else 1  # ``-o pipefail``, ``-euo pipefail``: the option takes a name
+    return None
+
+
+def shift(scan: Scan, args: tuple[str, ...]) -> None:
+    """``shift [n]`` drops known positional words; an unknown count makes them all unknown."""
+    if "@" not in scan.vars:
+        return
+    count = args[0] if args else "1"
+    if not count.isdigit():
+        for name in ("@", "*", "#", *map(str, range(1, 10))):
+            scan.vars.pop(name, None)
+        return
+    values = [v for v in scan.vars["@"].split(IFS) if v] if scan.vars["@"] else []
+    set_positional(scan, values[int(count) :])
