@@ -73,6 +73,12 @@ def _command(engine: Engine, key: str, value: str) -> None:
     scan.hits[before:] = [h for h in scan.hits[before:] if h.rule_id not in ordinary]
 
 
+def _less_filter(engine: Engine, key: str, value: str) -> None:
+    """``LESSOPEN="|cmd %s"`` (also ``||cmd``, ``|-cmd``, or ``cmd %s`` writing a file): less runs it on open."""
+    command = value.lstrip("|").lstrip("-").replace("%s", "FILE")
+    _command(engine, key, command)
+
+
 def _inject(engine: Engine, key: str, value: str) -> None:
     if value.strip():
         engine.scan.hit("G157", f"{key}={display(engine.scan, value)}")
@@ -214,6 +220,8 @@ _JUDGES: dict[str, Callable[[Engine, str, str], None]] = {
     **dict.fromkeys(_SCRIPT_FILES, _script_file),
     **dict.fromkeys(_GIT_CONFIG_FILES, _git_config_file),
     "PATH": _path,
+    "LESSOPEN": _less_filter,
+    "LESSCLOSE": _less_filter,
     "NODE_OPTIONS": _node_options,
     "PERL5OPT": _perl_ruby_options,
     "RUBYOPT": _perl_ruby_options,
