@@ -15,6 +15,7 @@ from guard.static.landmines import blocked_if_run
 from guard.static.paths import Place
 from guard.static.rules import CATALOG
 from guard.static.scan import DECODED, EMPTY, REMOTE, SECRET, Flow, Scan
+from guard.static.text import wordset
 
 _FOREIGN = frozenset({P.HOME_OTHER, P.OTHER, P.OUTSIDE})
 _PERSIST_RULE = {
@@ -103,6 +104,8 @@ def _delete_rule(place: Place, recursive: bool) -> str:
             "G105" if (broad and place.path.rstrip("/").endswith(".git")) or (recursive and place.contents) else "G184"
         )
     if tier == P.PROJECT:
+        if recursive and _regenerated(place.path):
+            return "G400"
         return "G107" if recursive else "G184"
     if tier == P.TEMP:
         return "G104" if place.kind == "temp_root" and broad else "G186"
@@ -111,6 +114,21 @@ def _delete_rule(place: Place, recursive: bool) -> str:
     if place.kind == "cache":
         return "G125"  # caches in home are re-created on demand
     return "G104" if recursive else "G125"
+
+
+# Build output, caches and installed dependencies a project re-creates with one command.
+_REGENERATED = wordset(
+    "build dist out target node_modules __pycache__ .pytest_cache .mypy_cache .ruff_cache .hypothesis .tox .nox "
+    ".next .nuxt .svelte-kit .parcel-cache .turbo .angular .docusaurus .expo storybook-static coverage htmlcov "
+    ".gradle .eggs .venv _build .cache .sass-cache bower_components .terraform .serverless elm-stuff zig-cache "
+    "zig-out .dart_tool .build DerivedData"
+)
+
+
+def _regenerated(path: str) -> bool:
+    """``build/``, ``web/node_modules``, ``pkg.egg-info``, ``cmake-build-debug``: nothing lost for good."""
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    return name in _REGENERATED or name.endswith(".egg-info") or name.startswith("cmake-build-")
 
 
 def move_away(scan: Scan, word: str, dest: str | None) -> Place:

@@ -13,6 +13,7 @@ so wording and severity change in one place and ids never move. ``G1xx`` is the 
 - G170-G179 publishing and system control
 - G180-G189 the ordinary levels (read-only, development, unknown, tools)
 - G190-G199 user rules and what guard cannot see (parse failures, dynamic names, depth, size)
+- G400-G499 the static range continued, once G1xx was full (each row says its family)
 
 An ``alternative`` is a command a person could run instead; the test suite checks that guard
 itself does not block it (peers were caught recommending commands they then refused).
@@ -139,6 +140,7 @@ G196 | medium   | unknown     | execute,asks                           | The com
 G197 | medium   | unknown     | asks                                   | Wrappers or nesting go deeper than guard follows.
 G198 | medium   | unknown     | asks                                   | The call is too large to check (over the size limit).
 G199 | medium   | unknown     | asks                                   | The command contains invisible characters that can hide what it does.
+G400 | low      | filesystem  | delete                                 | Deletes build output, caches or installed dependencies that the project re-creates.
 """
 
 

@@ -191,7 +191,8 @@ class TestPathsAndHome:
         assert judge("rm -rf ~/build", home="/srv/me", cwd="/srv/me").ceiling == REQUEST_CONFIRM
 
     def test_call_cwd(self) -> None:
-        assert judge("rm -rf build", cwd="/home/u/proj").risk is Risk.MEDIUM
+        assert judge("rm -rf src", cwd="/home/u/proj").risk is Risk.MEDIUM
+        assert judge("rm -rf build", cwd="/home/u/proj").risk is Risk.LOW  # build output: re-created (G400)
         assert judge("rm -rf ../proj2", cwd="/home/u/proj").risk is Risk.HIGH
         assert judge("rm -rf .", cwd="/").decision == BLOCK
         assert judge("rm -rf *", cwd="/home/u").decision == BLOCK
@@ -199,8 +200,8 @@ class TestPathsAndHome:
 
     def test_cd_is_tracked_and_scoped(self) -> None:
         assert judge("cd / && rm -rf tmp/x").decision == BLOCK or judge("cd / && rm -rf usr").decision == BLOCK
-        assert judge("(cd /tmp) && rm -rf build").risk is Risk.MEDIUM
-        assert judge("bash -c 'cd /' ; rm -rf build").risk is Risk.MEDIUM
+        assert judge("(cd /tmp) && rm -rf src").risk is Risk.MEDIUM
+        assert judge("bash -c 'cd /' ; rm -rf src").risk is Risk.MEDIUM
 
 
 class TestProtected:

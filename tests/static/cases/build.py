@@ -1506,7 +1506,8 @@ POSITIONAL = [
     (C, 'set -- a b; shift $n; "$@"', "G196"),
     (C, '(set -- rm -rf /); "$@"', "G196"),
     (C, 'f() { set -- rm -rf /; }; f; "$@"', "G196"),
-    (C, 'set -- build dist; rm -rf "$@"', "G107"),
+    (C, 'set -- src lib; rm -rf "$@"', "G107"),
+    (A, 'set -- build dist; rm -rf "$@"', "G400"),
     (A, 'set -- ls -la; "$@"'),
     (A, "set -- ls -la; $@"),
     (A, 'set -- git status; "$@"'),
@@ -1646,6 +1647,22 @@ TOOLS = [
 ]
 
 # Cross-command moves, runtime interpreter code and nesting deeper than guard follows.
+# Build output, caches and installed dependencies: the project re-creates them (G400, low).
+FILESYSTEM += [
+    *[(A, f"rm -rf {d}", "G400") for d in ("build", "build/", "dist", "target/", "node_modules", "__pycache__")],
+    *[(A, f"rm -rf {d}", "G400") for d in (".pytest_cache .mypy_cache", "web/node_modules", "pkg.egg-info", "out/*")],
+    *[(A, f"rm -rf {d}", "G400") for d in ("cmake-build-debug", ".next .turbo", "coverage htmlcov", ".venv")],
+    (C, "rm -rf src", "G107"),
+    (C, "rm -rf build src", "G107"),
+    (C, "rm -rf build/../src", "G107"),
+    (C, "rm -rf docs/build-notes", "G107"),
+    (C, "rm -rf ../build", "G104"),
+    (C, "rm -rf ~/build", "G104"),
+    (C, "rm -rf /opt/app/node_modules", "G123"),
+    (B, "rm -rf ~/node_modules/../", "G101"),
+    (C, "rm -rf .git", "G105"),
+    (C, "rm -rf *", "G105"),
+]
 FILESYSTEM += [
     (B, "mv /etc /tmp/e; rm -rf /tmp/e", "G109"),
     (B, "mv ~ /tmp/h && cd /tmp && rm -rf h", "G109"),
