@@ -141,6 +141,7 @@ G197 | medium   | unknown     | asks                                   | Wrapper
 G198 | medium   | unknown     | asks                                   | The call is too large to check (over the size limit).
 G199 | medium   | unknown     | asks                                   | The command contains invisible characters that can hide what it does.
 G400 | low      | filesystem  | delete                                 | Deletes build output, caches or installed dependencies that the project re-creates.
+G401 | low      | network     | network,untrusted_input                | Updates the repository from its own configured remote.
 """
 
 

@@ -121,9 +121,27 @@ def _git(cmd: Cmd, scan: Scan) -> Flow:
         scan.hit("G189", f"git {sub}")
         return EMPTY
     if sub in _NETWORK:
-        scan.hit("G146", f"git {sub}")
-        return EMPTY
+        return _network(sub, rest, scan)
     scan.hit("G182", f"git {sub} (unknown subcommand or alias)")
+    return EMPTY
+
+
+_PROGRAM_OPTS = ("--upload-pack", "--receive-pack", "--exec")
+
+
+def _network(sub: str, rest: tuple[str, ...], scan: Scan) -> Flow:
+    """``git fetch``/``pull`` from the repository's own remotes is low; a URL or a path is a download."""
+    opts = parse_opts(rest, frozenset({"--upload-pack", "--depth", "-j", "--jobs", "-o", "--server-option", "-s"}))
+    for program in opts.all(*_PROGRAM_OPTS):  # runs that program (locally, for a path remote)
+        scan.engine.script(program)
+    if opts.has(*_PROGRAM_OPTS):
+        return EMPTY
+    remote = opts.operands[0] if opts.operands else ""
+    named = not remote or (not any(c in remote for c in ":/@\\") and remote not in (".", ".."))
+    if sub in ("fetch", "pull", "remote-update") and named:
+        scan.hit("G401", f"git {sub} {remote}".rstrip())
+    else:
+        scan.hit("G146", f"git {sub}")
     return EMPTY
 
 
