@@ -13,39 +13,41 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from guard import lazyre
+
 MASK = "[REDACTED]"
 
-_SECRET_KEY = re.compile(
+_SECRET_KEY = lazyre.compile(
     r"(?i)(pass(word|wd|phrase)?|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|"
     r"client[_-]?secret|auth(orization)?|credentials?|cookie|session[_-]?key|signature)$"
 )
 
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)", re.S), MASK),
-    (re.compile(r"\b(AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b"), MASK),
-    (re.compile(r"\b(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})\b"), MASK),
-    (re.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}\b"), MASK),
-    (re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}\b"), MASK),
-    (re.compile(r"\bsk-(ant-|proj-)?[A-Za-z0-9_\-]{20,}\b"), MASK),
-    (re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"), MASK),
-    (re.compile(r"\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\b"), MASK),
-    (re.compile(r"(?i)\b(bearer|token|basic)\s+[A-Za-z0-9._~+/\-]{12,}=*"), r"\1 " + MASK),
+    (lazyre.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)", re.S), MASK),
+    (lazyre.compile(r"\b(AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b"), MASK),
+    (lazyre.compile(r"\b(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})\b"), MASK),
+    (lazyre.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}\b"), MASK),
+    (lazyre.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}\b"), MASK),
+    (lazyre.compile(r"\bsk-(ant-|proj-)?[A-Za-z0-9_\-]{20,}\b"), MASK),
+    (lazyre.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"), MASK),
+    (lazyre.compile(r"\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\b"), MASK),
+    (lazyre.compile(r"(?i)\b(bearer|token|basic)\s+[A-Za-z0-9._~+/\-]{12,}=*"), r"\1 " + MASK),
     # The scheme is bounded: unbounded, a long run like "a.a.a…" made every word start
     # rescan the run (quadratic; 40 kB took 5 s). A run of 64+ scheme characters still
     # counts as a scheme, so nothing the unbounded pattern redacted is missed.
     (
-        re.compile(r"(?i)((?:\b[a-z][a-z0-9+.\-]{0,63}|[a-z0-9+.\-]{64})://[^\s:/@]+:)[^\s@/]+(@)"),
+        lazyre.compile(r"(?i)((?:\b[a-z][a-z0-9+.\-]{0,63}|[a-z0-9+.\-]{64})://[^\s:/@]+:)[^\s@/]+(@)"),
         r"\1" + MASK + r"\2",
     ),
     (
-        re.compile(
+        lazyre.compile(
             r"(?i)(--?(?:password|passwd|pass|token|secret|api[-_]?key|access[-_]?key|auth)(?:=|\s+))"
             r"(\"[^\"]*\"|'[^']*'|\S+)"
         ),
         r"\1" + MASK,
     ),
     (
-        re.compile(
+        lazyre.compile(
             # Look for the secret word ahead, then take the whole name atomically: the
             # backtracking form was quadratic on a long name ("PASSWORDPASSWORD…").
             r"(?i)\b(?=[A-Z0-9_]*?(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY))([A-Z0-9_]++)"
@@ -53,11 +55,11 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         r"\1\2" + MASK,
     ),
-    (re.compile(r"(?i)(-H\s*['\"]?(?:authorization|x-api-key|cookie):\s*)[^'\"\n]+"), r"\1" + MASK),
+    (lazyre.compile(r"(?i)(-H\s*['\"]?(?:authorization|x-api-key|cookie):\s*)[^'\"\n]+"), r"\1" + MASK),
     # "password": "…" in JSON text or 'password': '…' in a Python repr: the signature of params
     # that have no command, a curl -d body, an exception message quoting its arguments.
     (
-        re.compile(
+        lazyre.compile(
             r"""(?i)((["'])[^"'\\\n]{0,64}?(?:pass(?:word|wd|phrase)?|secret|token|api[_-]?key|access[_-]?key|"""
             r"""private[_-]?key|auth(?:orization)?|credentials?|cookie|session[_-]?key|signature)\2\s*:\s*)"""
             r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s,}\]]+)"""

@@ -20,6 +20,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from guard import lazyre
 from guard.model import Risk, ToolCall
 from guard.redact import redact_text
 
@@ -47,17 +48,17 @@ _SECRET_SHAPES = (
     r"[\w.-]*credentials(?:\.json|\.csv)?{end}",
     r"[\w.-]+\.(?:pem|p12|pfx|key){end}",
 )
-_SECRET_PATH = re.compile(
+_SECRET_PATH = lazyre.compile(
     r"""(?i)(?:^|(?<=[\s/'"=:`(]))(?:""" + "|".join(x.format(end=_END) for x in _SECRET_SHAPES) + ")"
 )
 # Cheap first passes: the full patterns run only when one of their words occurs at all.
-_SECRET_WORDS = re.compile(
+_SECRET_WORDS = lazyre.compile(
     r"\.(?:ssh|aws|gnupg|kube|docker|azure|password-store|config/g|env|netrc|pypirc|npmrc|git-credentials|pgpass)"
     r"|id_|credentials|\.(?:pem|p12|pfx|key)"
 )
-_NET_WORDS = re.compile(r"curl|wget|scp|ftp|nc|socat|rsync|push|publish|upload|gh|aria2c|http")
-_FETCH = re.compile(r"(?:^|[\s;|&(`])(?:curl|wget|aria2c|http|https)\s[^|;&]*(?:https?|ftp)://", re.I)
-_EGRESS_SHELL = re.compile(
+_NET_WORDS = lazyre.compile(r"curl|wget|scp|ftp|nc|socat|rsync|push|publish|upload|gh|aria2c|http")
+_FETCH = lazyre.compile(r"(?:^|[\s;|&(`])(?:curl|wget|aria2c|http|https)\s[^|;&]*(?:https?|ftp)://", re.I)
+_EGRESS_SHELL = lazyre.compile(
     r"""(?x)(?:^|[\s;|&(`])(?:
         curl\b[^|;&]*?\s(?:-d|--data[\w-]*|-F|--form[\w-]*|-T|--upload-file|-X\s*(?:POST|PUT|PATCH)|--request\s+(?:POST|PUT|PATCH))\b
       | wget\s[^|;&]*--post-(?:data|file)
@@ -70,10 +71,10 @@ _EGRESS_SHELL = re.compile(
     )""",
     re.I,
 )
-_SEGMENT = re.compile(r"[|;&\n]")
+_SEGMENT = lazyre.compile(r"[|;&\n]")
 _MAX_SEGMENT = 2048
 _MAX_SCAN = 64 * 1024
-_EGRESS_TOOL = re.compile(r"send|post|upload|publish|e?mail|message|webhook|tweet|share", re.I)
+_EGRESS_TOOL = lazyre.compile(r"send|post|upload|publish|e?mail|message|webhook|tweet|share", re.I)
 _SUBAGENT_KINDS = frozenset({"task", "agent", "spawn_agent", "subagent", "dispatch_agent", "delegate"})
 _KNOWN = frozenset({"bash", "write", "edit", "read", "glob", "grep", "web_fetch"})
 _PATH_KEYS = ("file_path", "path", "file", "filePath", "absolute_path", "notebook_path")

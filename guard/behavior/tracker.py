@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import re
 import threading
 import time
 from collections.abc import Iterator
@@ -35,6 +34,7 @@ from typing import Any
 
 import attrs
 
+from guard import lazyre
 from guard import workspace as ws
 from guard.behavior import files
 from guard.behavior.facts import SECRET, UNTRUSTED, Probe, difficulty_of, display, fallback_facts, probe_of, task_id
@@ -53,7 +53,7 @@ SWEPT = ".swept"
 SWEEP_EVERY_S = 3600.0
 JOURNAL_SUFFIX = ".events.jsonl"
 _TAINTS = frozenset({UNTRUSTED, SECRET})
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_UNSAFE = lazyre.compile(r"[^A-Za-z0-9._-]+")
 
 
 def session_file(directory: Path, session_id: str | None) -> Path:

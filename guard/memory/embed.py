@@ -27,7 +27,6 @@ embedder's ``name``; memory compares only vectors of the same embedder.
 from __future__ import annotations
 
 import math
-import re
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
@@ -37,12 +36,14 @@ from zlib import crc32
 import numpy as np
 import numpy.typing as npt
 
+from guard import lazyre
+
 Vector = npt.NDArray[np.float32]
 
-_SEGMENT = re.compile(r"\|\||&&|[|;&\n]|\$\(|`")
-_TOKEN = re.compile(r"[^\s'\"`|;&<>()]+")
-_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_WORD = re.compile(r"^[a-z][a-z0-9_:.-]*$")
+_SEGMENT = lazyre.compile(r"\|\||&&|[|;&\n]|\$\(|`")
+_TOKEN = lazyre.compile(r"[^\s'\"`|;&<>()]+")
+_ASSIGN = lazyre.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_WORD = lazyre.compile(r"^[a-z][a-z0-9_:.-]*$")
 _COMMAND_KINDS = frozenset({"bash", ""})
 _WRAPPERS = frozenset({"sudo", "doas", "env", "time", "nice", "nohup", "command", "exec", "xargs", "timeout", "then"})
 _SYSTEM_DIRS = frozenset(

@@ -37,6 +37,7 @@ from urllib.parse import urlsplit
 
 import attrs
 
+from guard import lazyre
 from guard.model import ToolCall
 from guard.toolnames import canonical_tool
 
@@ -60,11 +61,11 @@ INTERPRETERS = frozenset(
     "deno bun tsx ts-node".split()
 )
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_:+-]*\Z")
-_PROGRAM = re.compile(r"[A-Za-z0-9_./+-]+\Z")
-_HASHLIKE = re.compile(r"(?=[a-z]*[0-9])[0-9a-f]{7,}\Z")
-_OPERATOR = re.compile(r"[();<>|&]+\Z")
-_HOST = re.compile(r"[A-Za-z0-9.-]+\Z")
+_WORD = lazyre.compile(r"[A-Za-z][A-Za-z0-9_:+-]*\Z")
+_PROGRAM = lazyre.compile(r"[A-Za-z0-9_./+-]+\Z")
+_HASHLIKE = lazyre.compile(r"(?=[a-z]*[0-9])[0-9a-f]{7,}\Z")
+_OPERATOR = lazyre.compile(r"[();<>|&]+\Z")
+_HOST = lazyre.compile(r"[A-Za-z0-9.-]+\Z")
 
 
 @attrs.frozen

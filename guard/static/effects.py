@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from guard import lazyre
 from guard.model import Risk
 from guard.static import paths as P
 from guard.static.landmines import blocked_if_run
@@ -28,13 +29,13 @@ _PERSIST_RULE = {
     "sudoers": "G154",
     "authorized_keys": "G150",
 }
-_GIT_EXEC_LINE = re.compile(
+_GIT_EXEC_LINE = lazyre.compile(
     r"(?im)(?:^|[\s\]])(hookspath|fsmonitor|pager|editor|sshcommand|askpass|gitproxy|textconv|external"
     r"|program|driver|clean|smudge|process|path)\s*=|=\s*['\"]?!"
 )
-_CRON = re.compile(r"^\s*(@\w+|(?:\S+\s+){5})", re.M)
-_CRON_USER = re.compile(r"^\s*(@\w+\s+\S+|(?:\S+\s+){6})", re.M)
-_UNIT_EXEC = re.compile(r"(?m)^\s*Exec\w*\s*=\s*[-@+!:]*(.+)$")
+_CRON = lazyre.compile(r"^\s*(@\w+|(?:\S+\s+){5})", re.M)
+_CRON_USER = lazyre.compile(r"^\s*(@\w+\s+\S+|(?:\S+\s+){6})", re.M)
+_UNIT_EXEC = lazyre.compile(r"(?m)^\s*Exec\w*\s*=\s*[-@+!:]*(.+)$")
 
 
 def read(scan: Scan, word: str, content: bool = True) -> Place:

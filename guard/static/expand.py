@@ -10,9 +10,9 @@ runtime value carrying the taint of what produced it.
 from __future__ import annotations
 
 import posixpath
-import re
 from typing import TYPE_CHECKING, Any
 
+from guard import lazyre
 from guard.static.scan import EMPTY, OPAQUE_FLOW, Scan
 from guard.static.text import (
     DYN_OPEN,
@@ -178,7 +178,7 @@ def substitution(walker: Walker, node: Any, quoted: bool = True) -> str:
     return scan.dynamic(shown if len(shown) < 60 else shown[:56] + "…)", flow)
 
 
-_TILDE_RE = re.compile(r"^~([A-Za-z0-9_.-]*|[+-])(?=/|$)")
+_TILDE_RE = lazyre.compile(r"^~([A-Za-z0-9_.-]*|[+-])(?=/|$)")
 
 
 def tilde(text: str, home: str, cwd: str | None) -> str:

@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import Callable
 
+from guard import lazyre
 from guard.model import Risk
 
 _SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh", ".command", ".bashrc", ".profile", ".envrc")
@@ -26,9 +27,9 @@ _CODE_SUFFIXES = {
     ".php": "php",
     ".ipynb": "python",
 }
-_RECIPE = re.compile(r"(?m)^\t[@+-]*(.+)$")
-_RUN_STEP = re.compile(r"(?m)^\s*(?:-\s*)?run:\s*[|>]?-?\s*(.+)$")
-_CI_FILES = re.compile(
+_RECIPE = lazyre.compile(r"(?m)^\t[@+-]*(.+)$")
+_RUN_STEP = lazyre.compile(r"(?m)^\s*(?:-\s*)?run:\s*[|>]?-?\s*(.+)$")
+_CI_FILES = lazyre.compile(
     r"(^|/)(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.yml|\.circleci/config\.yml|"
     r"azure-pipelines\.yml|bitbucket-pipelines\.yml|\.travis\.yml|Jenkinsfile)$"
 )

@@ -9,13 +9,12 @@ and goes to tree-sitter; a property test checks both paths agree on what the sub
 
 from __future__ import annotations
 
-import re
-
+from guard import lazyre
 from guard.static.text import expand_braces, protect_braces, wordset
 
-_TOKEN = re.compile(r"""[ \t]*(?:(\|\||&&|\||;)|((?:[^\s'"\\|&;<>()$`#!]|'[^']*'|"[^"$`\\!]*")+))""")
-_PIECE = re.compile(r"""'([^']*)'|"([^"]*)"|([^'"]+)""")
-_BARE = re.compile(r"""[^\s'"\\|&;<>()$`#!=]+(?:[ \t]+[^\s'"\\|&;<>()$`#!]+)*[ \t]*""")
+_TOKEN = lazyre.compile(r"""[ \t]*(?:(\|\||&&|\||;)|((?:[^\s'"\\|&;<>()$`#!]|'[^']*'|"[^"$`\\!]*")+))""")
+_PIECE = lazyre.compile(r"""'([^']*)'|"([^"]*)"|([^'"]+)""")
+_BARE = lazyre.compile(r"""[^\s'"\\|&;<>()$`#!=]+(?:[ \t]+[^\s'"\\|&;<>()$`#!]+)*[ \t]*""")
 _RESERVED = wordset("if then else elif fi for while until do done case esac function select { } [[ ]] coproc in")
 
 

@@ -12,16 +12,18 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from guard import lazyre
+
 DYN_OPEN = "\ue000"  # start of a runtime value: DYN_OPEN + index + DYN_CLOSE
 DYN_CLOSE = "\ue001"
 IFS = "\ue002"  # an unquoted $IFS: word splitting happens here
 Q_LBRACE, Q_RBRACE, Q_COMMA = "\ue003", "\ue004", "\ue005"  # quoted brace characters (no expansion)
 
-_MARKER_RE = re.compile("\ue000(\\d+)\ue001")
+_MARKER_RE = lazyre.compile("\ue000(\\d+)\ue001")
 
 # Invisible or direction-changing code points (OpenHands' list, plus tags and variation
 # selectors) and the private-use block guard reserves for its markers.
-_INVISIBLE_RE = re.compile(
+_INVISIBLE_RE = lazyre.compile(
     "[\u0000\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
     "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\ue000-\uf8ff"
     "\ud800-\udfff\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
@@ -80,7 +82,7 @@ _SIMPLE_ESC = {
     '"': '"',
     "?": "?",
 }
-_ANSI_RE = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)", re.S)
+_ANSI_RE = lazyre.compile(r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)", re.S)
 
 
 def decode_ansi_c(body: str) -> str:
@@ -162,7 +164,7 @@ def expand_braces(word: str) -> list[str]:
     return [restore_braces(w) for w in out[:MAX_BRACE_WORDS]]
 
 
-_SEQ_RE = re.compile(r"^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?$")
+_SEQ_RE = lazyre.compile(r"^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?$")
 
 
 def _expand(word: str, depth: int) -> list[str]:

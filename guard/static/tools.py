@@ -14,6 +14,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
+from guard import lazyre
 from guard.static import effects
 from guard.static import paths as P
 from guard.static.scan import EMPTY, Flow, Scan
@@ -50,13 +51,13 @@ CONTENT_KEYS = (
 )
 COMMAND_KEYS = ("command", "cmd", "script", "commandLine", "shell_command")
 URL_KEYS = ("url", "urls", "uri", "href", "query")
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\+\+\+ (?:b/)?(\S+)", re.M)
-_WRITE_WORDS = re.compile(
+_PATCH_FILE = lazyre.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\+\+\+ (?:b/)?(\S+)", re.M)
+_WRITE_WORDS = lazyre.compile(
     r"write|edit|create|save|put|upload|append|replace|insert|patch|update|move|rename|copy", re.I
 )
-_DELETE_WORDS = re.compile(r"delete|remove|unlink|rm\b|destroy|drop|purge|trash", re.I)
-_READ_WORDS = re.compile(r"read|get|cat|view|open|download|fetch|list|search|find", re.I)
-_SECRET_QUERY = re.compile(
+_DELETE_WORDS = lazyre.compile(r"delete|remove|unlink|rm\b|destroy|drop|purge|trash", re.I)
+_READ_WORDS = lazyre.compile(r"read|get|cat|view|open|download|fetch|list|search|find", re.I)
+_SECRET_QUERY = lazyre.compile(
     r"[?&](?:[^=&]*(?:token|key|secret|password|passwd|auth|session|cred)[^=&]*)=([^&]{6,})|"
     r"(AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{30,}|sk-[A-Za-z0-9_-]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}"
     r"|-----BEGIN)",

@@ -31,9 +31,10 @@ from typing import Any
 
 import attrs
 
+from guard import lazyre
 from guard.toolnames import canonical_tool
 
-_RULE_RE = re.compile(r"^\s*([A-Za-z0-9_.*\-]+)\s*(?:\((.*)\))?\s*$", re.S)
+_RULE_RE = lazyre.compile(r"^\s*([A-Za-z0-9_.*\-]+)\s*(?:\((.*)\))?\s*$", re.S)
 _PATH_TOOLS = {
     "read": "read",
     "edit": "write",
@@ -237,7 +238,7 @@ def covers(
     return next((r for r in rules if r.kind == "tool" and _tool_matches(r, tool)), None)
 
 
-_ASSIGNMENT = re.compile(r"(?:^|[;&|(`]|\$\()\s*(?:export\s+|env\s+)?[A-Za-z_][A-Za-z0-9_]*=")
+_ASSIGNMENT = lazyre.compile(r"(?:^|[;&|(`]|\$\()\s*(?:export\s+|env\s+)?[A-Za-z_][A-Za-z0-9_]*=")
 
 
 def _plain_for_allow(analysis: Any, cwd: str | None) -> bool:

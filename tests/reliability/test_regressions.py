@@ -20,7 +20,7 @@ class TestRecordedRisk:
         """Risk.SAFE is 0: ``risk or MEDIUM`` recorded every safe call as medium."""
         g = make_guard()
         g.record_result("bash", {"command": "ls"}, success=True)
-        g.record_result("bash", {"command": "rm -rf build"}, success=True)
+        g.record_result("bash", {"command": "rm -rf src"}, success=True)
         assert [r["risk"] for r in whole_lines(tmp_path / "ws" / ".command-execution.jsonl")] == ["safe", "medium"]
 
 
@@ -147,12 +147,12 @@ class TestGuardedRecordsTheDecidedRisk:
             return None
 
         bash("ls")
-        bash("rm -rf build")
+        bash("rm -rf src")
         asyncio.run(abash("cat README.md"))
         lines = whole_lines(tmp_path / "ws" / ".command-execution.jsonl")
         assert [(r["params"]["command"], r["risk"]) for r in lines] == [
             ("ls", "safe"),
-            ("rm -rf build", "medium"),
+            ("rm -rf src", "medium"),
             ("cat README.md", "safe"),
         ]
 

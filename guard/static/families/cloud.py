@@ -10,19 +10,20 @@ from __future__ import annotations
 
 import re
 
+from guard import lazyre
 from guard.static import effects
 from guard.static.families.base import Handler, parse_opts
 from guard.static.families.secrets import prints_credential
 from guard.static.scan import EMPTY, REMOTE, SECRET, Cmd, Flow, Scan, display
 from guard.static.text import wordset
 
-_DESTROY = re.compile(
+_DESTROY = lazyre.compile(
     r"^(delete|destroy|rm|remove|terminate|purge|uninstall|drop|deregister|rb|erase|wipe|nuke|"
     r"teardown|un|del|apps:destroy|addons:destroy|pg:reset|apps:delete|kill)$|^(delete|terminate|"
     r"remove|deregister|purge|destroy|drop)-",
     re.I,
 )
-_LOOK = re.compile(
+_LOOK = lazyre.compile(
     r"^(list|ls|get|describe|show|status|info|logs?|whoami|version|--version|help|explain|inspect|view|"
     r"top|history|search|cat|stat|du|api-resources|api-versions|cluster-info|can-i|diff|events|wait|"
     r"preview|validate|plan|output|providers|graph|lint|template|env|config|current-context|"
@@ -32,7 +33,7 @@ _LOOK = re.compile(
 )
 
 
-_PRIVILEGE = re.compile(
+_PRIVILEGE = lazyre.compile(
     r"^((attach|put)-[\w-]*policy|create-access-key|create-login-profile|update-assume-role-policy|"
     r"add-user-to-group|add-iam-policy-binding|set-iam-policy|create-for-rbac)$"
 )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from guard import lazyre
 from guard.static import effects
 from guard.static import paths as P
 from guard.static.families.base import Handler
@@ -20,7 +21,7 @@ _DOCKER_RO = wordset(
 )
 
 
-_SENSITIVE_MOUNTS = re.compile(
+_SENSITIVE_MOUNTS = lazyre.compile(
     r"^(/|/etc|/root|/home|/Users|/var/run/docker\.sock|/run/docker\.sock|/proc|/sys|/dev|"
     r"/boot|/usr|/var|/var/lib/docker)(/)?$"
 )

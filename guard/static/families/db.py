@@ -10,17 +10,20 @@ from __future__ import annotations
 
 import re
 
+from guard import lazyre
 from guard.static import effects
 from guard.static.families.base import Handler, parse_opts
 from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
 from guard.static.text import wordset
 
-_STRINGS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"\\]|\\.)*\"|--[^\n]*|/\*.*?\*/|\$\$.*?\$\$", re.S)
-_DROP = re.compile(r"\bDROP\s+(DATABASE|SCHEMA|TABLE|COLLECTION|KEYSPACE|USER|ROLE|OWNED)\b", re.I)
-_TRUNCATE = re.compile(r"\bTRUNCATE\b", re.I)
-_DELETE = re.compile(r"\bDELETE\s+FROM\s+[^;]*", re.I)
-_UPDATE = re.compile(r"\bUPDATE\s+\S+\s+SET\s+[^;]*", re.I)
-_MONGO_DROP = re.compile(r"\.(dropDatabase|drop|dropCollection)\s*\(|\.(deleteMany|remove)\s*\(\s*\{\s*\}\s*\)", re.I)
+_STRINGS = lazyre.compile(r"'(?:[^']|'')*'|\"(?:[^\"\\]|\\.)*\"|--[^\n]*|/\*.*?\*/|\$\$.*?\$\$", re.S)
+_DROP = lazyre.compile(r"\bDROP\s+(DATABASE|SCHEMA|TABLE|COLLECTION|KEYSPACE|USER|ROLE|OWNED)\b", re.I)
+_TRUNCATE = lazyre.compile(r"\bTRUNCATE\b", re.I)
+_DELETE = lazyre.compile(r"\bDELETE\s+FROM\s+[^;]*", re.I)
+_UPDATE = lazyre.compile(r"\bUPDATE\s+\S+\s+SET\s+[^;]*", re.I)
+_MONGO_DROP = lazyre.compile(
+    r"\.(dropDatabase|drop|dropCollection)\s*\(|\.(deleteMany|remove)\s*\(\s*\{\s*\}\s*\)", re.I
+)
 _REDIS_FLUSH = frozenset({"flushall", "flushdb"})
 
 

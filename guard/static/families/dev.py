@@ -8,8 +8,7 @@ friends run their inner command, which is judged as itself.
 
 from __future__ import annotations
 
-import re
-
+from guard import lazyre
 from guard.static.families.base import Handler, only_help, parse_opts, table
 from guard.static.families.db import resets_database
 from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
@@ -122,7 +121,7 @@ _LOCAL_BINS = frozenset(_DEV_TOOLS.split()) | {
 }
 
 
-_EDITOR_COMMAND = re.compile(r"^[+:]*!(.+)$")
+_EDITOR_COMMAND = lazyre.compile(r"^[+:]*!(.+)$")
 
 
 def _tool(cmd: Cmd, scan: Scan) -> Flow | None:

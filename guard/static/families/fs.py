@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from guard import lazyre
 from guard.static import effects
 from guard.static import paths as P
 from guard.static.families.base import Handler, parse_opts, table
@@ -118,7 +119,7 @@ _DESTRUCTIVE_SUB = {
     "nvme": ("format", "sanitize"),
     "diskutil": ("eraseDisk", "eraseVolume", "partitionDisk", "zeroDisk", "secureErase", "reformat", "deleteContainer"),
 }
-_DEVICE_NAME = re.compile(r"^(/dev/|disk\d|sd[a-z]|nvme\d|hd[a-z]|vd[a-z]|xvd[a-z]|mmcblk\d|md\d)")
+_DEVICE_NAME = lazyre.compile(r"^(/dev/|disk\d|sd[a-z]|nvme\d|hd[a-z]|vd[a-z]|xvd[a-z]|mmcblk\d|md\d)")
 
 
 def _disk(cmd: Cmd, scan: Scan) -> Flow:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from guard import lazyre
 from guard.model import Risk
 from guard.static import effects
 from guard.static.families.base import Handler, parse_opts
@@ -25,7 +26,7 @@ from guard.static.text import wordset
 # A git subcommand's handler: (subcommand, its arguments, scan).
 Sub = Callable[[str, tuple[str, ...], Scan], Flow | None]
 
-_EXEC_KEY = re.compile(
+_EXEC_KEY = lazyre.compile(
     r"^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy)|pager\..+|alias\..+|diff\.external"
     r"|diff\..+\.(textconv|command)|merge\..+\.driver|filter\..+\.(clean|smudge|process)|credential(\..+)?\.helper"
     r"|gpg(\..+)?\.program|sequence\.editor|(difftool|mergetool|browser|man)\..+\.(cmd|path)|include\.path"
@@ -33,7 +34,7 @@ _EXEC_KEY = re.compile(
     re.I,
 )
 _HELPERS = wordset("store cache osxkeychain manager manager-core libsecret wincred gnome-keyring")
-_NOT_COMMAND = re.compile(r"^(core\.hookspath|include\.path|includeif\..+\.path|protocol\.ext\.allow)$", re.I)
+_NOT_COMMAND = lazyre.compile(r"^(core\.hookspath|include\.path|includeif\..+\.path|protocol\.ext\.allow)$", re.I)
 _READ_ONLY = wordset(
     "status log show diff blame annotate shortlog describe rev-parse rev-list ls-files ls-tree cat-file grep "
     "whatchanged name-rev merge-base for-each-ref show-ref show-branch count-objects var help version "

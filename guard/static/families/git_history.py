@@ -8,8 +8,7 @@ one's own branch is an ordinary push.
 
 from __future__ import annotations
 
-import re
-
+from guard import lazyre
 from guard.static.families.base import parse_opts
 from guard.static.scan import Scan
 from guard.static.text import wordset
@@ -31,7 +30,7 @@ def _clean(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
         scan.hit("G189", "git clean")
 
 
-_PATHISH = re.compile(r"(^\.{1,2}/?$|^\*|/$|^\./|\.[A-Za-z0-9]{1,5}$)")
+_PATHISH = lazyre.compile(r"(^\.{1,2}/?$|^\*|/$|^\./|\.[A-Za-z0-9]{1,5}$)")
 
 
 def _checkout(sub: str, rest: tuple[str, ...], scan: Scan) -> None:

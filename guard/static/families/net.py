@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import re
 
+from guard import lazyre
 from guard.static import effects
 from guard.static.families.base import Handler, parse_opts
 from guard.static.families.secrets import secret_vars
 from guard.static.scan import EMPTY, REMOTE, SECRET, Cmd, Flow, Scan, display
 from guard.static.text import wordset
 
-_LOCAL_HOST = re.compile(
+_LOCAL_HOST = lazyre.compile(
     r"^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\]|::1|[\w.-]+\.localhost|host\.docker\.internal)$", re.I
 )
-_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
+_SCHEME = lazyre.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
 _EGRESS_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 

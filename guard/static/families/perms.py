@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import re
 
+from guard import lazyre
 from guard.static import paths as P
 from guard.static.families.base import Handler
 from guard.static.scan import EMPTY, Cmd, Flow, Scan
 from guard.static.text import wordset
 
-_MODE_FLAGS = re.compile(r"^-[rwxXstugoa]+$")
+_MODE_FLAGS = lazyre.compile(r"^-[rwxXstugoa]+$")
 _KNOWN = wordset(
     "-R --recursive -v --verbose -c --changes -f --silent --quiet -h --no-dereference -H -L -P --preserve-root "
     "--no-preserve-root --dereference"

@@ -9,8 +9,7 @@ words of ``echo "rm -rf /"`` or ``grep -r "rm -rf"`` are only text.
 
 from __future__ import annotations
 
-import re
-
+from guard import lazyre
 from guard.static import effects
 from guard.static import paths as P
 from guard.static.families.base import Handler, parse_opts, read_only, table
@@ -203,9 +202,9 @@ def _grep(cmd: Cmd, scan: Scan) -> Flow:
     return Flow(flow.bits | (OPAQUE if operands else 0))
 
 
-_SED_EXEC = re.compile(r"(^|[;{}\n]\s*|\d\s*|/\s*)e(\s|$|;)|/e\b|s(.).*\3.*\3[gpI0-9]*e")
-_SED_E_COMMAND = re.compile(r"(?:^|[;{}\n]|\d)\s*e\s+([^;\n}]+)")
-_SED_WRITE = re.compile(r"(?:^|[;{}\n]|/[gpI0-9]*)\s*[wW]\s+(\S+)")
+_SED_EXEC = lazyre.compile(r"(^|[;{}\n]\s*|\d\s*|/\s*)e(\s|$|;)|/e\b|s(.).*\3.*\3[gpI0-9]*e")
+_SED_E_COMMAND = lazyre.compile(r"(?:^|[;{}\n]|\d)\s*e\s+([^;\n}]+)")
+_SED_WRITE = lazyre.compile(r"(?:^|[;{}\n]|/[gpI0-9]*)\s*[wW]\s+(\S+)")
 
 
 def _sed(cmd: Cmd, scan: Scan) -> Flow:
@@ -237,9 +236,9 @@ def _read_or_edit(scan: Scan, cmd: Cmd, files: list[str], in_place: bool) -> Flo
     return flow
 
 
-_AWK_DANGER = re.compile(r"\bsystem\s*\(|\|\s*getline|\bprint[f]?\b[^;}]*\|\s*\"|\"\s*\|\s*getline")
-_AWK_SYSTEM = re.compile(r"system\s*\(\s*\"((?:[^\"\\]|\\.)*)\"")
-_AWK_FILE = re.compile(r"\bprint[f]?\b[^;}|]*>>?\s*\"([^\"]+)\"")
+_AWK_DANGER = lazyre.compile(r"\bsystem\s*\(|\|\s*getline|\bprint[f]?\b[^;}]*\|\s*\"|\"\s*\|\s*getline")
+_AWK_SYSTEM = lazyre.compile(r"system\s*\(\s*\"((?:[^\"\\]|\\.)*)\"")
+_AWK_FILE = lazyre.compile(r"\bprint[f]?\b[^;}|]*>>?\s*\"([^\"]+)\"")
 
 
 def _awk(cmd: Cmd, scan: Scan) -> Flow:

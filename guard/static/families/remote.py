@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from guard import lazyre
 from guard.static import effects
 from guard.static.families.base import Handler, parse_opts
 from guard.static.scan import EMPTY, REMOTE, SECRET, Cmd, Flow, Scan, display
@@ -17,7 +18,7 @@ from guard.static.text import wordset
 SOCKET, SHELL = 16, 32
 
 
-_REMOTE_SPEC = re.compile(r"^(?:[\w.+-]+@)?[\w.-]+:(?!//)|^rsync://|^[\w.-]+::")
+_REMOTE_SPEC = lazyre.compile(r"^(?:[\w.+-]+@)?[\w.-]+:(?!//)|^rsync://|^[\w.-]+::")
 
 
 def _socket(cmd: Cmd, scan: Scan) -> Flow:

@@ -11,19 +11,18 @@ they can dump the environment; what setting a variable does is :mod:`guard.stati
 
 from __future__ import annotations
 
-import re
-
+from guard import lazyre
 from guard.static import envvars
 from guard.static.families.base import Handler, parse_opts
 from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
 from guard.static.text import marker_ids
 
-_SECRET_VAR = re.compile(
+_SECRET_VAR = lazyre.compile(
     r"(?i)(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|PASS|PASSPHRASE|API_?KEY|ACCESS_?KEY|SECRET_?KEY|PRIVATE_?KEY|KEY"
     r"|CREDENTIALS?|AUTH|PAT|DSN|COOKIE|SESSION_?ID|SIGNING_?KEY)(?:_|$)|DATABASE_URL|CONNECTION_STRING|WEBHOOK_URL"
 )
 _NOT_SECRET = frozenset({"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "KEYBOARD", "XAUTHORITY", "AUTH_SOCK"})
-_VAR_NAME = re.compile(r"^\$\{?#?!?([A-Za-z_][A-Za-z0-9_]*)")
+_VAR_NAME = lazyre.compile(r"^\$\{?#?!?([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def is_secret_var(name: str) -> bool:

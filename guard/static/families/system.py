@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from guard import lazyre
 from guard.model import Risk
 from guard.static import effects
 from guard.static.families.base import Handler, only_help, parse_opts
@@ -176,7 +177,7 @@ def _accounts(cmd: Cmd, scan: Scan) -> Flow:
     return EMPTY
 
 
-_CRON_FIELDS = re.compile(r"^\s*(@\w+|(?:\S+\s+){5})", re.M)
+_CRON_FIELDS = lazyre.compile(r"^\s*(@\w+|(?:\S+\s+){5})", re.M)
 
 
 def scheduled_text_rule(scan: Scan, text: str | None, cron: bool, bits: int = 0) -> str:
@@ -248,7 +249,7 @@ def _network_config(cmd: Cmd, scan: Scan) -> Flow:
     return EMPTY
 
 
-_ESSENTIAL = re.compile(
+_ESSENTIAL = lazyre.compile(
     r"^(libc6|libc-bin|glibc|systemd|sudo|openssh-server|openssh|bash|coreutils|dpkg|apt|rpm|yum|"
     r"dnf|kernel\S*|linux-image\S*|grub\S*|python3|perl-base|util-linux|login|passwd|base-files|"
     r"init|e2fsprogs|mount|libselinux\S*)$"
