@@ -69,6 +69,7 @@ G125 | medium   | filesystem  | write                                  | Deletes
 G126 | medium   | filesystem  | write,asks                             | Deletes or overwrites files whose location guard cannot work out.
 G127 | high     | filesystem  | write                                  | Writes a script that contains a command guard would block.
 G128 | medium   | permissions | write                                  | Makes a file writable by every user or changes its owner. | chmod 755 ./bin/tool
+G129 | critical | disk        | delete                                 | Deletes the machine's backups or recovery settings (shadow copies, backup catalog, boot configuration). | vssadmin list shadows
 G130 | critical | permissions | write                                  | Changes permissions or ownership recursively on the root, a home or a system directory. | chmod -R u+rwX ./build
 G131 | high     | permissions | write                                  | Makes files world-writable or changes ownership recursively. | chmod -R u+rwX ./build
 G132 | high     | permissions | write                                  | Sets a setuid or setgid bit, letting a program run with its owner's rights. | chmod 755 ./bin/tool
@@ -97,6 +98,8 @@ G154 | critical | persistence | persistence,write                      | Changes
 G155 | high     | persistence | persistence,write                      | Installs git hooks or git configuration that runs programs.
 G156 | critical | protected   | protected_path,write                   | Changes guard's own files or an agent host's hook settings, which would switch guard off.
 G157 | high     | persistence | execute                                | Injects a library into programs (LD_PRELOAD and similar).
+G158 | medium   | remote_code | execute,asks                           | Runs a PowerShell command passed base64-encoded; guard decoded and checked it, but asks because encoding hides what runs.
+G159 | high     | system      | write                                  | Deletes or changes machine-wide Windows registry keys. | reg query HKLM\\SOFTWARE\\Example
 G160 | high     | database    | delete                                 | Drops a database, schema, table or collection.
 G161 | high     | database    | delete                                 | Empties a table (TRUNCATE, or DELETE/UPDATE without WHERE).
 G162 | high     | database    | delete                                 | Flushes every key in a key-value store. | redis-cli DBSIZE
