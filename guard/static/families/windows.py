@@ -21,6 +21,7 @@ from guard.static.families.cmdlets import CMDLETS, SECRET_RULES, param, shown, w
 from guard.static.paths import WIN_ENV
 from guard.static.scan import EMPTY, OPAQUE_FLOW, Cmd, Flow, Scan, display
 from guard.static.text import DYN_OPEN, strip_markers, wordset
+from guard.static.unwrap import WRAPPERS
 
 _IEX = re.compile(r"(?i)\b(iex|invoke-expression|invoke-command|icm)\b|\[scriptblock\]::create|\.invoke\(")
 _WEB = re.compile(
@@ -66,6 +67,7 @@ _ALIASES = {
     **dict.fromkeys(("move", "mi", "move-item"), "move-item"),
     **dict.fromkeys(("kill", "spps"), "stop-process"),
 }
+_POSIX_RUNNERS = wordset("sh bash zsh dash ksh fish eval source . exec xargs parallel ssh watch su")
 _PS_ONLY = {"curl": "invoke-webrequest", "wget": "invoke-webrequest", "cp": "copy-item", "mv": "move-item"}
 
 
@@ -152,6 +154,9 @@ def _statement(scan: Scan, words: list[str], stdin: Flow, mode: str) -> Flow:
         return scan.engine.exec_file(win_path(head), stdin, tuple(words[1:]))  # ``.\build.ps1``, ``C:\x\tool.exe``
     name = head.rsplit("\\", 1)[-1].lower()
     name = name[:-4] if name.endswith(".exe") else name
+    if mode == "any" and (name in _POSIX_RUNNERS or name in WRAPPERS):
+        scan.hit("G180", name)  # bash's reading runs it, and reads its script the Windows way too: once per level
+        return OPAQUE_FLOW
     canon = _ALIASES.get(name) or (_PS_ONLY.get(name) if mode == "ps" else None)
     argv = [canon or name, *words[1:]]
     return scan.engine.simple(argv, stdin, {})
