@@ -17,7 +17,7 @@ from typing import Any
 
 from guard.model import Risk
 from guard.static import envvars, lexer, shells
-from guard.static.families import HANDLERS
+from guard.static.families import HANDLERS, windows
 from guard.static.parser import parse
 from guard.static.scan import DECODED, EMPTY, OPAQUE_FLOW, REMOTE, SECRET, Cmd, Flow, Scan, display
 from guard.static.text import _MARKER_RE, DYN_OPEN, IFS, marker_ids, prefilter, strip_markers, wordset
@@ -84,6 +84,7 @@ class Engine:
             scan.vars["@"] = scan.vars["*"] = IFS.join(positional[1:])
             for i, value in enumerate(positional[:10]):
                 scan.vars[str(i)] = value
+        windows_ok = windows.looks_windows(text) and windows.run(scan, text, "any", stdin)  # ``rmdir /s /q C:\``
         flat = lexer.split(text, scan.resolver.home, scan.cwd) if len(text) < 4096 else None
         if flat is not None:
             return self._flat(flat, stdin)
@@ -94,7 +95,7 @@ class Engine:
             retry = parse(alternative).root_node
             if not retry.has_error:
                 src, root = alternative, retry
-        if root.has_error:
+        if root.has_error and not windows_ok:
             scan.parse_error = True
             scan.hit("G195")
         return Walker(self, src).block(root.children, stdin)

@@ -262,8 +262,6 @@ _INLINE = {
     "r": ("r", ("-e",)),
     "julia": ("julia", ("-e", "--eval")),
     "osascript": ("applescript", ("-e",)),
-    "pwsh": ("powershell", ("-c", "-command", "-Command")),
-    "powershell": ("powershell", ("-c", "-command", "-Command")),
     "groovy": ("groovy", ("-e",)),
     "elixir": ("elixir", ("-e",)),
     "tclsh": ("tcl", ()),
@@ -299,9 +297,6 @@ def _interpreter(cmd: Cmd, scan: Scan) -> Flow | None:
         if lang == "python" and a.startswith("-c") and len(a) > 2:
             code.append(a[2:])
             break
-        if a in ("-EncodedCommand", "-enc", "-ec", "-e") and lang == "powershell":
-            scan.hit("G111", display(scan, " ".join(cmd.argv)))
-            return None
         if lang == "python" and a == "-m" and i + 1 < len(args):
             return _module(cmd, scan, args[i + 1], args[i + 2 :])
         if lang in ("perl", "ruby") and a.startswith("-") and "i" in a.lstrip("-") and not a.startswith("--"):
@@ -320,8 +315,6 @@ def _interpreter(cmd: Cmd, scan: Scan) -> Flow | None:
     if code and cmd.stdin.bits & (REMOTE | DECODED) and _EXEC.search("\n".join(code)):
         scan.hit("G110" if cmd.stdin.bits & REMOTE else "G111", display(scan, " ".join(cmd.argv)))
     if code:
-        if lang == "powershell":
-            code = [" ".join(args[args.index(code[0]) :])] if code[0] in args else code
         analyse_code(scan, "\n".join(code), lang)
         return None
     if script and script != "-":

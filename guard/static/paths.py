@@ -125,6 +125,10 @@ class Resolver:
         return posixpath.normpath(posixpath.join(base, path or "."))
 
     def place(self, word: str, cwd: str | None = None) -> Place:
+        if word[1:2] == ":" or word[:1] in _WIN_LEADS:  # ``C:\``, ``%USERPROFILE%``, ``$env:APPDATA``
+            comps = windows_parts(word)
+            if comps is not None:
+                return self._windows(word, comps)
         if word.startswith(DYN_OPEN):
             return Place(_display(word), DYNAMIC, kind="lead", dynamic=True)
         path = self.absolute(word, cwd)
@@ -168,6 +172,10 @@ class Resolver:
         home_root, rest = self._home_split(path, comps)
         if home_root is not None:
             return self._in_home(shown, rest)
+        if len(comps[0]) == 1 or (comps[0] == "mnt" and len(comps) > 1 and len(comps[1]) == 1):
+            drive = comps if len(comps[0]) == 1 else comps[1:]  # Git Bash ``/c/Users``, WSL ``/mnt/c/Users``
+            if drive[0].isalpha():
+                return self._windows(shown, [c.lower() for c in drive if c])
         if path in ("/home", "/Users"):
             return Place(shown, HOME, kind="all_homes", critical=True)
         for prefix, kind in _SYSTEM_PERSIST_IX.get(comps[0], ()):
@@ -219,6 +227,41 @@ class Resolver:
                 store = rest == prefix.rstrip("/")
                 return Place(shown, CREDENTIAL, kind="store" if store else "file", secret=2, critical=store)
         return self._project_like(shown, rest, HOME_OTHER)
+
+    def _windows(self, shown: str, comps: list[str]) -> Place:
+        """A Windows path as lower-cased components after the drive: the same tiers as their POSIX peers."""
+        shown = shown.replace(_DYNSEG, "*")
+        if comps[0] == "\\\\":
+            return Place(shown, OTHER, kind="share")
+        if comps[0] == _WIN_TEMP:
+            return self._project_like(shown, "/".join(comps[1:]), TEMP) if comps[1:] else Place(shown, TEMP)
+        rest = comps[1:]
+        if rest and _BROAD_GLOB.match(rest[-1]):
+            return attrs.evolve(self._windows(shown, comps[:-1]), contents=True)
+        if not rest:
+            return Place(shown, ROOT, kind="drive", critical=True)
+        top = rest[0]
+        if top in ("users", "documents and settings"):
+            if len(rest) == 1:
+                return Place(shown, HOME, kind="all_homes", critical=True)
+            inner = "/".join(rest[2:])
+            for prefix, kind in WIN_HOME_PLACES:
+                if _under(inner, prefix):
+                    if kind == CREDENTIAL:
+                        store = inner == prefix.rstrip("/")
+                        return Place(shown, CREDENTIAL, kind="store" if store else "file", secret=2, critical=store)
+                    return Place(shown, PERSIST, kind=kind)
+            return self._in_home(shown, inner)
+        depth = WIN_SYSTEM_ROOTS.get(top, 0)
+        if top == "windows" and len(rest) > 1 and rest[1] == "temp":
+            return self._project_like(shown, "/".join(rest[2:]), TEMP) if rest[2:] else Place(shown, TEMP)
+        if depth:
+            secret = "/".join(rest) in WIN_SECRET_FILES
+            kind = "secret" if secret else "critical" if "/".join(rest[:3]) == "windows/system32/config" else ""
+            return Place(shown, SYSTEM, kind=kind, secret=2 if secret else 0, critical=len(rest) <= depth)
+        if top in ("temp", "tmp"):
+            return self._project_like(shown, "/".join(rest[1:]), TEMP) if rest[1:] else Place(shown, TEMP)
+        return self._project_like(shown, rest[-1], OTHER)
 
     def _relative(self, rel: str, shown: str) -> Place:
         if rel == ".":
@@ -292,6 +335,107 @@ def _device(shown: str, comps: list[str]) -> Place:
     if second in SPECIAL_DEVICES or second in SPECIAL_DEV_DIRS or second.startswith("tty"):
         return Place(shown, TEMP if second == "shm" else SPECIAL)
     return Place(shown, DEVICE, critical=True)
+
+
+# Windows system directories (lower case, under a drive) and the depth up to which a recursive delete
+# is catastrophic; places inside a Windows profile that hold credentials or run code at logon.
+WIN_SYSTEM_ROOTS = {
+    "windows": 2,
+    "program files": 1,
+    "program files (x86)": 1,
+    "programdata": 1,
+    "system volume information": 1,
+    "recovery": 1,
+    "boot": 1,
+    "efi": 1,
+    "$recycle.bin": 1,
+    "pagefile.sys": 1,
+    "hiberfil.sys": 1,
+    "bootmgr": 1,
+}
+WIN_SECRET_FILES = frozenset(f"windows/system32/config/{n}" for n in ("sam", "system", "security"))
+WIN_HOME_PLACES = tuple(
+    (prefix, kind)
+    for kind, prefixes in (
+        (
+            CREDENTIAL,
+            "appdata/roaming/microsoft/credentials/ appdata/local/microsoft/credentials/ "
+            "appdata/roaming/microsoft/protect/ appdata/roaming/microsoft/crypto/ appdata/local/microsoft/vault/ "
+            "appdata/roaming/microsoft/vault/ appdata/roaming/microsoft/systemcertificates/my/ "
+            "appdata/local/google/chrome/user\x00data/ appdata/local/microsoft/edge/user\x00data/ "
+            "appdata/roaming/mozilla/firefox/profiles/ appdata/roaming/gnupg/ appdata/roaming/gcloud/ "
+            "appdata/roaming/github\x00cli/ appdata/roaming/npm-cache/_cacache/index-v5/ appdata/local/1password/ "
+            "appdata/roaming/bitwarden/ appdata/roaming/keepass/ appdata/roaming/filezilla/ appdata/roaming/winscp.ini",
+        ),
+        (
+            "service",
+            "appdata/roaming/microsoft/windows/start\x00menu/programs/startup/",
+        ),
+        (
+            "rc",
+            "documents/windowspowershell/ documents/powershell/",
+        ),
+    )
+    for prefix in (p.replace("\x00", " ") for p in prefixes.split())
+)
+
+_WIN_LEADS = frozenset("%$~\\")
+_WIN_TEMP = "\ue008"  # the first component of %TEMP%: temporary space wherever it is
+_WIN_HOME = ["c", "users", "\ue009"]  # the user's own profile, name unknown
+WIN_ENV = {
+    "userprofile": _WIN_HOME,
+    "home": _WIN_HOME,
+    "homepath": _WIN_HOME,
+    "onedrive": [*_WIN_HOME, "onedrive"],
+    "appdata": [*_WIN_HOME, "appdata", "roaming"],
+    "localappdata": [*_WIN_HOME, "appdata", "local"],
+    "systemroot": ["c", "windows"],
+    "windir": ["c", "windows"],
+    "programfiles": ["c", "program files"],
+    "programfiles(x86)": ["c", "program files (x86)"],
+    "programw6432": ["c", "program files"],
+    "commonprogramfiles": ["c", "program files", "common files"],
+    "programdata": ["c", "programdata"],
+    "allusersprofile": ["c", "programdata"],
+    "public": ["c", "users", "public"],
+    "systemdrive": ["c"],
+    "homedrive": ["c"],
+    "temp": [_WIN_TEMP],
+    "tmp": [_WIN_TEMP],
+}
+_WIN_PATH = re.compile(
+    r"^(?:(?P<drive>[a-z]):|%(?P<pct>[\w()]+)%|\$(?:\{env:(?P<brace>[\w()]+)\}|env:(?P<env>\w+))|(?P<tilde>~)(?=[\\/]|$)"
+    r"|(?P<unc>\\\\))",
+    re.I,
+)
+
+
+def windows_parts(word: str) -> list[str] | None:
+    """``C:\\Users\\bob`` -> ``["c", "users", "bob"]``; ``None`` when ``word`` is not a Windows path.
+
+    Drive letters, ``%VAR%``, ``$env:VAR`` and ``~\\`` lead; both slash styles; case-insensitive.
+    ``C:Users`` (bash removed the backslash) is read as ``C:\\Users``, the cautious reading.
+    """
+    m = _WIN_PATH.match(word)
+    if m is None:
+        return None
+    if m["unc"]:
+        return ["\\\\"]  # a network share: somewhere else
+    var = m["pct"] or m["brace"] or m["env"]
+    if var:
+        base = WIN_ENV.get(var.lower())
+        if base is None:
+            return None
+        comps = list(base)
+    else:
+        comps = ["c" if m["tilde"] else m["drive"].lower()] if not m["tilde"] else list(_WIN_HOME)
+    for part in re.split(r"[\\/]+", word[m.end() :].lower()):
+        if part == "..":
+            if len(comps) > 1:
+                comps.pop()
+        elif part and part != ".":
+            comps.append(part)
+    return comps
 
 
 def _display(word: str) -> str:

@@ -70,6 +70,7 @@ G125 | medium   | filesystem  | write                                  | Deletes
 G126 | medium   | filesystem  | write,asks                             | Deletes or overwrites files whose location guard cannot work out.
 G127 | high     | filesystem  | write                                  | Writes a script that contains a command guard would block.
 G128 | medium   | permissions | write                                  | Makes a file writable by every user or changes its owner. | chmod 755 ./bin/tool
+G129 | critical | disk        | delete                                 | Deletes the machine's backups or recovery settings (shadow copies, backup catalog, boot configuration). | vssadmin list shadows
 G130 | critical | permissions | write                                  | Changes permissions or ownership recursively on the root, a home or a system directory. | chmod -R u+rwX ./build
 G131 | high     | permissions | write                                  | Makes files world-writable or changes ownership recursively. | chmod -R u+rwX ./build
 G132 | high     | permissions | write                                  | Sets a setuid or setgid bit, letting a program run with its owner's rights. | chmod 755 ./bin/tool
@@ -142,6 +143,8 @@ G198 | medium   | unknown     | asks                                   | The cal
 G199 | medium   | unknown     | asks                                   | The command contains invisible characters that can hide what it does.
 G400 | low      | filesystem  | delete                                 | Deletes build output, caches or installed dependencies that the project re-creates.
 G401 | low      | network     | network,untrusted_input                | Updates the repository from its own configured remote.
+G402 | medium   | remote_code | execute,asks                           | Runs a PowerShell command passed base64-encoded; guard decoded and checked it, but asks because encoding hides what runs.
+G403 | high     | system      | write                                  | Deletes or changes machine-wide Windows registry keys. | reg query HKLM\\SOFTWARE\\Example
 """
 
 

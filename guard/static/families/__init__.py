@@ -21,6 +21,7 @@ from guard.static.families import (
     runners,
     secrets,
     system,
+    windows,
 )
 from guard.static.families.base import Handler
 
@@ -39,6 +40,7 @@ FAMILIES = {
     "cloud": cloud.HANDLERS,
     "system": system.HANDLERS,
     "development": dev.HANDLERS,
+    "windows": windows.HANDLERS,
 }
 
 
