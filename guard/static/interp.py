@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from guard import lazyre
 from guard.static import effects
 from guard.static.families.base import Handler
 from guard.static.families.secrets import is_secret_var
@@ -19,91 +20,91 @@ from guard.static.scan import DECODED, EMPTY, REMOTE, Cmd, Flow, Scan, display
 from guard.static.text import DYN_OPEN, wordset
 
 _Q = r"(?P<q>['\"])(?P<s>(?:\\.|(?!(?P=q)).)*)(?P=q)"
-_SHELL_STR = re.compile(
+_SHELL_STR = lazyre.compile(
     r"(?:os\.system|os\.popen|subprocess\.\w+|commands\.getoutput|(?<![\w.])system|execSync|spawnSync|execFile(?:Sync)?"
     r"|child_process\.exec|(?<![\w.])exec(?=\s*\(?\s*['\"][^'\"]*\s)|popen|shell_exec|passthru|proc_open|IO\.popen"
     r"|Kernel\.(?:system|exec|spawn)|do shell script|Runtime\.getRuntime\(\)\.exec|qx)\s*\(?\s*" + _Q
 )
-_BACKTICK = re.compile(r"`([^`]+)`|%x\{([^}]*)\}|qx\{([^}]*)\}")
-_SHELL_LIST = re.compile(
+_BACKTICK = lazyre.compile(r"`([^`]+)`|%x\{([^}]*)\}|qx\{([^}]*)\}")
+_SHELL_LIST = lazyre.compile(
     r"(?:subprocess\.\w+|Popen|spawnSync|spawn|execFile(?:Sync)?|execvp?e?|system)\s*\(\s*\[([^\]]*)\]"
 )
-_SHELL_ANY = re.compile(
+_SHELL_ANY = lazyre.compile(
     r"os\.system|os\.popen|subprocess|commands\.|(?<![\w.])system\s*\(|child_process|execSync|"
     r"spawn\(|`|%x\{|qx\{|shell_exec|passthru|proc_open|IO\.popen|do shell script|pty\.spawn|"
     r"os\.exec[lv]p?e?\(|Runtime\.getRuntime"
 )
-_DELETE = re.compile(
+_DELETE = lazyre.compile(
     r"(?P<fn>shutil\.rmtree|\.(?:rmSync|rmdirSync|unlinkSync)|os\.remove|os\.unlink|os\.rmdir|os\.removedirs|rmtree|fs\.rmSync|fs\.rmdirSync|fs\.unlinkSync"
     r"|fs\.promises\.rm|fs\.rm|fs\.rmdir|fs\.unlink|rimraf(?:\.sync)?|FileUtils\.rm_rf|FileUtils\.rm_r|FileUtils\.rm"
     r"|FileUtils\.remove_dir|File\.delete|Dir\.rmdir|remove_tree|(?<![\w.])unlink|os\.RemoveAll|Remove-Item)"
     r"\s*\(?\s*(?P<arg>[^()\n;]*(?:\([^()]*\)[^()\n;]*)*)"
 )
-_PATH_METHOD = re.compile(
+_PATH_METHOD = lazyre.compile(
     r"Path\((?P<arg>[^()]*(?:\([^()]*\))?[^()]*)\)(?:\.expanduser\(\))?\.(?P<fn>unlink|rmdir|write_text|"
     r"write_bytes|read_text|read_bytes)\("
 )
-_OPEN = re.compile(
+_OPEN = lazyre.compile(
     r"(?:(?<![\w.])open|File\.open|fopen)\s*\(\s*(?P<arg>[^,()]*(?:\([^()]*\))?[^,()]*)\s*"
     r"(?:,\s*['\"](?P<mode>[^'\"]*)['\"])?"
 )
-_READ = re.compile(
+_READ = lazyre.compile(
     r"(?:readFileSync|readFile|File\.read|IO\.read|file_get_contents|File\.readlines|slurp)\s*\(\s*"
     r"(?P<arg>[^,()]*(?:\([^()]*\))?[^,()]*)"
 )
-_WRITE = re.compile(
+_WRITE = lazyre.compile(
     r"(?:writeFileSync|writeFile|appendFileSync|File\.write|IO\.write|file_put_contents)\s*\(\s*"
     r"(?P<arg>[^,()]*(?:\([^()]*\))?[^,()]*)"
 )
-_HOME_EXPR = re.compile(
+_HOME_EXPR = lazyre.compile(
     r"expanduser\(\s*['\"]~['\"]\s*\)|Path\.home\(\)|os\.environ\[['\"]HOME['\"]\]|getenv\(['\"]HOME"
     r"['\"]\)|process\.env\.HOME|\.homedir\(\)|ENV\[['\"]HOME['\"]\]|\$ENV\{HOME\}|Dir\.home|\$HOME"
 )
-_STRING = re.compile(r"['\"]([^'\"]*)['\"]")
-_NET = re.compile(
+_STRING = lazyre.compile(r"['\"]([^'\"]*)['\"]")
+_NET = lazyre.compile(
     r"requests\.|urllib|urlopen|http\.client|httpx|aiohttp|socket|fetch\(|axios|https?\.(?:get|request)\(|"
     r"net\.(?:connect|createConnection|Socket)|Net::HTTP|open-uri|URI\.open|LWP::|IO::Socket|TCPSocket|"
     r"fsockopen|curl_exec|file_get_contents\(\s*['\"]https?:|Invoke-WebRequest|\biwr\b|Invoke-RestMethod|"
     r"\birm\b|WebClient|DownloadString|smtplib|ftplib|paramiko|websocket|/inet/tcp",
     re.I,
 )
-_EGRESS = re.compile(
+_EGRESS = lazyre.compile(
     r"requests\.(?:post|put|patch)|\.post\(|\.put\(|method\s*[:=]\s*['\"](?:POST|PUT|PATCH)|sendall|"
     r"\.send\(|urlopen\([^)]*data\s*=|smtplib|storbinary|upload|Net::HTTP::Post|-Method\s+Post|"
     r"UploadString|UploadFile|\.write\(\s*(?:os\.environ|open)",
     re.I,
 )
-_EXEC = re.compile(
+_EXEC = lazyre.compile(
     r"(?<![\w.])(?:eval|exec|compile)\s*\(|(?<![\w.])eval\b|new\s+Function|(?<![\w.])Function\(|instance_eval|class_eval|"
     r"Invoke-Expression|\biex\b|vm\.runIn|\beval\b\s*\$|\beval\s+\w"
 )
-_DECODE = re.compile(
+_DECODE = lazyre.compile(
     r"b64decode|a2b_base64|atob\(|Buffer\.from\([^)]*['\"]base64['\"]|decode\(['\"]base64|unpack\(['\"]m|"
     r"FromBase64String|decode_base64|MIME::Base64|codecs\.decode|unhexlify|bytes\.fromhex|zlib\.decompress|"
     r"marshal\.loads|base64_decode|Base64\.decode",
     re.I,
 )
-_REVERSE = re.compile(r"dup2|pty\.spawn|/bin/(?:ba)?sh|cmd\.exe|\bsh\s+-i|spawn\(\s*['\"](?:/bin/)?(?:ba)?sh", re.I)
-_ENV_NAMES = re.compile(
+_REVERSE = lazyre.compile(r"dup2|pty\.spawn|/bin/(?:ba)?sh|cmd\.exe|\bsh\s+-i|spawn\(\s*['\"](?:/bin/)?(?:ba)?sh", re.I)
+_ENV_NAMES = lazyre.compile(
     r"(?:os\.environ(?:\.get)?[\[(]|getenv\(|process\.env\.|process\.env\[|ENV\[|\$ENV\{|\$env:)"
     r"\s*['\"]?([A-Za-z_][A-Za-z0-9_]*)"
 )
-_ENV_DUMP = re.compile(
+_ENV_DUMP = lazyre.compile(
     r"os\.environ(?![\[.]\s*['\"]?\w)|dict\(os\.environ\)|os\.environ\.copy\(\)|process\.env(?![.\[])|"
     r"ENV\.to_h|%ENV|Get-ChildItem\s+env:",
     re.I,
 )
-_FORK_BOMB = re.compile(
+_FORK_BOMB = lazyre.compile(
     r"while\s*\(?\s*(?:True|1|true)\s*\)?\s*[:{]?\s*(?:os\.)?fork\(\)|fork\s+while\s+fork|"
     r"for\s*\(\s*;\s*;\s*\)\s*\{?\s*fork\(\)|fork\(\)\s*while\s*(?:true|1)",
     re.I,
 )
-_IMPORT_CALL = re.compile(
+_IMPORT_CALL = lazyre.compile(
     r"(?:__import__|importlib\.import_module|require)\(\s*['\"]([\w.]+)['\"]\s*\)"
 )  # ``__import__("os").system(…)`` is ``os.system(…)``
-_IMPORT_AS = re.compile(r"(?<![\w.])import\s+([\w.]+)\s+as\s+(\w+)")
-_FROM_IMPORT = re.compile(r"(?<![\w.])from\s+([\w.]+)\s+import\s+(\w+)(?:\s+as\s+(\w+))?")
-_RENAMED = re.compile(
+_IMPORT_AS = lazyre.compile(r"(?<![\w.])import\s+([\w.]+)\s+as\s+(\w+)")
+_FROM_IMPORT = lazyre.compile(r"(?<![\w.])from\s+([\w.]+)\s+import\s+(\w+)(?:\s+as\s+(\w+))?")
+_RENAMED = lazyre.compile(
     r"getattr\s*\(\s*(?:os|subprocess|shutil|pty|socket|builtins|__builtins__|importlib|sys\.modules)\b|"
     r"__builtins__|__subclasses__|__globals__|(?<![\w.])ctypes\.|\bcffi\b"
 )  # calls named at runtime: guard cannot tell what runs

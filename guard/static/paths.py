@@ -15,6 +15,7 @@ from collections.abc import Iterable
 
 import attrs
 
+from guard import lazyre
 from guard.static.places import (
     CRITICAL_FILES,
     HOME_CACHES,
@@ -51,13 +52,13 @@ class Place:
 
 
 _SECRET_SYSTEM = (
-    re.compile(
+    lazyre.compile(
         r"^/etc/(g?shadow|master\.passwd)(-|$)|^/etc/ssh/ssh_host_[^/]*_key$|^/etc/ssl/private(/|$)"
         r"|^/(var/)?run/secrets(/|$)|^/proc/[^/]+/environ$"
     ),
 )
 
-_PUBLIC_IN_SSH = re.compile(r"^\.ssh/(known_hosts2?|[^/]*\.pub)$")
+_PUBLIC_IN_SSH = lazyre.compile(r"^\.ssh/(known_hosts2?|[^/]*\.pub)$")
 
 # Guard's own settings and the hook settings of agent hosts: changing them switches guard off.
 _PROTECTED_NAMES = frozenset({"guard.toml", ".guard.toml"})
@@ -71,19 +72,19 @@ _PROTECTED_SUFFIXES = (
 )
 _HOST_DIRS = frozenset({".claude", ".codex", ".gemini", ".cursor"})
 
-_KEY_NAMES = re.compile(
+_KEY_NAMES = lazyre.compile(
     r"^(id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.*\.(key|p12|pfx|jks|keystore|ppk|kdbx)|.*(priv|secret).*\.pem"
     r"|kubeconfig|\.vault-token)$",
     re.I,
 )
-_SECRET_NAMES = re.compile(
+_SECRET_NAMES = lazyre.compile(
     r"^(\.env(\.(?!(example|sample|template|dist|defaults|schema|tpl)$)[\w.-]+)?|[\w.-]+\.env|\.envrc|\.netrc|\.pgpass"
     r"|\.my\.cnf|\.git-credentials|\.npmrc|\.pypirc|\.htpasswd|secrets?\.(json|ya?ml|toml|ini)|credentials(\.json)?"
     r"|[\w.-]*service[-_]account[\w.-]*\.json|[\w.-]+\.tfstate(\.backup)?|[\w.-]+\.tfvars|(?![\w.-]*(cert|chain|bundle|[-_.]ca[-_.]|^ca[-_.]|pub))[\w.-]+\.pem"
     r"|\.(bash|zsh|sh|python|psql|mysql|node_repl|sqlite|rediscli|irb|pry)_?history|\.histfile)$",
     re.I,
 )
-_BROAD_GLOB = re.compile(r"^[*?.\[\]!^]*\*[*?.\[\]!^]*$")
+_BROAD_GLOB = lazyre.compile(r"^[*?.\[\]!^]*\*[*?.\[\]!^]*$")
 
 
 def secret_level(name: str) -> int:
@@ -403,7 +404,7 @@ WIN_ENV = {
     "temp": [_WIN_TEMP],
     "tmp": [_WIN_TEMP],
 }
-_WIN_PATH = re.compile(
+_WIN_PATH = lazyre.compile(
     r"^(?:(?P<drive>[a-z]):|%(?P<pct>[\w()]+)%|\$(?:\{env:(?P<brace>[\w()]+)\}|env:(?P<env>\w+))|(?P<tilde>~)(?=[\\/]|$)"
     r"|(?P<unc>\\\\))",
     re.I,

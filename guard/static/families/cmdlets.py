@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from guard import lazyre
 from guard.static import effects, pwsh
 from guard.static.families.base import Handler, table
 from guard.static.paths import windows_parts
@@ -73,9 +74,9 @@ _REMOVE = dict.fromkeys(("path", "literalpath", "filter", "include", "exclude", 
     "whatif": False,
     "confirm": False,
 }
-_REGISTRY = re.compile(r"(?i)^(registry::)?(hk(lm|cu|cr|u|cc)|hkey_\w+)(:|\\|/|$)")
-_MACHINE_KEY = re.compile(r"(?i)^(registry::)?(hklm|hkcr|hku|hkcc|hkey_local_machine|hkey_classes_root|hkey_users)")
-_RUN_KEY = re.compile(r"(?i)\\(run|runonce|runservices|winlogon|image file execution options)(\\|$)")
+_REGISTRY = lazyre.compile(r"(?i)^(registry::)?(hk(lm|cu|cr|u|cc)|hkey_\w+)(:|\\|/|$)")
+_MACHINE_KEY = lazyre.compile(r"(?i)^(registry::)?(hklm|hkcr|hku|hkcc|hkey_local_machine|hkey_classes_root|hkey_users)")
+_RUN_KEY = lazyre.compile(r"(?i)\\(run|runonce|runservices|winlogon|image file execution options)(\\|$)")
 
 
 def _remove(cmd: Cmd, scan: Scan) -> Flow:

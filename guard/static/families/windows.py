@@ -15,6 +15,7 @@ import base64
 import binascii
 import re
 
+from guard import lazyre
 from guard.static import effects, pwsh
 from guard.static.families.base import Handler, table
 from guard.static.families.cmdlets import CMDLETS, SECRET_RULES, param, shown, win_path
@@ -23,12 +24,12 @@ from guard.static.scan import EMPTY, OPAQUE_FLOW, Cmd, Flow, Scan, display
 from guard.static.text import DYN_OPEN, strip_markers, wordset
 from guard.static.unwrap import WRAPPERS
 
-_IEX = re.compile(r"(?i)\b(iex|invoke-expression|invoke-command|icm)\b|\[scriptblock\]::create|\.invoke\(")
-_WEB = re.compile(
+_IEX = lazyre.compile(r"(?i)\b(iex|invoke-expression|invoke-command|icm)\b|\[scriptblock\]::create|\.invoke\(")
+_WEB = lazyre.compile(
     r"(?i)download(string|file|data)|\b(iwr|irm|invoke-webrequest|invoke-restmethod|wget|curl|start-bitstransfer"
     r"|send-mailmessage)\b|net\.webclient|net\.http|xmlhttp|upload(string|file|data|values)"
 )
-_METHOD = re.compile(
+_METHOD = lazyre.compile(
     r"(?i)(\.|::)(download|upload|delete|remove|move|copy|write|create|start|kill|invoke|exec|run|send|open)"
 )
 _PS_PARAMS = {  # powershell.exe / pwsh parameters that take a value
@@ -72,13 +73,13 @@ _PS_ONLY = {"curl": "invoke-webrequest", "wget": "invoke-webrequest", "cp": "cop
 
 
 # -- spotting Windows syntax in a shell command, cheaply
-_WINDOWS_PATH = re.compile(r"(?i)(?:^|[\s\"'=(:,])(?:[a-z]:\\|%[a-z_]\w*%|\$env:)")
+_WINDOWS_PATH = lazyre.compile(r"(?i)(?:^|[\s\"'=(:,])(?:[a-z]:\\|%[a-z_]\w*%|\$env:)")
 _CMD_WORDS = wordset("rmdir rd del erase format cmd cmd.exe robocopy xcopy icacls takeown schtasks taskkill cipher")
-_SWITCH = re.compile(
+_SWITCH = lazyre.compile(
     r"(?i)(?:^|[;&|]\s*)(?:rmdir|rd|del|erase|format|cmd(?:\.exe)?|robocopy|xcopy|icacls|takeown|schtasks|taskkill"
     r"|cipher)\s+(?:\S+\s+){0,12}?/[a-z]{1,3}(?::\S*)?(?:\s|$)"
 )
-_ANY_SWITCH = re.compile(r" /[A-Za-z]{1,3}(?::\S*)?(?:\s|$)")
+_ANY_SWITCH = lazyre.compile(r" /[A-Za-z]{1,3}(?::\S*)?(?:\s|$)")
 
 
 def looks_windows(text: str) -> bool:
