@@ -132,12 +132,14 @@ class Evaluators:
         state: State | None = ctx.state
         if state is None:
             return Component(NEUTRAL, 0.0, "system: unknown", available=False)
+        # guard mode: an overloaded box makes heavy operations wait, not reads; so for safe and
+        # low-risk calls the machine is not even measured (psutil costs a per-call hook ~20 ms).
+        if not self.seed and ctx.static_risk < Risk.MEDIUM:
+            return Component(NEUTRAL, 0.0, "system: not weighed for low-risk calls")
         sample = state.system.sample()
         if not sample.available:
             return Component(NEUTRAL, 0.0, sample.detail, available=False)
-        # guard mode: an overloaded box makes heavy operations wait, not reads.
-        conf = 1.0 if self.seed or ctx.static_risk >= Risk.MEDIUM else 0.0
-        return Component(sample.score, conf, sample.detail)
+        return Component(sample.score, 1.0, sample.detail)
 
 
 class FusionLayer:

@@ -186,6 +186,28 @@ def test_system_pressure_does_not_touch_safe_reads(make_guard) -> None:  # type:
     assert busy.decision == AUTO_ALLOW
 
 
+def test_low_risk_calls_do_not_measure_the_machine(workspace) -> None:  # type: ignore[no-untyped-def]
+    """A per-call hook process deciding ``ls`` must not pay for importing psutil; ``frobnicate`` does."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import sys\n"
+        "from guard import Guard\n"
+        f"g = Guard({str(workspace)!r}, {{'memory.backend': 'history'}})\n"
+        "low = g.decide('bash', {'command': sys.argv[1]})\n"
+        "print(low.layer('fusion').data['dimensions']['system']['note'], '|', 'psutil' in sys.modules)\n"
+    )
+    env = {"PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    out = [
+        subprocess.run([sys.executable, "-c", code, c], capture_output=True, text=True, env=env, timeout=120).stdout
+        for c in ("ls -la", "frobnicate --all")
+    ]
+    assert out[0].strip() == "system: not weighed for low-risk calls | False"
+    assert out[1].strip().endswith("| True") and "not weighed" not in out[1]
+
+
 def test_seed_mode_system_pressure_can_block(make_guard) -> None:  # type: ignore[no-untyped-def]
     g = make_guard(config={"system.health": 0, "fusion.mode": "seed"})
     assert g.decide("bash", {"command": "frobnicate"}).decision == BLOCK
