@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -468,6 +467,8 @@ class Config:
         path = workspace / CONFIG_FILENAME if workspace is not None else None
         raw_file: dict[str, Any] = {}
         if path is not None and path.is_file():
+            import tomllib  # only when there is a file: a per-call hook without one skips the import
+
             try:
                 raw_file = tomllib.loads(path.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

@@ -6,10 +6,13 @@ Exit codes of ``guard check`` (documented in ``--help``): 0 auto_allow, 10 reque
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # argparse is imported when a parser is built: ``guard hook`` (once per call) skips it
+    import argparse
 
 # Subcommand modules, in the order ``--help`` lists them. One line each.
 COMMANDS = (
@@ -36,6 +39,8 @@ EXIT_CODES = {"auto_allow": 0, "request_confirm": 10, "block": 20}
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="guard",
         description="Decide, before an AI agent's tool call runs, whether to auto_allow it, "

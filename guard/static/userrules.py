@@ -24,7 +24,6 @@ import fnmatch
 import os
 import re
 import threading
-import tomllib
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
@@ -355,6 +354,8 @@ class ProjectRules:
         cached = self._files.get(path)
         if cached is not None and cached[0] == mtime:
             return cached[1]
+        import tomllib  # only when a project file exists
+
         try:
             with open(path, "rb") as fh:
                 data = tomllib.load(fh)
