@@ -76,11 +76,23 @@ def delete(scan: Scan, word: str, recursive: bool, detail: str = "") -> Place:
                 "G109" if CATALOG[rule_id].risk is Risk.CRITICAL else rule_id, f"{shown} (moved from {origin.path})"
             )
             return place
-    scan.hit(_delete_rule(place, recursive), shown)
+    scan.hit(_delete_rule(place, recursive, _in_output_dir(scan, word, place)), shown)
     return place
 
 
-def _delete_rule(place: Place, recursive: bool) -> str:
+def _in_output_dir(scan: Scan, word: str, place: Place) -> bool:
+    """``target/debug/incremental``: inside build output, counted from the project root (or the word)."""
+    root = (scan.resolver.project or "").rstrip("/") + "/"
+    if root != "/" and place.path.startswith(root):
+        rel = place.path[len(root) :]
+    elif not word.startswith(("/", "~", "$", "-")) and ".." not in word:
+        rel = word
+    else:
+        return False
+    return any(p in _REGENERATED for p in rel.strip("/").split("/")[:-1])
+
+
+def _delete_rule(place: Place, recursive: bool, in_output: bool = False) -> str:
     tier, broad = place.tier, recursive or place.contents
     if tier == P.PROTECTED:
         return "G156"
@@ -105,7 +117,7 @@ def _delete_rule(place: Place, recursive: bool) -> str:
             "G105" if (broad and place.path.rstrip("/").endswith(".git")) or (recursive and place.contents) else "G184"
         )
     if tier == P.PROJECT:
-        if recursive and _regenerated(place.path):
+        if recursive and (in_output or _regenerated(place.path)):
             return "G400"
         return "G107" if recursive else "G184"
     if tier == P.TEMP:
@@ -122,7 +134,7 @@ _REGENERATED = wordset(
     "build dist out target node_modules __pycache__ .pytest_cache .mypy_cache .ruff_cache .hypothesis .tox .nox "
     ".next .nuxt .svelte-kit .parcel-cache .turbo .angular .docusaurus .expo storybook-static coverage htmlcov "
     ".gradle .eggs .venv _build .cache .sass-cache bower_components .terraform .serverless elm-stuff zig-cache "
-    "zig-out .dart_tool .build DerivedData"
+    "zig-out .dart_tool .build DerivedData .nyc_output tmp .tmp .vite .ipynb_checkpoints .vercel .wrangler"
 )
 
 

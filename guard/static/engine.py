@@ -239,8 +239,8 @@ class Engine:
     def consume(self, stdin: Flow, kind: str, interactive: bool = False) -> Flow:
         return shells.consume(self, stdin, kind, interactive)
 
-    def exec_file(self, word: str, stdin: Flow = EMPTY, args: tuple[str, ...] = ()) -> Flow:
-        return shells.exec_file(self, word, stdin, args)
+    def exec_file(self, word: str, stdin: Flow = EMPTY, args: tuple[str, ...] = (), lang: str = "shell") -> Flow:
+        return shells.exec_file(self, word, stdin, args, lang)
 
     def eval(self, argv: tuple[str, ...], stdin: Flow) -> Flow:
         return shells.eval_(self, argv, stdin)

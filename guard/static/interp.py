@@ -251,6 +251,7 @@ def _secret_env(scan: Scan, code: str) -> bool:
 # How each interpreter takes inline code, and its language for the effect patterns.
 _INLINE = {
     "python": ("python", ("-c",)),
+    "ipython": ("python", ("-c",)),
     "pypy": ("python", ("-c",)),
     "node": ("js", ("-e", "--eval", "-p", "--print")),
     "nodejs": ("js", ("-e", "--eval", "-p", "--print")),
@@ -319,7 +320,7 @@ def _interpreter(cmd: Cmd, scan: Scan) -> Flow | None:
         analyse_code(scan, "\n".join(code), lang)
         return None
     if script and script != "-":
-        return scan.engine.exec_file(script, cmd.stdin, tuple(args[args.index(script) + 1 :]))
+        return scan.engine.exec_file(script, cmd.stdin, tuple(args[args.index(script) + 1 :]), lang)
     if cmd.stdin == EMPTY and not code and script is None and only_version(args):
         scan.hit("G180", cmd.name)
         return EMPTY
@@ -337,6 +338,17 @@ _SAFE_MODULES = wordset(
 _LISTEN_MODULES = frozenset({"http.server", "SimpleHTTPServer", "smtpd", "aiosmtpd", "pyftpdlib", "xmlrpc.server"})
 
 
+def _loopback_bind(args: list[str]) -> bool:
+    """``python -m http.server --bind 127.0.0.1``: only this machine can connect."""
+    for i, a in enumerate(args):
+        value = a.split("=", 1)[1] if a.startswith("--bind=") else None
+        if a in ("-b", "--bind"):
+            value = args[i + 1] if i + 1 < len(args) else ""
+        if value is not None:
+            return value in ("127.0.0.1", "localhost", "::1")
+    return False
+
+
 def _module(cmd: Cmd, scan: Scan, module: str, rest: list[str]) -> Flow | None:
     from guard.static.families import HANDLERS
 
@@ -344,6 +356,9 @@ def _module(cmd: Cmd, scan: Scan, module: str, rest: list[str]) -> Flow | None:
     if module in _SAFE_MODULES:
         scan.hit("G180", f"python -m {module}")
         return EMPTY
+    if module == "http.server" and _loopback_bind(rest):
+        scan.hit("G181", f"python -m {module} on this machine only")
+        return None
     if module in _LISTEN_MODULES:
         scan.tag("network")
         scan.hit("G182", f"python -m {module} serves files to the network")

@@ -76,8 +76,11 @@ def consume(engine: Engine, stdin: Flow, kind: str, interactive: bool = False) -
     return Flow(SHELL if interactive else OPAQUE)
 
 
-def exec_file(engine: Engine, word: str, stdin: Flow = EMPTY, args: tuple[str, ...] = ()) -> Flow:
-    """Running a file: a script written or downloaded earlier in this call is judged by its content."""
+def exec_file(engine: Engine, word: str, stdin: Flow = EMPTY, args: tuple[str, ...] = (), lang: str = "shell") -> Flow:
+    """Running a file: a script written or downloaded earlier in this call is judged by its content.
+
+    ``lang`` is the language an interpreter reads it as (``python x.py``): its source, not shell.
+    """
     scan = engine.scan
     scan.tag("execute")
     entry = word.rsplit("/", 1)[-1]
@@ -97,7 +100,11 @@ def exec_file(engine: Engine, word: str, stdin: Flow = EMPTY, args: tuple[str, .
         if earlier.bits & DECODED:
             scan.hit("G111", place.path)
             return OPAQUE_FLOW
-        if earlier.text is not None:
+        if earlier.text is not None and lang != "shell":
+            from guard.static.interp import analyse_code
+
+            analyse_code(scan, earlier.text, lang)
+        elif earlier.text is not None:
             engine.script(earlier.text, stdin)
     if place.tier in (P.PROJECT, P.PROJECT_ROOT, P.GITDIR, P.PERSIST):
         scan.hit("G115", place.path)

@@ -141,6 +141,8 @@ def _gh(cmd: Cmd, scan: Scan) -> Flow:
         scan.hit("G145", shown)
     elif group == "repo" and verb in ("clone", "fork"):
         scan.hit("G146", shown)
+    elif group == "pr" and verb == "checkout":
+        scan.hit("G401", shown)  # like ``git fetch`` + ``git switch``: nothing of it runs
     else:
         scan.hit("G188", shown)
     return EMPTY
@@ -170,6 +172,15 @@ def _ansible(cmd: Cmd, scan: Scan) -> Flow:
     return EMPTY
 
 
+def _kustomize(cmd: Cmd, scan: Scan) -> Flow:
+    """``kustomize build`` renders manifests locally (it applies nothing); other verbs as any cloud CLI."""
+    words = _words(cmd.args, wordset("-o --output"))
+    if words[:1] in (["build"], ["version"], ["cfg"]) and not any(a in ("-o", "--output") for a in cmd.args):
+        scan.hit("G180", display(scan, " ".join(cmd.argv)))
+        return EMPTY
+    return _by_verb(cmd, scan)
+
+
 _GENERIC = (
     "gcloud az doctl flyctl fly heroku vercel netlify firebase wrangler railway eksctl vagrant minikube kind linode-cli "
     "hcloud scw oci ibmcloud aliyun rclone supabase neonctl planetscale pscale render cf openstack glab tea argocd flux "
@@ -183,4 +194,5 @@ HANDLERS: dict[str, Handler] = {
     "ansible": _ansible,
     "ansible-playbook": _ansible,
     **dict.fromkeys(_GENERIC.split(), _by_verb),
+    "kustomize": _kustomize,
 }

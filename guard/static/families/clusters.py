@@ -33,23 +33,29 @@ def _kubectl(cmd: Cmd, scan: Scan) -> Flow:
         pass
     elif verb in ("delete", "drain") or (verb == "replace" and "--force" in cmd.args):
         scan.hit("G164", shown)
-    elif verb in (
-        "get",
-        "describe",
-        "logs",
-        "top",
-        "explain",
-        "version",
-        "cluster-info",
-        "api-resources",
-        "api-versions",
-        "diff",
-        "events",
-        "wait",
-        "auth",
-    ) or (
-        verb == "config"
-        and words[1:2] in (["view"], ["get-contexts"], ["current-context"], ["get-clusters"], ["get-users"])
+    elif (
+        verb
+        in (
+            "get",
+            "describe",
+            "logs",
+            "top",
+            "explain",
+            "version",
+            "cluster-info",
+            "api-resources",
+            "api-versions",
+            "diff",
+            "events",
+            "wait",
+            "auth",
+            "kustomize",
+        )
+        or (verb == "rollout" and words[1:2] in (["status"], ["history"]))
+        or (
+            verb == "config"
+            and words[1:2] in (["view"], ["get-contexts"], ["current-context"], ["get-clusters"], ["get-users"])
+        )
     ):
         scan.hit("G180", shown)
     else:

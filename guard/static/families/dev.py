@@ -9,6 +9,8 @@ friends run their inner command, which is judged as itself.
 from __future__ import annotations
 
 from guard import lazyre
+from guard.static import effects
+from guard.static import paths as P
 from guard.static.families.base import Handler, only_help, parse_opts, table
 from guard.static.families.db import resets_database
 from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
@@ -78,6 +80,7 @@ _m(
 _m("dotnet", "--info --version list --list-sdks --list-runtimes", "restore add", "nuget", "")
 _m("deno", "info doc types --version", "install add cache", "publish", "")
 _m("swift", "--version", "package", "", "")
+_SWIFT_PACKAGE_READ = wordset("describe dump-package show-dependencies show-executables dump-symbol-graph")
 _m("mix", "help deps.tree hex.info", "deps.get deps.update archive.install", "hex.publish", "")
 _m(
     "gradle gradlew mvn mvnw",
@@ -101,8 +104,62 @@ _DEV_TOOLS = (
     "ex objcopy ar ld as nasm yasm gdb lldb perf hyperfine tokei cloc scc sccache ccache java kotlin scala groovy clojure "
     "jshell erl elixirc iex crystal julia-build "
     "mypyc cython f2py npm-check-updates ncu depcheck knip madge jscpd license-checker snyk trivy grype "
-    "syft semgrep bandit safety pip-audit cargo-audit gosec tfsec checkov kubeval kubeconform conftest opa"
+    "syft semgrep bandit safety pip-audit cargo-audit gosec tfsec checkov kubeval kubeconform conftest opa "
+    "flask uvicorn gunicorn hypercorn daphne fastapi autopep8 yapf pyupgrade docformatter mdformat codespell vulture "
+    "pydocstyle pycodestyle pyflakes yamllint actionlint sqlfluff staticcheck govulncheck gofumpt revive errcheck "
+    "ktlint detekt rubocop standardrb erb_lint erblint brakeman reek phpstan psalm php-cs-fixer phpcs phpcbf "
+    "cppcheck cpplint clang-format clang-tidy swiftlint swift-format swiftformat tflint stylua luacheck buildifier "
+    "cmake-format oxlint dprint typos hlint ormolu scalafmt jar"
 )
+
+# Formatters and fixers rewrite the files they are given: with these flags ("" = always, unless a
+# check flag says only look), each file operand is judged as an edit, so ``black src`` flows and
+# ``black ~/.bashrc`` is a write to a shell start-up file.
+_IN_PLACE = {
+    **dict.fromkeys(("black", "isort", "pyupgrade", "mdformat", "rustfmt", "php-cs-fixer", "phpcbf"), ""),
+    **dict.fromkeys(("swiftformat", "stylua", "buildifier", "ormolu"), ""),
+    **dict.fromkeys(
+        ("autopep8", "yapf", "docformatter", "swift-format", "clang-format", "cmake-format"), "-i --in-place"
+    ),
+    **dict.fromkeys(("gofmt", "gofumpt", "goimports", "shfmt"), "-w --write"),
+    "prettier": "-w --write",
+    "eslint": "--fix",
+    "biome": "--write --apply --fix",
+    "oxlint": "--fix",
+    "rubocop": "-a -A -x --autocorrect --autocorrect-all --fix-layout",
+    "standardrb": "--fix",
+    "ktlint": "-F --format",
+    "clang-tidy": "--fix --fix-errors",
+    "ruff": "--fix format",
+}
+_CHECK_ONLY = wordset("--check --diff --dry-run --check-only")
+_VALUE_FLAGS = wordset(
+    "--config --config-path --settings --ignore-path --style --assume-filename --stdin-filepath --rulesdir "
+    "--resolve-plugins-relative-to --cache-location --plugin -c --line-length --target-version --profile --exclude"
+)
+
+
+def _rewrites(cmd: Cmd, scan: Scan) -> None:
+    """The file operands of a formatter that rewrites them in place, judged as edits."""
+    args = cmd.args
+    keys = {a.split("=", 1)[0] for a in args}
+    flags = _IN_PLACE[cmd.name].split()
+    if cmd.name == "ruff":
+        writes = "--fix" in keys or ("format" in args and not keys & _CHECK_ONLY)
+    else:
+        writes = bool(keys & set(flags)) if flags else not keys & _CHECK_ONLY
+    if not writes:
+        return
+    for i, a in enumerate(args):
+        if (
+            a.startswith("-")
+            or (i and args[i - 1] in _VALUE_FLAGS)
+            or (cmd.name == "ruff" and a in ("check", "format"))
+        ):
+            continue
+        effects.write(scan, a, EMPTY, "edit")
+
+
 _LOCAL_BINS = frozenset(_DEV_TOOLS.split()) | {
     "tsc",
     "jest",
@@ -120,6 +177,9 @@ _LOCAL_BINS = frozenset(_DEV_TOOLS.split()) | {
     "cross-env",
 }
 
+
+# Project-local CLIs with a handler of their own (which knows their destructive verbs).
+_JUDGED_BINS = frozenset({"prisma"})
 
 _EDITOR_COMMAND = lazyre.compile(r"^[+:]*!(.+)$")
 
@@ -148,6 +208,8 @@ def _tool(cmd: Cmd, scan: Scan) -> Flow | None:
             m = _EDITOR_COMMAND.match(value.strip())
             if m:
                 scan.engine.script(m.group(1))
+    if cmd.name in _IN_PLACE:
+        _rewrites(cmd, scan)
     scan.tag("execute")
     scan.hit("G181", display(scan, " ".join(cmd.argv))[:80])
     return None
@@ -178,7 +240,12 @@ def _manager(cmd: Cmd, scan: Scan) -> Flow | None:
         return _runner(cmd, scan, words[1:], shown)
     elif cmd.name == "uv" and sub == "pip":
         return scan.engine.run(("pip", *words[1:]))  # ``uv pip list`` is ``pip list``
-    elif sub in ro or (cmd.name == "go" and sub == "mod" and words[1:2] in (["graph"], ["why"], ["verify"])):
+    elif (
+        sub in ro
+        or (cmd.name == "go" and sub == "mod" and words[1:2] in (["graph"], ["why"], ["verify"]))
+        or (cmd.name == "cargo" and sub == "update" and dry)
+        or (cmd.name == "swift" and sub == "package" and words[1:2] and words[1] in _SWIFT_PACKAGE_READ)
+    ):
         scan.hit("G180", shown)
     elif sub in install or (
         not sub and cmd.name in ("yarn", "bun", "pnpm", "bundle", "composer", "poetry", "pipenv") and not opts.flags
@@ -218,7 +285,10 @@ def _npx(cmd: Cmd, scan: Scan) -> Flow | None:
         return None
     if opts.value("-c", "--call"):
         scan.engine.script(opts.value("-c", "--call") or "")
-    if package in _LOCAL_BINS and not opts.has("-y", "--yes") and cmd.name in ("npx", "pnpx", "bunx"):
+    local = not opts.has("-y", "--yes") and cmd.name in ("npx", "pnpx", "bunx")
+    if local and package in _JUDGED_BINS:  # ``npx prisma migrate reset``: the local CLI, judged as itself
+        return scan.engine.run(opts.operands)
+    if package in _LOCAL_BINS and local:
         scan.hit("G181", shown)
         scan.tag("execute")
         return None
@@ -311,8 +381,74 @@ def _pm2(cmd: Cmd, scan: Scan) -> Flow | None:
     return None
 
 
+_JUPYTER_READ = wordset("kernelspec --version --paths --runtime-dir --config-dir --data-dir troubleshoot")
+_JUPYTER_INSTALL = wordset("labextension nbextension serverextension")
+
+
+def _jupyter(cmd: Cmd, scan: Scan) -> Flow | None:
+    """``jupyter nbconvert`` runs the project's notebooks, ``lab``/``notebook`` serve them; extensions install."""
+    opts = parse_opts(cmd.args, wordset("--to --output --output-dir --template --ExecutePreprocessor.timeout"))
+    words = list(opts.operands)
+    sub = words[0] if words else ""
+    shown = display(scan, " ".join(cmd.argv))
+    if (sub == "kernelspec" and words[1:2] in ([], ["list"])) or (sub in _JUPYTER_READ and sub != "kernelspec"):
+        scan.hit("G180", shown)
+    elif sub in _JUPYTER_INSTALL or sub == "kernelspec":
+        scan.hit("G183", shown)
+    else:
+        for out in opts.all("--output-dir"):
+            effects.write(scan, out + "/", EMPTY)
+        scan.tag("execute")
+        scan.hit("G181", shown[:80])
+    return None
+
+
+def _patch(cmd: Cmd, scan: Scan) -> Flow | None:
+    """``patch -p1 < fix.patch`` edits the files the patch names, under the current (or ``-d``) directory."""
+    opts = parse_opts(
+        cmd.args,
+        wordset("-p -i --input -o --output -d --directory -r --reject-file -D --ifdef -B --prefix -z --suffix -F"),
+    )
+    for patch_file in opts.all("-i", "--input") + list(opts.operands[1:2]):
+        effects.read(scan, patch_file)
+    base = (opts.value("-d", "--directory") or ".").rstrip("/") or "/"
+    targets = opts.all("-o", "--output") + opts.all("-r", "--reject-file") + list(opts.operands[:1])
+    for target in targets or [f"{base}/match".replace("//", "/")]:
+        if target != "-":
+            effects.write(scan, target, EMPTY, "edit")
+    return None
+
+
+_VIEWABLE = wordset(".html .htm .pdf .png .jpg .jpeg .gif .svg .webp .md .txt .csv .json .log")
+
+
+def _opener(cmd: Cmd, scan: Scan) -> Flow | None:
+    """``open coverage/index.html``, ``xdg-open http://localhost:3000``: a report or a local page in a viewer.
+
+    Anything else (an application, a script, a remote page) is judged as unknown: opening runs it.
+    """
+    from guard.static.families.net import _is_local
+
+    shown = display(scan, " ".join(cmd.argv))
+    operands = [a for a in cmd.args if not a.startswith("-")]
+    plain = len(operands) == len(cmd.args) == 1
+    target = operands[0] if plain else ""
+    if "://" in target and target.split("://", 1)[0] in ("http", "https") and _is_local([target]):
+        scan.hit("G148", shown)
+    elif plain and "://" not in target and "." + target.rsplit(".", 1)[-1].lower() in _VIEWABLE:
+        place = effects.read(scan, target, content=False)
+        scan.hit("G181" if place.tier in (P.PROJECT, P.PROJECT_ROOT, P.TEMP) else "G182", shown)
+    else:
+        scan.hit("G182", shown)
+    return None
+
+
 HANDLERS: dict[str, Handler] = {
     **table(_DEV_TOOLS, _tool),
+    "open": _opener,
+    "xdg-open": _opener,
+    "jupyter": _jupyter,
+    "patch": _patch,
     **dict.fromkeys(_MANAGERS, _manager),
     **table("npx pnpx bunx uvx pipx", _npx),
     **table("twine flit vsce ovsx goreleaser semantic-release release-it np jreleaser pod", _publisher),

@@ -155,6 +155,11 @@ def _read_only(sub: str, rest: tuple[str, ...], scan: Scan) -> Flow:
     if sub == "ls-remote":
         scan.tag("network")
     scan.hit("G180", f"git {sub}")
+    if sub == "ls-files" or (sub in ("diff", "show", "log") and opts.has("--name-only")):
+        # Paths in the work tree, what ``| xargs cmd`` then works on: any of its files (``./*``), or
+        # those an ``ls-files`` pathspec names (``'*.py'``).
+        spec = [p for p in opts.operands if not p.startswith(":")] if sub == "ls-files" else []
+        return Flow(0, None, tuple(spec) or ("./*",))
     return EMPTY
 
 

@@ -180,7 +180,9 @@ def _httpie(cmd: Cmd, scan: Scan) -> Flow:
     if flow.bits & SECRET or cmd.stdin.bits & SECRET:
         scan.hit("G143", display(scan, " ".join(cmd.argv)))
     egress = method in _EGRESS_METHODS or bool([d for d in data if "==" not in d]) or cmd.stdin.bits != 0
-    local = _is_local(["http://" + u if "://" not in u else u for u in urls])
+    local = _is_local(
+        ["http://localhost" + u if u.startswith(":") else "http://" + u if "://" not in u else u for u in urls]
+    )
     scan.hit(("G148" if local else "G145") if egress else ("G148" if local else "G146"), " ".join(cmd.argv))
     return Flow(0 if local else REMOTE)
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 from guard import lazyre
 from guard.static import effects
 from guard.static import paths as P
-from guard.static.families.base import Handler, parse_opts, read_only, table
-from guard.static.families.secrets import secret_words
-from guard.static.scan import DECODED, EMPTY, OPAQUE, Cmd, Flow, Scan
+from guard.static.families.base import Handler, Opts, parse_opts, read_only, table
+from guard.static.families.secrets import is_secret_var, secret_words
+from guard.static.scan import DECODED, EMPTY, OPAQUE, SECRET, Cmd, Flow, Scan
 from guard.static.text import decode_ansi_c, wordset
 
 _LISTERS = (
@@ -24,14 +24,14 @@ _LISTERS = (
     "test [ [[ seq sleep cal getconf tput clear jobs help man info apropos whatis tldr yes logname users vmstat iostat "
     "mpstat sar top htop btop glances dmesg journalctl loginctl getent numfmt expr factor ulimit umask wait hash "
     "times exit return let read : fc history dirs nvidia-smi sw_vers system_profiler ioreg mdfind mdls lshw "
-    "dmidecode hwinfo inxi neofetch fastfetch screenfetch"
+    "dmidecode hwinfo inxi neofetch fastfetch screenfetch pstree uuidgen break continue deactivate"
 )
 _READERS = (
     "hexyl difft colordiff icdiff xq dasel "
     "cat tac head tail less more most bat batcat nl wc md5sum md5 sha1sum sha224sum sha256sum sha384sum sha512sum "
     "shasum b2sum cksum sum hexdump hd od strings cut column fold fmt paste join comm diff cmp diff3 sdiff iconv "
     "expand unexpand rev look zcat zless zmore zgrep bzcat xzcat zstdcat lz4cat readelf objdump nm ldd size otool "
-    "jq gron pr tr csvlook xmllint"
+    "jq gron pr tr csvlook xmllint zipinfo identify ffprobe pdfinfo mediainfo"
 )
 _WRITE_OPTS = {"sort": ("-o", "--output"), "shuf": ("-o", "--output"), "tree": ("-o",)}
 
@@ -182,7 +182,7 @@ def _grep(cmd: Cmd, scan: Scan) -> Flow:
     takes = _GREP_TAKES - ({"-r", "-E"} if cmd.name != "rg" else set())
     opts = parse_opts(cmd.args, takes)
     operands = list(opts.operands)
-    if not opts.has("-e", "--regexp", "-f", "--file") and operands:
+    if not opts.has("-e", "--regexp", "-f", "--file", "--files") and operands:
         operands = operands[1:]  # the pattern is data, not a path
     for f in opts.all("-f", "--file"):
         effects.read(scan, f)
@@ -199,7 +199,19 @@ def _grep(cmd: Cmd, scan: Scan) -> Flow:
             scan.cmd_secret = True
         flow = flow | effects.read_flow(scan, f)
     scan.hit("G180", cmd.name)
-    return Flow(flow.bits | (OPAQUE if operands else 0))
+    return Flow(flow.bits | (OPAQUE if operands else 0), None, _listed(cmd, opts, operands, recursive))
+
+
+_LISTS_FILES = wordset("-l -L --files-with-matches --files-without-match --files")
+
+
+def _listed(cmd: Cmd, opts: Opts, operands: list[str], recursive: bool) -> tuple[str, ...]:
+    """``grep -rl foo src`` prints paths under ``src``: what ``| xargs sed -i`` then edits (``src/match``)."""
+    if not opts.has(*_LISTS_FILES) or (opts.has("--files") and cmd.name != "rg"):
+        return ()
+    if not operands:
+        return ("./match",) if recursive else ()  # a grep of stdin prints "(standard input)"
+    return tuple(f"{f.rstrip('/') or '/'}/match".replace("//", "/") if recursive else f for f in operands)
 
 
 _SED_EXEC = lazyre.compile(r"(^|[;{}\n]\s*|\d\s*|/\s*)e(\s|$|;)|/e\b|s(.).*\3.*\3[gpI0-9]*e")
@@ -305,8 +317,44 @@ def _man(cmd: Cmd, scan: Scan) -> Flow:
     return EMPTY
 
 
+def _trap(cmd: Cmd, scan: Scan) -> Flow:
+    """``trap 'cleanup' EXIT``: the handler is a script that runs later, judged now."""
+    args = [a for a in cmd.args if a != "--"]
+    if args and not args[0].startswith("-") and len(args) > 1 and args[0]:
+        scan.engine.script(args[0])
+    scan.hit("G180", "trap")
+    return EMPTY
+
+
+_SHELL_VAR = lazyre.compile(r"\$\{?(\w+)")
+
+
+def _envsubst(cmd: Cmd, scan: Scan) -> Flow:
+    """``envsubst < app.tmpl > app.conf``: fills a template from the environment, which may hold secrets.
+
+    Its output carries the values of the variables named in ``SHELL-FORMAT`` (all of them without
+    one), so it is secret-tainted unless those names are ordinary: writing it flows, sending it asks.
+    """
+    names = [n for a in cmd.args if not a.startswith("-") for n in _SHELL_VAR.findall(a)]
+    secret = not names or any(is_secret_var(n) for n in names)
+    scan.hit("G180", "envsubst")
+    return Flow(cmd.stdin.bits | (SECRET if secret else 0))
+
+
+def _fuser(cmd: Cmd, scan: Scan) -> Flow:
+    """``fuser 3000/tcp`` names the processes using a port or file; ``-k`` kills them."""
+    if any(a.startswith("-") and not a.startswith("--") and "k" in a for a in cmd.args) or "--kill" in cmd.args:
+        scan.hit("G178", " ".join(cmd.argv))
+    else:
+        scan.hit("G180", "fuser")
+    return EMPTY
+
+
 HANDLERS: dict[str, Handler] = {
     "yq": _yq,
+    "trap": _trap,
+    "fuser": _fuser,
+    "envsubst": _envsubst,
     **table(_LISTERS, _lister),
     **table(_READERS, _reader),
     **table("sort shuf uniq xxd base64 base32 basenc", _writer_reader),

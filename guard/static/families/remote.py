@@ -12,6 +12,7 @@ import re
 from guard import lazyre
 from guard.static import effects
 from guard.static.families.base import Handler, parse_opts
+from guard.static.families.net import _is_local
 from guard.static.scan import EMPTY, REMOTE, SECRET, Cmd, Flow, Scan, display
 from guard.static.text import wordset
 
@@ -41,11 +42,21 @@ def _socket(cmd: Cmd, scan: Scan) -> Flow:
         scan.hit("G144", shown)
     elif cmd.stdin.bits & SECRET:
         scan.hit("G143", shown)
+    elif _probes_local_port(cmd):
+        scan.hit("G148", shown)  # ``nc -z localhost 5432``: is the port open? (nothing is sent)
     elif "-l" in cmd.args or "--listen" in cmd.args or "-lp" in cmd.args or "-lvp" in cmd.args or "-lnvp" in cmd.args:
         scan.hit("G182", shown)
     else:
         scan.hit("G145", shown)
     return Flow(REMOTE | SOCKET)
+
+
+def _probes_local_port(cmd: Cmd) -> bool:
+    if cmd.name not in ("nc", "ncat", "netcat"):
+        return False
+    opts = parse_opts(cmd.args, wordset("-w -p -s -i -q -W -x -X -T -I -O -V"))
+    zero_io = any(f in ("-z", "--zero") for f in opts.flags)
+    return zero_io and bool(opts.operands) and _is_local([f"http://{opts.operands[0]}"])
 
 
 _SSH_TAKES = wordset("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B -P")
