@@ -4,6 +4,12 @@ Writing ``rm -rf ~`` into ``cleanup.sh``, a Makefile recipe, an npm ``postinstal
 ``run:`` step or a Python script does not run it now, but it will run: the write itself is judged
 by what the file would do (G127, asks). Only the parts that execute are read: recipe lines, script
 values, ``run:`` steps, whole scripts.
+
+Some project files run *by themselves*, with nobody typing a command: a husky git hook on the next
+commit, an editor task marked ``runOn: folderOpen`` when the folder opens, a dev container's
+``initializeCommand`` (on the host) or ``postCreateCommand``, a pre-commit ``entry``. Those are
+persistence inside the project (:func:`autorun_commands`): dangerous content there blocks (G152)
+like it does in ``.git/hooks``.
 """
 
 from __future__ import annotations
@@ -29,6 +35,13 @@ _CODE_SUFFIXES = {
 }
 _RECIPE = lazyre.compile(r"(?m)^\t[@+-]*(.+)$")
 _RUN_STEP = lazyre.compile(r"(?m)^\s*(?:-\s*)?run:\s*[|>]?-?\s*(.+)$")
+_JSON_STRING = r'"((?:[^"\\\n]|\\.)*)"'
+_TASK_COMMAND = lazyre.compile(r'"command"\s*:\s*' + _JSON_STRING)
+_DEVCONTAINER_COMMAND = lazyre.compile(
+    r'"(?:initialize|onCreate|updateContent|postCreate|postStart|postAttach)Command"\s*:\s*'
+)
+_STRING_IN = lazyre.compile(_JSON_STRING)
+_ENTRY = lazyre.compile(r"(?m)^\s*(?:-\s*)?entry:\s*(.+)$")
 _CI_FILES = lazyre.compile(
     r"(^|/)(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.yml|\.circleci/config\.yml|"
     r"azure-pipelines\.yml|bitbucket-pipelines\.yml|\.travis\.yml|Jenkinsfile)$"
@@ -50,6 +63,11 @@ def commands_in(path: str, text: str) -> tuple[list[str], str | None]:
         return [v for v in scripts.values() if isinstance(v, str)] if isinstance(scripts, dict) else [], None
     if _CI_FILES.search(path):
         return _RUN_STEP.findall(text), None
+    if path.endswith(".vscode/tasks.json"):
+        return _json_strings(_TASK_COMMAND.findall(text)), None
+    auto = autorun_commands(path, text)
+    if auto:
+        return auto, None
     for suffix, lang in _CODE_SUFFIXES.items():
         if path.endswith(suffix):
             return [], lang
@@ -66,3 +84,71 @@ def blocked_if_run(path: str, text: str, shell: Callable[[str], Risk], code: Cal
     if lang is not None:
         return code(text[:65536], lang) >= Risk.CRITICAL
     return any(shell(s) >= Risk.CRITICAL for s in snippets[:64])
+
+
+def autorun_commands(path: str, text: str | None) -> list[str] | None:
+    """The commands a project file at ``path`` runs by itself; ``None`` when it is not such a file.
+
+    ``[]`` means it is one but nothing in ``text`` (or no text known) was readable as a command.
+    """
+    slashed = "/" + path
+    if "/.husky/" in slashed:
+        return [text] if text else []
+    if text is None:
+        return None
+    if slashed.endswith("/.vscode/tasks.json"):
+        return _json_strings(_TASK_COMMAND.findall(text)) if "folderOpen" in text else None
+    name = slashed.rsplit("/", 1)[-1]
+    if name in ("devcontainer.json", ".devcontainer.json") and ("/.devcontainer" in slashed or name[0] == "."):
+        found: list[str] = []
+        for m in _DEVCONTAINER_COMMAND.finditer(text):
+            value = _json_value(text, m.end())
+            strings = _json_strings(_STRING_IN.findall(value))
+            # a string, an argv array (also read joined), or an object of named strings or arrays
+            found += [*strings, " ".join(strings)] if value.startswith("[") else strings
+        return found
+    if name in (".pre-commit-config.yaml", ".pre-commit-config.yml"):
+        return [unquoted(e.strip()) for e in _ENTRY.findall(text)]
+    return None
+
+
+def unquoted(value: str) -> str:
+    """A YAML scalar without the quotes around it (``'sh -c "x"'`` -> ``sh -c "x"``)."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
+
+
+def _json_strings(raw: list[str]) -> list[str]:
+    out = []
+    for item in raw[:64]:
+        try:
+            out.append(json.loads(f'"{item}"'))
+        except ValueError:
+            out.append(item)
+    return out
+
+
+def _json_value(text: str, start: int) -> str:
+    """The JSON value starting at ``start`` (a string, or a bracketed array or object), tolerantly."""
+    if text[start : start + 1] not in ("[", "{"):
+        m = _STRING_IN.match(text, start)
+        return m.group(0) if m else ""
+    depth, i, quoted = 0, start, False
+    while i < len(text):
+        ch = text[i]
+        if quoted:
+            if ch == "\\":
+                i += 1
+            elif ch == '"':
+                quoted = False
+        elif ch == '"':
+            quoted = True
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+            if depth == 0:
+                return text[start : i + 1]
+        i += 1
+    return text[start:]
