@@ -34,6 +34,8 @@ _CODE_SUFFIXES = {
     ".ipynb": "python",
 }
 _RECIPE = lazyre.compile(r"(?m)^\t[@+-]*(.+)$")
+_INLINE_RECIPE = lazyre.compile(r"(?m)^[^\t#=\n:]+:(?!=)[^;\n=]*;[@+-]*(.+)$")
+_MAKE_SHELL = lazyre.compile(r"\$[({]shell\s+([^)}]+)[)}]")
 _RUN_STEP = lazyre.compile(r"(?m)^\s*(?:-\s*)?run:\s*[|>]?-?\s*(.+)$")
 _JSON_STRING = r'"((?:[^"\\\n]|\\.)*)"'
 _TASK_COMMAND = lazyre.compile(r'"command"\s*:\s*' + _JSON_STRING)
@@ -54,7 +56,7 @@ def commands_in(path: str, text: str) -> tuple[list[str], str | None]:
     if path.endswith(_SHELL_SUFFIXES):
         return [text], None
     if name in ("Makefile", "makefile", "GNUmakefile") or name.endswith(".mk"):
-        return _RECIPE.findall(text), None
+        return makefile_commands(text), None
     if name == "package.json":
         try:
             scripts = json.loads(text).get("scripts", {})
@@ -74,6 +76,11 @@ def commands_in(path: str, text: str) -> tuple[list[str], str | None]:
     if text.startswith("#!") and re.match(r"#!\s*\S*(ba|z|k|da)?sh\b", text):
         return [text], None
     return [], None
+
+
+def makefile_commands(text: str) -> list[str]:
+    """What a makefile runs: recipe lines, ``target: ; recipe`` and ``$(shell …)`` calls."""
+    return _RECIPE.findall(text) + _INLINE_RECIPE.findall(text) + _MAKE_SHELL.findall(text)
 
 
 def blocked_if_run(path: str, text: str, shell: Callable[[str], Risk], code: Callable[[str, str], Risk]) -> bool:
