@@ -40,8 +40,8 @@ def judge(cmd: Cmd, scan: Scan) -> None:
         _make(cmd, scan)
     elif name in _VIM:
         for value in _option_values(cmd.args, ("-c", "--cmd"), "+"):
-            for m in _VIM_SHELL.finditer(value.strip()):
-                scan.engine.script(m.group(1) or m.group(3) or m.group(4))
+            for found in _VIM_SHELL.finditer(value.strip()):
+                scan.engine.script(found.group(1) or found.group(3) or found.group(4))
     elif name in ("gdb", "lldb"):
         opts = ("-ex", "--ex", "-eval-command", "--eval-command", "-iex", "-o", "--one-line", "-O")
         for value in _option_values(cmd.args, opts):
@@ -50,8 +50,8 @@ def judge(cmd: Cmd, scan: Scan) -> None:
                 scan.engine.script(m.group(1))
     elif name == "emacs":
         for value in _option_values(cmd.args, ("--eval", "-eval")):
-            for m in _ELISP_SHELL.finditer(value):
-                scan.engine.script(m.group(1).replace('\\"', '"'))
+            for found in _ELISP_SHELL.finditer(value):
+                scan.engine.script(found.group(1).replace('\\"', '"'))
     if name in ("ed", "ex") and cmd.stdin.text:
         for m in _ED_SHELL.finditer(cmd.stdin.text):
             scan.engine.script(m.group(1))
