@@ -342,6 +342,10 @@ def _interpreter(cmd: Cmd, scan: Scan) -> Flow | None:
         analyse_code(scan, "\n".join(code), lang)
         return None
     if script and script != "-":
+        earlier = scan.written.get(scan.place(script).path)
+        if earlier is not None and earlier.text is not None and not earlier.bits & (REMOTE | DECODED):
+            analyse_code(scan, earlier.text, lang)  # written earlier in this call: read in its own language
+            return None
         return scan.engine.exec_file(script, cmd.stdin, tuple(args[args.index(script) + 1 :]))
     if cmd.stdin == EMPTY and not code and script is None and only_version(args):
         scan.hit("G180", cmd.name)

@@ -244,6 +244,8 @@ def _tar(cmd: Cmd, scan: Scan) -> Flow:
         place = scan.place(target)
         if place.tier == P.ROOT:
             scan.hit("G123", f"extracts into {place.path}")
+        if opts.has("-P", "--absolute-names"):  # members named /home/u/.bashrc land there, wherever -C points
+            scan.hit("G126", "tar extracts absolute paths from the archive")
         effects.write(scan, target, EMPTY, "create")
         if archive and archive != "-":
             effects.read(scan, archive)
