@@ -13,7 +13,7 @@ import re
 from guard import lazyre
 from guard.model import Risk
 from guard.static import paths as P
-from guard.static.landmines import autorun_commands, blocked_if_run, unquoted
+from guard.static.landmines import autorun_commands, blocked_if_run, redirects_packages, unquoted
 from guard.static.paths import Place
 from guard.static.rules import CATALOG
 from guard.static.scan import DECODED, EMPTY, REMOTE, SECRET, Flow, Scan
@@ -214,6 +214,8 @@ def _write_rule(scan: Scan, place: Place, flow: Flow, how: str) -> str:
             return "G152"
         if _asks_always(place.path, flow.text):
             return "G404"
+    if not create and redirects_packages(place.path, flow.text):
+        return "G405"
     if flow.text and blocked_if_run(place.path, flow.text, scan.subscan, scan.subcode):
         return "G127"  # (a download saved as a script is judged when it runs, not here)
     return "G184"

@@ -44,6 +44,13 @@ _DEVCONTAINER_COMMAND = lazyre.compile(
 )
 _STRING_IN = lazyre.compile(_JSON_STRING)
 _ENTRY = lazyre.compile(r"(?m)^\s*(?:-\s*)?entry:\s*(.+)$")
+_PACKAGE_CONFIGS = frozenset(
+    {".npmrc", ".yarnrc", ".yarnrc.yml", "pip.conf", "pip.ini", "bunfig.toml", ".bunfig.toml", "uv.toml", ".pnpmrc"}
+)
+_PACKAGE_REDIRECT = lazyre.compile(
+    r"(?im)^\s*(?:[\w@/:-]*registry|script-shell|shell|node-options|onload-script|yarnPath|npmRegistryServer|"
+    r"(?:extra-)?index-url|find-links|trusted-host|plugins)\s*[=:]"
+)
 _CI_FILES = lazyre.compile(
     r"(^|/)(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.yml|\.circleci/config\.yml|"
     r"azure-pipelines\.yml|bitbucket-pipelines\.yml|\.travis\.yml|Jenkinsfile)$"
@@ -53,7 +60,7 @@ _CI_FILES = lazyre.compile(
 def commands_in(path: str, text: str) -> tuple[list[str], str | None]:
     """(shell snippets, interpreter language) a file at ``path`` with ``text`` would run."""
     name = path.rsplit("/", 1)[-1]
-    if path.endswith(_SHELL_SUFFIXES):
+    if path.endswith(_SHELL_SUFFIXES) or path.endswith("/bin/activate") or path == "bin/activate":
         return [text], None
     if name in ("Makefile", "makefile", "GNUmakefile") or name.endswith(".mk"):
         return makefile_commands(text), None
@@ -159,3 +166,10 @@ def _json_value(text: str, start: int) -> str:
                 return text[start : i + 1]
         i += 1
     return text[start:]
+
+
+def redirects_packages(path: str, text: str | None) -> bool:
+    """A project's package-manager configuration that names another registry or a program to run
+    (``.npmrc`` ``registry=``/``script-shell=``, ``.yarnrc.yml`` ``yarnPath:``, ``pip.conf`` ``index-url``)."""
+    name = path.rsplit("/", 1)[-1]
+    return name in _PACKAGE_CONFIGS and (text is None or bool(_PACKAGE_REDIRECT.search(text)))
