@@ -7,12 +7,13 @@ records the effect (for user path rules such as ``Edit(~/.ssh/**)``) and returns
 
 from __future__ import annotations
 
+import html
 import re
 
 from guard import lazyre
 from guard.model import Risk
 from guard.static import paths as P
-from guard.static.landmines import blocked_if_run
+from guard.static.landmines import autorun_commands, blocked_if_run, redirects_packages, unquoted
 from guard.static.paths import Place
 from guard.static.rules import CATALOG
 from guard.static.scan import DECODED, EMPTY, REMOTE, SECRET, Flow, Scan
@@ -36,6 +37,10 @@ _GIT_EXEC_LINE = lazyre.compile(
 _CRON = lazyre.compile(r"^\s*(@\w+|(?:\S+\s+){5})", re.M)
 _CRON_USER = lazyre.compile(r"^\s*(@\w+\s+\S+|(?:\S+\s+){6})", re.M)
 _UNIT_EXEC = lazyre.compile(r"(?m)^\s*Exec\w*\s*=\s*[-@+!:]*(.+)$")
+_PLIST_STRING = lazyre.compile(r"<string>([^<]*)</string>")
+_GIT_VALUE = lazyre.compile(r"(?m)^[^=\n\[#;]*=\s*(.+)$")
+_GIT_ALIASES = lazyre.compile(r"(?im)^\s*\[alias\][^\[]*")
+_SSH_VALUE = lazyre.compile(r"(?im)^\s*(?:proxycommand|localcommand|knownhostscommand|match\s.*?\bexec)\s*=?\s*(.+)$")
 
 
 def read(scan: Scan, word: str, content: bool = True) -> Place:
@@ -200,7 +205,9 @@ def _write_rule(scan: Scan, place: Place, flow: Flow, how: str) -> str:
     if tier == P.PERSIST:
         if create:
             return "G125"
-        if place.kind in ("rc", "cron", "service", "git_hook") and _dangerous_content(scan, flow, place.kind == "cron"):
+        if place.kind in ("rc", "cron", "service", "git_hook", "git_config", "ssh_config") and _dangerous_content(
+            scan, flow, place.kind
+        ):
             return "G152"
         if place.kind == "git_config" and flow.text is not None and not _GIT_EXEC_LINE.search(flow.text):
             return "G185"  # names and aliases, nothing git would run
@@ -213,20 +220,39 @@ def _write_rule(scan: Scan, place: Place, flow: Flow, how: str) -> str:
         return "G185"
     if tier == P.TEMP:
         return "G186"
+    auto = autorun_commands(place.path, flow.text) if tier in (P.PROJECT, P.PROJECT_ROOT) else None
+    if auto is not None:  # a project file that runs by itself (husky hook, task on folder open …)
+        if flow.bits & (REMOTE | DECODED) or any(scan.subscan(c) >= Risk.CRITICAL for c in auto[:64]):
+            return "G152"
+        if _asks_always(place.path, flow.text):
+            return "G404"
+    if not create and redirects_packages(place.path, flow.text):
+        return "G405"
     if flow.text and blocked_if_run(place.path, flow.text, scan.subscan, scan.subcode):
         return "G127"  # (a download saved as a script is judged when it runs, not here)
     return "G184"
 
 
-def _dangerous_content(scan: Scan, flow: Flow, cron: bool = False) -> bool:
+def _asks_always(path: str, text: str | None) -> bool:
+    """Autorun files whose every change asks: git hooks and editor tasks run without anyone reviewing them."""
+    return "/.husky/" in "/" + path or path.endswith("tasks.json")
+
+
+def _dangerous_content(scan: Scan, flow: Flow, kind: str = "") -> bool:
     if flow.bits & (REMOTE | DECODED):
         return True
     if not flow.text:
         return False
-    if cron:  # judge the command, not the schedule; system crontabs also name a user
+    if kind == "cron":  # judge the command, not the schedule; system crontabs also name a user
         return any(scan.subscan(pattern.sub("", flow.text)) >= Risk.CRITICAL for pattern in (_CRON, _CRON_USER))
-    programs = _UNIT_EXEC.findall(flow.text)  # systemd units and desktop entries: the lines that run
-    if programs and any(scan.subscan(p) >= Risk.CRITICAL for p in programs):
+    if kind in ("git_config", "ssh_config"):  # the values git or ssh would run (pager, filters, ProxyCommand …)
+        # (git aliases run only when someone types them: not automatic, G155 asks for those)
+        text = _GIT_ALIASES.sub("", flow.text) if kind == "git_config" else flow.text
+        values = (_GIT_VALUE if kind == "git_config" else _SSH_VALUE).findall(text)
+        return any(scan.subscan(unquoted(v.strip())) >= Risk.CRITICAL for v in values[:64])
+    # systemd units and desktop entries (``Exec…=``), launchd property lists (``<string>``): what runs
+    programs = _UNIT_EXEC.findall(flow.text) + [html.unescape(p) for p in _PLIST_STRING.findall(flow.text)]
+    if programs and any(scan.subscan(p) >= Risk.CRITICAL for p in programs[:64]):
         return True
     return scan.subscan(flow.text) >= Risk.CRITICAL
 

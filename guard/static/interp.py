@@ -23,7 +23,7 @@ _Q = r"(?P<q>['\"])(?P<s>(?:\\.|(?!(?P=q)).)*)(?P=q)"
 _SHELL_STR = lazyre.compile(
     r"(?:os\.system|os\.popen|subprocess\.\w+|commands\.getoutput|(?<![\w.])system|execSync|spawnSync|execFile(?:Sync)?"
     r"|child_process\.exec|(?<![\w.])exec(?=\s*\(?\s*['\"][^'\"]*\s)|popen|shell_exec|passthru|proc_open|IO\.popen"
-    r"|Kernel\.(?:system|exec|spawn)|do shell script|Runtime\.getRuntime\(\)\.exec|qx)\s*\(?\s*" + _Q
+    r"|Kernel\.(?:system|exec|spawn)|do shell script|Runtime\.getRuntime\(\)\.exec|qx|os\.execute)\s*\(?\s*" + _Q
 )
 _BACKTICK = lazyre.compile(r"`([^`]+)`|%x\{([^}]*)\}|qx\{([^}]*)\}")
 _SHELL_LIST = lazyre.compile(
@@ -32,8 +32,15 @@ _SHELL_LIST = lazyre.compile(
 _SHELL_ANY = lazyre.compile(
     r"os\.system|os\.popen|subprocess|commands\.|(?<![\w.])system\s*\(|child_process|execSync|"
     r"spawn\(|`|%x\{|qx\{|shell_exec|passthru|proc_open|IO\.popen|do shell script|pty\.spawn|"
-    r"os\.exec[lv]p?e?\(|Runtime\.getRuntime"
+    r"os\.exec[lv]p?e?\(|Runtime\.getRuntime|os\.execute|io\.popen|Deno\.(?:run|Command)|\$`"
 )
+# Tcl and expect: ``exec cmd args`` / ``spawn cmd args`` run a program with the words that follow
+_TCL_EXEC = lazyre.compile(r"(?m)(?:^|[;\[{])\s*(?:exec|spawn)\s+([^\]\n;}]+)")
+# JavaScript: ``Deno.run({cmd: [...]})``, ``new Deno.Command("rm", {args: [...]})``, zx/Bun ``$`cmd` ``
+_JS_ARGV = lazyre.compile(
+    r"Deno\.run\(\s*\{\s*cmd\s*:\s*\[([^\]]*)\]|Deno\.Command\(\s*(['\"][^'\"]*['\"])\s*,\s*\{\s*args\s*:\s*\[([^\]]*)\]"
+)
+_JS_TEMPLATE = lazyre.compile(r"(?<![\w])\$`([^`]+)`")
 _DELETE = lazyre.compile(
     r"(?P<fn>shutil\.rmtree|\.(?:rmSync|rmdirSync|unlinkSync)|os\.remove|os\.unlink|os\.rmdir|os\.removedirs|rmtree|fs\.rmSync|fs\.rmdirSync|fs\.unlinkSync"
     r"|fs\.promises\.rm|fs\.rm|fs\.rmdir|fs\.unlink|rimraf(?:\.sync)?|FileUtils\.rm_rf|FileUtils\.rm_r|FileUtils\.rm"
@@ -120,9 +127,21 @@ def analyse_code(scan: Scan, code: str, lang: str) -> None:
     for m in _SHELL_STR.finditer(code):
         literal_shell = True
         scan.engine.script(m.group("s").replace('\\"', '"').replace("\\'", "'"))
-    for m in _BACKTICK.finditer(code if lang in ("ruby", "perl", "php") else ""):
+    for m in _TCL_EXEC.finditer(code if lang == "tcl" else ""):
+        literal_shell = True
+        scan.engine.script(m.group(1))
+    for m in _BACKTICK.finditer(code if lang in ("ruby", "perl", "php", "julia") else ""):
         literal_shell = True
         scan.engine.script(next(g for g in m.groups() if g is not None))
+    if lang == "js":
+        for m in _JS_ARGV.finditer(code):
+            argv = _STRING.findall(" ".join(g for g in m.groups() if g))
+            if argv:
+                literal_shell = True
+                scan.engine.run(argv)
+        for m in _JS_TEMPLATE.finditer(code):
+            literal_shell = True
+            scan.engine.script(m.group(1))
     for m in _SHELL_LIST.finditer(code):
         argv = _STRING.findall(m.group(1))
         if argv:
@@ -267,6 +286,8 @@ _INLINE = {
     "groovy": ("groovy", ("-e",)),
     "elixir": ("elixir", ("-e",)),
     "tclsh": ("tcl", ()),
+    "wish": ("tcl", ()),
+    "expect": ("tcl", ("-c",)),
 }
 _VALUE_OPTS = wordset("-W -X -r --require --import --loader -I -M -m --input-type -C -f -F -d -x -S -E -T")
 
@@ -276,6 +297,8 @@ def _family(name: str) -> str:
         return "python"
     if re.match(r"^pypy[0-9.]*$", name):
         return "pypy"
+    if re.match(r"^(?:lua|tclsh)[0-9.]+$", name):
+        return name.rstrip("0123456789.")
     return name
 
 
@@ -320,6 +343,10 @@ def _interpreter(cmd: Cmd, scan: Scan) -> Flow | None:
         analyse_code(scan, "\n".join(code), lang)
         return None
     if script and script != "-":
+        earlier = scan.written.get(scan.place(script).path)
+        if earlier is not None and earlier.text is not None and not earlier.bits & (REMOTE | DECODED):
+            analyse_code(scan, earlier.text, lang)  # written earlier in this call: read in its own language
+            return None
         return scan.engine.exec_file(script, cmd.stdin, tuple(args[args.index(script) + 1 :]), lang)
     if cmd.stdin == EMPTY and not code and script is None and only_version(args):
         scan.hit("G180", cmd.name)
@@ -376,4 +403,6 @@ HANDLERS: dict[str, Handler] = {
     **{name: _interpreter for name in _INLINE if name not in ("python", "pypy")},
     **{f"python{v}": _interpreter for v in ("", "2", "3", "2.7", *(f"3.{m}" for m in range(6, 16)))},
     **{f"pypy{v}": _interpreter for v in ("", "3")},
+    **{f"lua{v}": _interpreter for v in ("5.1", "5.2", "5.3", "5.4")},
+    **{f"tclsh{v}": _interpreter for v in ("8.5", "8.6", "9.0")},
 }

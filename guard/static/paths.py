@@ -9,6 +9,7 @@ land on the same decision.
 
 from __future__ import annotations
 
+import fnmatch
 import posixpath
 import re
 from collections.abc import Iterable
@@ -153,6 +154,9 @@ class Resolver:
             return self._relative(path, shown)
         if path == "/":
             return Place("/", ROOT, critical=True)
+        if "?" in path or "[" in path or "*" in path:
+            path = self._deglob(path)
+            shown = path.replace(_DYNSEG, "*")
         comps = path[1:].split("/")
         if comps[0] == "dev":
             return _device(shown, comps)
@@ -194,6 +198,20 @@ class Resolver:
             kind = "critical" if path in CRITICAL_FILES or comps[0] == "boot" else ""
             return Place(shown, SYSTEM, kind=kind, critical=len(comps) <= depth)
         return self._project_like(shown, comps[-1], OTHER)
+
+    def _deglob(self, path: str) -> str:
+        """``/e?c/passwd`` -> ``/etc/passwd``, ``~/.s[s]h`` -> ``~/.ssh``: a glob in a leading component
+        read as the system or home place it would match (the last component's broad ``*`` is kept)."""
+        comps = path[1:].split("/")
+        if len(comps) > 1 or not _BROAD_GLOB.match(comps[0]):
+            comps[0] = _match_one(comps[0], _TOP_NAMES)
+        home_root, rest = self._home_split("/" + "/".join(comps), comps)
+        if home_root is not None and rest:
+            inner = rest.split("/")
+            if _GLOBBY.search(inner[0]) and (len(inner) > 1 or not _BROAD_GLOB.match(inner[0])):
+                inner[0] = _match_one(inner[0], _HOME_NAMES)
+                return home_root + "/" + "/".join(inner)
+        return "/" + "/".join(comps)
 
     @staticmethod
     def _too_broad_for_project(path: str) -> bool:
@@ -301,6 +319,16 @@ class Resolver:
         return None
 
 
+_GLOBBY = lazyre.compile(r"[?*\[]")
+
+
+def _match_one(pattern: str, names: Iterable[str]) -> str:
+    """The first of ``names`` the glob ``pattern`` matches (``pattern`` itself when none does)."""
+    if not _GLOBBY.search(pattern):
+        return pattern
+    return next((n for n in names if fnmatch.fnmatchcase(n, pattern)), pattern)
+
+
 _LENIENT = frozenset({PROJECT_ROOT, PROJECT, GITDIR, TEMP, HOME_OTHER, OTHER, OUTSIDE})
 
 
@@ -312,6 +340,10 @@ def _index(pairs: Iterable[tuple[str, str]]) -> dict[str, tuple[tuple[str, str],
     return {k: tuple(v) for k, v in out.items()}
 
 
+_TOP_NAMES = ("root", *SYSTEM_ROOTS)
+_HOME_NAMES = tuple(
+    dict.fromkeys(p.strip("/").split("/", 1)[0] for p in (*(k for k, _ in HOME_PERSIST), *HOME_CREDENTIALS))
+)
 _SYSTEM_PERSIST_IX = _index(SYSTEM_PERSIST)
 _HOME_PERSIST_IX = _index(HOME_PERSIST)
 _HOME_CRED_IX = _index((p, p) for p in HOME_CREDENTIALS)

@@ -145,6 +145,8 @@ G400 | low      | filesystem  | delete                                 | Deletes
 G401 | low      | network     | network,untrusted_input                | Updates the repository from its own configured remote.
 G402 | medium   | remote_code | execute,asks                           | Runs a PowerShell command passed base64-encoded; guard decoded and checked it, but asks because encoding hides what runs.
 G403 | high     | system      | write                                  | Deletes or changes machine-wide Windows registry keys. | reg query HKLM\\SOFTWARE\\Example
+G404 | medium   | persistence | persistence,write                      | Changes a project file that runs commands by itself (a husky git hook, an editor task that runs when the folder opens).
+G405 | medium   | persistence | write                                  | Points the project's package manager at another registry or at a program to run (.npmrc registry or script-shell, .yarnrc yarnPath, pip.conf index-url).
 """
 
 

@@ -86,6 +86,7 @@ def _docker_run(args: list[str], scan: Scan, shown: str) -> None:
         or "--device" in " ".join(args)
     )
     root_mount = sensitive = False
+    mounts: list[tuple[str, str]] = []  # (container path, host path) of host places that matter
     for i, a in enumerate(args):
         value = None
         if a in ("-v", "--volume", "--mount") and i + 1 < len(args):
@@ -99,12 +100,63 @@ def _docker_run(args: list[str], scan: Scan, shown: str) -> None:
                 root_mount = True
             if _SENSITIVE_MOUNTS.match(place.path) or place.tier in (P.HOME, P.CREDENTIAL, P.ROOT, P.PROTECTED):
                 sensitive = True
+            if place.tier not in _CONTAINED and place.path.startswith("/"):
+                dest = _mount_target(value)
+                if dest and dest.startswith("/") and dest != "/":
+                    mounts.append((dest.rstrip("/"), place.path))
+    if mounts:
+        _inner_on_host(args, mounts, scan)
     if privileged and root_mount:
         scan.hit("G168", shown)
     elif privileged or sensitive:
         scan.hit("G169", shown)
     else:
         scan.hit("G188", shown)
+
+
+_CONTAINED = frozenset({P.PROJECT, P.PROJECT_ROOT, P.GITDIR, P.TEMP, P.SPECIAL, P.DYNAMIC})
+_RUN_TAKES = wordset(
+    "-v --volume --mount -e --env --env-file -w --workdir -u --user --name -p --publish --network --net -h "
+    "--hostname --entrypoint -m --memory --platform -l --label --label-file --restart --add-host --cap-add --cap-drop "
+    "--device --security-opt --tmpfs --ulimit --gpus --pull --shm-size --runtime --ipc --pid --cidfile --dns "
+    "--expose --log-driver --log-opt --link --cpus --stop-signal --health-cmd --group-add --userns --uts "
+    "--volumes-from --mac-address --ip --ip6 --cgroupns --init-path --isolation --storage-opt --sysctl --cpu-shares "
+    "-c --memory-swap --attach -a"
+)
+
+
+def _mount_target(value: str) -> str | None:
+    """The container side of ``-v SRC:DEST[:ro]`` or ``--mount type=bind,source=S,target=D``."""
+    if "=" in value:
+        m = re.search(r"(?:^|,)(?:target|destination|dst)=([^,]+)", value)
+        return m.group(1) if m else None
+    parts = value.split(":")
+    return parts[1] if len(parts) > 1 else None
+
+
+def _inner_on_host(args: list[str], mounts: list[tuple[str, str]], scan: Scan) -> None:
+    """The container's command, with paths inside host mounts mapped back to the host (judged as itself).
+
+    ``docker run -v /:/host alpine rm -rf /host`` deletes the host's root; commands that touch only the
+    container's own filesystem are not judged (``rm -rf /`` there removes the container's files).
+    """
+    i = args.index("run") + 1 if "run" in args else args.index("create") + 1 if "create" in args else 1
+    entrypoint = None
+    while i < len(args) and args[i].startswith("-"):
+        key = args[i].split("=", 1)[0]
+        if key == "--entrypoint":
+            entrypoint = args[i].split("=", 1)[1] if "=" in args[i] else args[i + 1] if i + 1 < len(args) else None
+        i += 2 if args[i] in _RUN_TAKES else 1
+    inner = ([entrypoint] if entrypoint else []) + args[i + 1 :]
+    mapped, changed = [], False
+    for word in inner:
+        new = word
+        for dest, host in sorted(mounts, key=lambda m: -len(m[0])):
+            new = re.sub(rf"(?<![\w.~/-]){re.escape(dest)}(?=/|$|[\s'\";|&)<>])", host.rstrip("/") or "/", new)
+        changed = changed or new != word
+        mapped.append(new.replace("//", "/"))
+    if changed:
+        scan.engine.run(mapped)
 
 
 def _docker_exec(args: list[str], scan: Scan, shown: str) -> None:

@@ -9,7 +9,7 @@ friends run their inner command, which is judged as itself.
 from __future__ import annotations
 
 from guard import lazyre
-from guard.static import effects
+from guard.static import effects, embedded
 from guard.static import paths as P
 from guard.static.families.base import Handler, only_help, parse_opts, table
 from guard.static.families.db import resets_database
@@ -188,6 +188,7 @@ def _tool(cmd: Cmd, scan: Scan) -> Flow | None:
     if only_help(cmd):
         scan.hit("G180", cmd.name)
         return EMPTY
+    embedded.judge(cmd, scan)  # make -f -/--eval, gdb -ex 'shell …', vim system(…), emacs --eval …
     if cmd.name in (
         "vim",
         "vi",
@@ -232,6 +233,12 @@ def _manager(cmd: Cmd, scan: Scan) -> Flow | None:
         scan.hit("G180", shown)
         return EMPTY
     dry = opts.has("--dry-run", "-n") or "--dry-run" in cmd.args
+    inline = opts.value("-e") or (words[1] if sub == "eval" and len(words) > 1 else None)
+    if cmd.name in ("bun", "deno") and inline:  # ``bun -e``/``deno eval``: JavaScript one-liners
+        return scan.engine.run(("node", "-e", inline))
+    if cmd.name == "go" and sub == "run" and any("@" in w for w in words[1:2]):
+        scan.hit("G117", shown)  # ``go run module@version`` downloads and runs it
+        return None
     if sub == "config" and words[1:2] and words[1] in ("set", "delete", "rm", "unset", "edit", "add"):
         scan.hit("G185", shown)  # user-wide settings such as the package registry
     elif sub in publish and not dry:

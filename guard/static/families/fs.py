@@ -244,6 +244,8 @@ def _tar(cmd: Cmd, scan: Scan) -> Flow:
         place = scan.place(target)
         if place.tier == P.ROOT:
             scan.hit("G123", f"extracts into {place.path}")
+        if opts.has("-P", "--absolute-names"):  # members named /home/u/.bashrc land there, wherever -C points
+            scan.hit("G126", "tar extracts absolute paths from the archive")
         effects.write(scan, target, EMPTY, "create")
         if archive and archive != "-":
             effects.read(scan, archive)
@@ -268,12 +270,12 @@ def _tar(cmd: Cmd, scan: Scan) -> Flow:
 
 def _archive(cmd: Cmd, scan: Scan) -> Flow:
     """zip/unzip/7z/gzip family: reading sources, writing archives or extracted files."""
-    name, opts = cmd.name, parse_opts(cmd.args, wordset("-d -x -o -P --password -TT -O -S"))
+    name, opts = cmd.name, parse_opts(cmd.args, wordset("-d -x -o -P --password -TT --unzip-command -O -S"))
     if name in ("unzip",) and opts.has("-l", "-v", "-t", "-Z", "-p"):
         scan.hit("G180", name)
         return EMPTY
-    if "-TT" in opts.values:
-        scan.engine.script(opts.values["-TT"][-1])
+    for test_command in opts.all("-TT", "--unzip-command"):  # zip tests the archive with this command
+        scan.engine.script(test_command)
     if name in ("gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4", "brotli", "compress"):
         if not opts.operands or opts.has("-c", "--stdout", "-l", "--list", "-t", "--test"):
             scan.hit("G180", name)

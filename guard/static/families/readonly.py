@@ -104,13 +104,15 @@ def _reader(cmd: Cmd, scan: Scan) -> Flow:
         "-X",
         "-I",
     }
-    if cmd.name == "jq":
-        takes |= {"--rawfile", "--slurpfile", "--args", "-L"}
-    opts = parse_opts(cmd.args, frozenset(takes))
+    args = cmd.args
+    if cmd.name == "jq":  # its own options: ``-n`` is a flag, ``--arg``/``--rawfile`` take two values
+        takes = {"-L", "--indent", "-f", "--from-file"}
+        args = _jq_files(args)
+    opts = parse_opts(args, frozenset(takes))
     files = list(opts.operands)
     if cmd.name in ("jq", "gron") and files:
         files = files[1:] if cmd.name == "jq" and not opts.has("-f", "--from-file") else files
-        files += [v for v in opts.all("--rawfile", "--slurpfile")]
+    files += opts.all("--rawfile", "--slurpfile")
     if cmd.name == "tr":
         files = []
     flow = Flow(cmd.stdin.bits, cmd.stdin.text if cmd.name == "cat" and not files else None)
@@ -123,6 +125,20 @@ def _reader(cmd: Cmd, scan: Scan) -> Flow:
             effects.write(scan, opts.values[opt][-1], flow)
     scan.hit("G180", cmd.name)
     return Flow(flow.bits, flow.text)
+
+
+def _jq_files(args: tuple[str, ...]) -> tuple[str, ...]:
+    """``--rawfile NAME FILE`` as ``--rawfile=FILE`` (FILE is read, not taken for the filter); ``--arg N V`` dropped."""
+    out, i = [], 0
+    while i < len(args):
+        if args[i] in ("--rawfile", "--slurpfile", "--arg", "--argjson") and i + 2 < len(args):
+            if args[i] in ("--rawfile", "--slurpfile"):
+                out.append(f"{args[i]}={args[i + 2]}")
+            i += 3
+            continue
+        out.append(args[i])
+        i += 1
+    return tuple(out)
 
 
 def _writer_reader(cmd: Cmd, scan: Scan) -> Flow:

@@ -32,6 +32,7 @@ _FIND_TAKES = _FIND_FILTERS - {"-empty", "-nouser", "-nogroup"} | {
     "-O",
 }
 _WRITES = frozenset({"-fprint", "-fprint0", "-fls", "-fprintf"})
+_DELETERS = wordset("rm unlink shred srm wipe rmdir")
 
 
 def _find(cmd: Cmd, scan: Scan) -> Flow:
@@ -66,6 +67,8 @@ def _find(cmd: Cmd, scan: Scan) -> Flow:
     targets = [_target(s, filtered, pattern) for s in starts]
     for start in starts:
         effects.read(scan, start, content=False)
+    # ``-exec rm {} +`` over every file find walks is ``-delete``: a recursive delete of the start
+    delete = delete or any(a and a[0].rsplit("/", 1)[-1] in _DELETERS for a in actions)
     if delete:
         for start, target in zip(starts, targets, strict=True):
             _find_delete(scan, start, target, filtered)
@@ -175,6 +178,10 @@ def _xargs(cmd: Cmd, scan: Scan) -> Flow:
     )
     flow = effects.read_flow(scan, file_input) if file_input else cmd.stdin
     items = inputs_of(scan, flow)
+    if flow.text is None and template[0].rsplit("/", 1)[-1] in _DELETERS:
+        for path in flow.paths:  # ``find DIR | xargs rm``: every file find walked, so DIR recursively
+            if path.endswith("/*"):
+                effects.delete(scan, path, True, f"find … | xargs {template[0]} ({path})")
     if replace:
         argv = [t.replace(replace, items[0]) for t in template]
         return scan.engine.run(argv + (items[1:] if any(t == replace for t in template) else []))

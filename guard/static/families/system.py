@@ -110,6 +110,8 @@ def _launchctl(cmd: Cmd, scan: Scan) -> Flow:
         else "G177"
     )
     scan.hit(rule, _shown(scan, cmd))
+    if verb == "submit" and "--" in cmd.args:  # ``launchctl submit -l x -- cmd``: cmd runs (and keeps running)
+        scan.engine.run(cmd.args[cmd.args.index("--") + 1 :])
     return EMPTY
 
 
