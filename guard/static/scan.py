@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from guard.static.engine import Engine
 
 REMOTE, DECODED, SECRET, OPAQUE = 1, 2, 4, 8
+BUILT = 64  # flow bit: a program compiled in this call from the project's own sources
 
 
 @attrs.frozen

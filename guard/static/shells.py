@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from guard.static import paths as P
 from guard.static.families.db import resets_database
-from guard.static.scan import DECODED, EMPTY, OPAQUE, OPAQUE_FLOW, REMOTE, Flow, display
+from guard.static.scan import BUILT, DECODED, EMPTY, OPAQUE, OPAQUE_FLOW, REMOTE, Flow, display
 from guard.static.text import DYN_OPEN, strip_markers
 
 if TYPE_CHECKING:
@@ -106,7 +106,8 @@ def exec_file(engine: Engine, word: str, stdin: Flow = EMPTY, args: tuple[str, .
             analyse_code(scan, earlier.text, lang)
         elif earlier.text is not None:
             engine.script(earlier.text, stdin)
-    if place.tier in (P.PROJECT, P.PROJECT_ROOT, P.GITDIR, P.PERSIST):
+    if place.tier in (P.PROJECT, P.PROJECT_ROOT, P.GITDIR, P.PERSIST) or (earlier is not None and earlier.bits & BUILT):
+        # ``go build -o /tmp/app ./cmd/app && /tmp/app``: the project's code, like ``go run ./cmd/app``
         scan.hit("G115", place.path)
     elif place.tier == P.SYSTEM:
         scan.hit("G182", place.path)

@@ -51,7 +51,7 @@ CONTENT_KEYS = (
 )
 COMMAND_KEYS = ("command", "cmd", "script", "commandLine", "shell_command")
 URL_KEYS = ("url", "urls", "uri", "href", "query")
-_PATCH_FILE = lazyre.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\+\+\+ (?:b/)?(\S+)", re.M)
+_PATCH_FILE = lazyre.compile(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+)$|^\+\+\+ (?:b/)?(\S+)", re.M)
 _WRITE_WORDS = lazyre.compile(
     r"write|edit|create|save|put|upload|append|replace|insert|patch|update|move|rename|copy", re.I
 )

@@ -13,7 +13,7 @@ from guard.static import effects, embedded
 from guard.static import paths as P
 from guard.static.families.base import Handler, only_help, parse_opts, table
 from guard.static.families.db import resets_database
-from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
+from guard.static.scan import BUILT, EMPTY, Cmd, Flow, Scan, display
 from guard.static.text import wordset
 
 # (read-only subcommands, install-like subcommands, publish-like subcommands, runner subcommands)
@@ -109,7 +109,7 @@ _DEV_TOOLS = (
     "pydocstyle pycodestyle pyflakes yamllint actionlint sqlfluff staticcheck govulncheck gofumpt revive errcheck "
     "ktlint detekt rubocop standardrb erb_lint erblint brakeman reek phpstan psalm php-cs-fixer phpcs phpcbf "
     "cppcheck cpplint clang-format clang-tidy swiftlint swift-format swiftformat tflint stylua luacheck buildifier "
-    "cmake-format oxlint dprint typos hlint ormolu scalafmt jar"
+    "cmake-format oxlint dprint typos hlint ormolu scalafmt jar ctags uctags etags"
 )
 
 # Formatters and fixers rewrite the files they are given: with these flags ("" = always, unless a
@@ -137,6 +137,67 @@ _VALUE_FLAGS = wordset(
     "--config --config-path --settings --ignore-path --style --assume-filename --stdin-filepath --rulesdir "
     "--resolve-plugins-relative-to --cache-location --plugin -c --line-length --target-version --profile --exclude"
 )
+
+
+# Compilers, linkers and index generators write the file their output option names (``-`` is
+# stdout): that file is judged as a write, so ``gcc -o ~/.bashrc x.c`` changes a start-up file. A
+# program compiled from project sources only is marked BUILT: running it later in the same call is
+# running project code (``gcc -o /tmp/t src/t.c && /tmp/t``), like ``go run ./cmd/app``.
+_OUTPUT_OPTS = {
+    **dict.fromkeys(
+        wordset("gcc g++ cc c++ clang clang++ rustc swiftc kotlinc ghc nim ld as nasm yasm objcopy go"), ("-o",)
+    ),
+    **dict.fromkeys(("ctags", "uctags", "etags"), ("-f", "-o")),
+}
+_SOURCE = lazyre.compile(r"\.(?:c|cc|cpp|cxx|c\+\+|m|mm|rs|go|swift|kt|hs|nim|s|S|asm|o|a)$")
+# gcc/clang options that take the next word as their value (so it is not read as a source file).
+_CC_VALUE = wordset("-I -L -l -D -U -include -isystem -x -MF -MT -MQ -target --target -std -arch -framework")
+_GO_VALUE = wordset(
+    "-tags -ldflags -gcflags -asmflags -mod -modfile -C -p -pkgdir -overlay -buildmode -compiler -toolexec "
+    "-installsuffix -run -count -timeout -coverprofile -covermode -coverpkg"
+)
+
+
+def _outputs(cmd: Cmd, scan: Scan, args: tuple[str, ...] | list[str]) -> None:
+    """The files a compiler's ``-o``/``-oFILE`` (ctags ``-f``) writes, judged as writes."""
+    names = _OUTPUT_OPTS[cmd.name]
+    outs: list[str] = []
+    sources: list[str] = []
+    skip = False
+    for i, a in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if a in names:
+            outs.append(args[i + 1] if i + 1 < len(args) else "")
+            skip = True
+        elif a[:2] in names and len(a) > 2 and cmd.name != "go" and not a.startswith("--"):
+            outs.append(a[2:])
+        elif a in (_GO_VALUE if cmd.name == "go" else _CC_VALUE):
+            skip = True
+        elif not a.startswith("-") and (cmd.name == "go" or _SOURCE.search(a)):
+            sources.append(a)  # for go every operand is a package: ``./cmd/app`` or a module path
+    if not outs:
+        return
+    ours = (cmd.name == "go" or bool(sources)) and all(
+        (cmd.name != "go" or s.startswith(".")) and scan.place(s).tier in (P.PROJECT, P.PROJECT_ROOT) for s in sources
+    )
+    for out in outs:
+        if out and out != "-":
+            effects.write(scan, out, Flow(BUILT) if ours and cmd.name not in ("ctags", "uctags", "etags") else EMPTY)
+
+
+def _apply_patch(cmd: Cmd, scan: Scan) -> Flow | None:
+    """Codex's ``apply_patch '*** Begin Patch …'`` (the patch as argument or on stdin): an edit of the
+    files the patch names, judged like the ``apply_patch`` tool. A patch guard cannot read is unknown."""
+    from guard.static import tools
+
+    patch = next((a for a in cmd.args if "*** Begin Patch" in a), None) or cmd.stdin.text
+    if not patch or "*** Begin Patch" not in patch:
+        scan.hit("G182", display(scan, " ".join(cmd.argv))[:80])
+        return None
+    tools.judge_write(scan, {"input": patch})
+    return EMPTY
 
 
 def _rewrites(cmd: Cmd, scan: Scan) -> None:
@@ -211,6 +272,8 @@ def _tool(cmd: Cmd, scan: Scan) -> Flow | None:
                 scan.engine.script(m.group(1))
     if cmd.name in _IN_PLACE:
         _rewrites(cmd, scan)
+    if cmd.name in _OUTPUT_OPTS:
+        _outputs(cmd, scan, cmd.args)
     scan.tag("execute")
     scan.hit("G181", display(scan, " ".join(cmd.argv))[:80])
     return None
@@ -261,6 +324,8 @@ def _manager(cmd: Cmd, scan: Scan) -> Flow | None:
     elif cmd.name in ("gradle", "gradlew", "mvn", "mvnw") and set(words) & publish:
         scan.hit("G170", shown)
     else:
+        if cmd.name == "go" and sub in ("build", "test"):  # ``go build -o /tmp/app ./cmd/app``
+            _outputs(cmd, scan, words[1:])
         scan.tag("execute")
         scan.hit("G181", shown[:80])
     return None
@@ -456,6 +521,7 @@ HANDLERS: dict[str, Handler] = {
     "xdg-open": _opener,
     "jupyter": _jupyter,
     "patch": _patch,
+    "apply_patch": _apply_patch,
     **dict.fromkeys(_MANAGERS, _manager),
     **table("npx pnpx bunx uvx pipx", _npx),
     **table("twine flit vsce ovsx goreleaser semantic-release release-it np jreleaser pod", _publisher),
