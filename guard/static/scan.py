@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from guard.static.engine import Engine
 
 REMOTE, DECODED, SECRET, OPAQUE = 1, 2, 4, 8
+SPELLED = 64  # text spelled backwards or letter-shifted (``rev``, ``tr``): decoded, but hidden on purpose
 
 
 @attrs.frozen
@@ -87,8 +88,10 @@ class Scan:
         "depth",
         "effects",
         "engine",
+        "fds",
         "functions",
         "hits",
+        "links",
         "max_depth",
         "moved",
         "netdev",
@@ -121,6 +124,8 @@ class Scan:
         self.substs: list[Subst] = []
         self.written: dict[str, Flow] = {}
         self.moved: dict[str, Place] = {}
+        self.fds: dict[str, tuple[str, str]] = {}  # ``exec 3>~/.bashrc``: descriptor -> (how, file word)
+        self.links: dict[str, Place] = {}  # ``ln -s ~ x``: what a symbolic link made here points at
         self.urls: list[str] = []
         self.privileged = False
         self.container = False

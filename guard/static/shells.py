@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from guard.static import paths as P
 from guard.static.families.db import resets_database
-from guard.static.scan import DECODED, EMPTY, OPAQUE, OPAQUE_FLOW, REMOTE, Flow, display
+from guard.static.scan import DECODED, EMPTY, OPAQUE, OPAQUE_FLOW, REMOTE, SPELLED, Flow, display
 from guard.static.text import DYN_OPEN, strip_markers
 
 if TYPE_CHECKING:
@@ -60,6 +60,8 @@ def consume(engine: Engine, stdin: Flow, kind: str, interactive: bool = False) -
     elif stdin.bits & DECODED:
         scan.hit("G111", f"decoded data piped into a {kind}")
     elif stdin.text is not None:
+        if stdin.bits & SPELLED:
+            scan.hit("G406", f"{kind} runs decoded text: {stdin.text[:60].strip()}")
         if kind == "shell":
             engine.script(stdin.text)
         else:

@@ -185,9 +185,14 @@ def _cp(cmd: Cmd, scan: Scan) -> Flow:
 
 
 def _ln(cmd: Cmd, scan: Scan) -> Flow:
-    _sources, dest, _ = _sources_dest(cmd, frozenset({"-S", "--suffix"}))
+    sources, dest, _ = _sources_dest(cmd, frozenset({"-S", "--suffix"}))
     if dest:
         effects.write(scan, dest, EMPTY, "write")
+        symbolic = any(a == "--symbolic" or (a[:1] == "-" and a[1:2] != "-" and "s" in a) for a in cmd.args)
+        if symbolic and len(sources) == 1:  # ``ln -s ~ x && rm -rf x/`` deletes what x points at
+            link = scan.place(dest).path
+            scan.links[link] = scan.place(sources[0])
+            scan.links[link.rstrip("/") + "/" + sources[0].rstrip("/").rsplit("/", 1)[-1]] = scan.links[link]
     else:
         scan.hit("G184", "ln")
     return EMPTY

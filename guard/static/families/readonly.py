@@ -9,12 +9,14 @@ words of ``echo "rm -rf /"`` or ``grep -r "rm -rf"`` are only text.
 
 from __future__ import annotations
 
+import re
+
 from guard import lazyre
 from guard.static import effects
 from guard.static import paths as P
 from guard.static.families.base import Handler, Opts, parse_opts, read_only, table
 from guard.static.families.secrets import is_secret_var, secret_words
-from guard.static.scan import DECODED, EMPTY, OPAQUE, SECRET, Cmd, Flow, Scan
+from guard.static.scan import DECODED, EMPTY, OPAQUE, OPAQUE_FLOW, SECRET, SPELLED, Cmd, Flow, Scan
 from guard.static.text import decode_ansi_c, wordset
 
 _LISTERS = (
@@ -115,6 +117,12 @@ def _reader(cmd: Cmd, scan: Scan) -> Flow:
     files += opts.all("--rawfile", "--slurpfile")
     if cmd.name == "tr":
         files = []
+    if cmd.name in ("rev", "tr") and not files and cmd.stdin.text is not None:
+        spelled = _rev(cmd.stdin.text) if cmd.name == "rev" else _tr(cmd.args, cmd.stdin.text)
+        scan.hit("G180", cmd.name)
+        if spelled is None:
+            return Flow(cmd.stdin.bits | OPAQUE)
+        return Flow(cmd.stdin.bits | SPELLED, spelled)
     flow = Flow(cmd.stdin.bits, cmd.stdin.text if cmd.name == "cat" and not files else None)
     for f in files:
         if f == "-":
@@ -125,6 +133,67 @@ def _reader(cmd: Cmd, scan: Scan) -> Flow:
             effects.write(scan, opts.values[opt][-1], flow)
     scan.hit("G180", cmd.name)
     return Flow(flow.bits, flow.text)
+
+
+def _rev(text: str) -> str:
+    return "\n".join(line[::-1] for line in text.split("\n"))
+
+
+_TR_CLASSES = {
+    "lower": "abcdefghijklmnopqrstuvwxyz",
+    "upper": "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    "digit": "0123456789",
+    "space": " \t\n\r\f\v",
+    "blank": " \t",
+}
+_TR_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "f": "\f", "v": "\v", "-": "-"}
+
+
+def _tr_set(spec: str) -> str | None:
+    """``a-z``, ``[:upper:]``, ``\\n`` expanded to the characters they stand for (``None``: a form guard does not read)."""
+    out: list[str] = []
+    i = 0
+    while i < len(spec):
+        if spec.startswith("[:", i):
+            end = spec.find(":]", i)
+            cls = _TR_CLASSES.get(spec[i + 2 : end]) if end > 0 else None
+            if cls is None:
+                return None
+            out.append(cls)
+            i = end + 2
+            continue
+        c = spec[i]
+        if c == "\\" and i + 1 < len(spec):
+            c = _TR_ESCAPES.get(spec[i + 1], spec[i + 1])
+            i += 1
+        elif c == "[" and "*" in spec[i:]:
+            return None  # ``[x*n]`` repeats
+        if i + 2 < len(spec) and spec[i + 1] == "-":
+            low, high = ord(c), ord(spec[i + 2])
+            if high < low:
+                return None
+            out.append("".join(chr(o) for o in range(low, high + 1)))
+            i += 3
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _tr(args: tuple[str, ...], text: str) -> str | None:
+    """What ``tr SET1 SET2`` or ``tr -d SET`` makes of ``text`` (``None``: options guard does not model)."""
+    flags = [a for a in args if a.startswith("-") and len(a) > 1]
+    sets = [_tr_set(a) for a in args if not (a.startswith("-") and len(a) > 1)]
+    if any(s is None for s in sets) or any(f not in ("-d", "--delete") for f in flags):
+        return None
+    if flags:
+        return "".join(ch for ch in text if ch not in sets[0]) if len(sets) == 1 and sets[0] else None
+    if len(sets) != 2 or not sets[1]:
+        return None
+    src, dst = sets
+    dst = (dst or "") + (dst or "")[-1:] * max(0, len(src or "") - len(dst or ""))
+    table = {ord(a): b for a, b in zip(src or "", dst[: len(src or "")], strict=True)}
+    return text.translate(table)
 
 
 def _jq_files(args: tuple[str, ...]) -> tuple[str, ...]:
@@ -230,7 +299,10 @@ def _listed(cmd: Cmd, opts: Opts, operands: list[str], recursive: bool) -> tuple
     return tuple(f"{f.rstrip('/') or '/'}/match".replace("//", "/") if recursive else f for f in operands)
 
 
-_SED_EXEC = lazyre.compile(r"(^|[;{}\n]\s*|\d\s*|/\s*)e(\s|$|;)|/e\b|s(.).*\3.*\3[gpI0-9]*e")
+_SED_EXEC = lazyre.compile(r"(^|[;{}\n]\s*|\d\s*|/\s*)e(\s|$|;)")
+# ``s/regex/replacement/flags`` with any delimiter: the ``e`` flag runs the result as a command
+_SED_SUBST = lazyre.compile(r"(?:^|[;{}\n\s\d$/!])s([^\w\s\\])((?:\\.|(?!\1).)*)\1((?:\\.|(?!\1).)*)\1(\w*)", re.S)
+_SED_BACKREF = lazyre.compile(r"(?<!\\)(?:\\\\)*(?:&|\\\d)")
 _SED_E_COMMAND = lazyre.compile(r"(?:^|[;{}\n]|\d)\s*e\s+([^;\n}]+)")
 _SED_WRITE = lazyre.compile(r"(?:^|[;{}\n]|/[gpI0-9]*)\s*[wW]\s+(\S+)")
 
@@ -247,6 +319,11 @@ def _sed(cmd: Cmd, scan: Scan) -> Flow:
             scan.hit("G118", f"sed script runs commands: {script[:60]}")
             for command in _SED_E_COMMAND.findall(script):  # ``1e rm -rf ~``: the rest of the line is a command
                 scan.engine.script(command)
+        for _delim, _regex, replacement, flags in _SED_SUBST.findall(script):
+            if "e" in flags:  # ``s/.*/rm -rf ~/e``: the substituted line runs; a literal replacement is judged
+                scan.hit("G118", f"sed s///e runs the result: {script[:60]}")
+                if not _SED_BACKREF.search(replacement):
+                    scan.engine.script(re.sub(r"\\(.)", r"\1", replacement))
         for target in _SED_WRITE.findall(script):
             effects.write(scan, target, EMPTY)
     flow = _read_or_edit(scan, cmd, operands, in_place)
@@ -266,6 +343,10 @@ def _read_or_edit(scan: Scan, cmd: Cmd, files: list[str], in_place: bool) -> Flo
 
 _AWK_DANGER = lazyre.compile(r"\bsystem\s*\(|\|\s*getline|\bprint[f]?\b[^;}]*\|\s*\"|\"\s*\|\s*getline")
 _AWK_SYSTEM = lazyre.compile(r"system\s*\(\s*\"((?:[^\"\\]|\\.)*)\"")
+# ``print "rm -rf ~" | "sh"``: the printed text is the piped command's input; ``"cmd" | getline`` runs cmd
+_AWK_PIPE = lazyre.compile(r"\bprint[f]?\b\s*\(?([^;}|]*?)\)?\s*\|\s*\"((?:[^\"\\]|\\.)*)\"")
+_AWK_GETLINE = lazyre.compile(r"\"((?:[^\"\\]|\\.)*)\"\s*\|\s*getline")
+_AWK_STRING = lazyre.compile(r"\s*\"((?:[^\"\\]|\\.)*)\"\s*")
 _AWK_FILE = lazyre.compile(r"\bprint[f]?\b[^;}|]*>>?\s*\"([^\"]+)\"")
 
 
@@ -284,6 +365,12 @@ def _awk(cmd: Cmd, scan: Scan) -> Flow:
         scan.hit("G118", f"awk runs commands: {program[:60]}")
         for inner in _AWK_SYSTEM.findall(program):
             scan.engine.script(inner.replace('\\"', '"'))
+        for printed, command in _AWK_PIPE.findall(program):
+            literal = _AWK_STRING.fullmatch(printed)
+            text = literal.group(1).replace('\\"', '"').replace("\\n", "\n") + "\n" if literal else None
+            scan.engine.script(command.replace('\\"', '"'), Flow(0, text) if text is not None else OPAQUE_FLOW)
+        for command in _AWK_GETLINE.findall(program):
+            scan.engine.script(command.replace('\\"', '"'))
     for target in _AWK_FILE.findall(program):
         effects.write(scan, target, EMPTY)
     in_place = "inplace" in opts.all("-i", "--include")

@@ -12,7 +12,7 @@ from guard.static import effects
 from guard.static import paths as P
 from guard.static.families.base import Handler, parse_opts
 from guard.static.scan import EMPTY, Cmd, Flow, Scan
-from guard.static.text import wordset
+from guard.static.text import decode_ansi_c, wordset
 
 _FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _FIND_FILTERS = wordset(
@@ -216,6 +216,13 @@ _TMUX_RUNS = wordset(
 def _tmux(cmd: Cmd, scan: Scan) -> Flow | None:
     """tmux and screen start commands in the background: the command is still a command."""
     args = list(cmd.args)
+    if cmd.name == "screen" and "-X" in args[:-1]:  # ``screen -X stuff 'rm -rf ~\n'`` types into a shell
+        at = args.index("-X")
+        command, rest = args[at + 1], args[at + 2 :]
+        if command == "stuff" and rest:
+            return scan.engine.script(decode_ansi_c(rest[0].replace("^M", "\n")))
+        if command in ("exec", "screen") and rest:
+            return scan.engine.run([a for a in rest if a not in ("!", "!!", ".|", "|")] or rest)
     if cmd.name == "screen":
         i = 0
         while i < len(args) and args[i].startswith("-"):
