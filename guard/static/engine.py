@@ -173,7 +173,15 @@ class Engine:
         scan.cmd_secret = False
         name = command_name(head)
         before = len(scan.hits)
-        out = self.dispatch(name, tuple(argv), stdin)
+        if env:  # ``CDPATH=/ cd etc``: the command sees its prefix assignments (its words are already expanded)
+            saved = dict(scan.vars)
+            scan.vars.update(env)
+            try:
+                out = self.dispatch(name, tuple(argv), stdin)
+            finally:
+                scan.vars = saved | {k: v for k, v in scan.vars.items() if k not in env and saved.get(k) != v}
+        else:
+            out = self.dispatch(name, tuple(argv), stdin)
         if len(scan.hits) == before:
             scan.hit("G182", shown)
         bits = out.bits | (SECRET if scan.cmd_secret else 0)

@@ -90,6 +90,9 @@ def exec_file(engine: Engine, word: str, stdin: Flow = EMPTY, args: tuple[str, .
         scan.hit("G163", display(scan, " ".join((word, *args))))
     if DYN_OPEN in word:
         flow = scan.flow_of(word)
+        if flow.text is not None and not flow.bits and not strip_markers(word, "").strip() and lang == "shell":
+            engine.script(flow.text, stdin)  # ``source <(echo 'rm -rf ~')``: the text it reads is known
+            return OPAQUE_FLOW
         if flow.bits & (REMOTE | DECODED) or word.startswith(DYN_OPEN):
             scan.hit("G112" if flow.bits & REMOTE else "G111" if flow.bits & DECODED else "G194", display(scan, word))
             return OPAQUE_FLOW

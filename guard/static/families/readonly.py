@@ -46,6 +46,8 @@ def _lister(cmd: Cmd, scan: Scan) -> Flow:
         if not a.startswith("-") and ("/" in a or a.startswith((".", "~"))):
             effects.read(scan, a, content=False)
     scan.hit("G180", cmd.name)
+    if cmd.name in _PATH_PRINTERS:
+        return _path_printed(cmd, scan)
     if cmd.name == "pwd":
         cwd = scan.cwd
         known = cwd if cwd and cwd.startswith("/") else scan.resolver.project or (cwd or ".")
@@ -53,12 +55,58 @@ def _lister(cmd: Cmd, scan: Scan) -> Flow:
     return EMPTY
 
 
+def _read(cmd: Cmd, scan: Scan) -> Flow:
+    """``read x <<< /``: the names hold the words of the first line, when guard knows the input."""
+    opts = parse_opts(cmd.args, frozenset({"-a", "-d", "-i", "-n", "-N", "-p", "-t", "-u"}))
+    names = list(opts.operands)
+    text = cmd.stdin.text
+    if names and text is not None and not opts.has("-a", "-d", "-n", "-N", "-u"):
+        fields = text.split("\n", 1)[0].split(None, len(names) - 1)
+        for name, field in zip(names, fields + [""] * (len(names) - len(fields)), strict=False):
+            scan.vars[name] = field
+    scan.hit("G180", "read")
+    return EMPTY
+
+
+_PATH_PRINTERS = wordset("dirname basename realpath readlink")
+
+
+def _path_printed(cmd: Cmd, scan: Scan) -> Flow:
+    """``$(dirname ~/x)``, ``$(realpath ~)``: the path they print, when the operands are known."""
+    operands = [a for a in cmd.args if not a.startswith("-")]
+    if cmd.name == "readlink" and not any(a in ("-f", "-e", "-m") for a in cmd.args):
+        return EMPTY  # a link's target: only known on disk
+    if not operands or any("\ue000" in a for a in operands):
+        return EMPTY
+    if cmd.name == "basename":
+        return Flow(0, operands[0].rstrip("/").rsplit("/", 1)[-1] + "\n")
+    out = []
+    for a in operands:
+        if cmd.name == "dirname":
+            head = a.rstrip("/").rpartition("/")[0] if "/" in a.rstrip("/") else "."
+            out.append(head or "/")
+        else:
+            path = scan.resolver.absolute(a, scan.cwd)
+            if path is None or not path.startswith("/"):
+                return EMPTY
+            out.append(path)
+    return Flow(0, "\n".join(out) + "\n")
+
+
 def _cd(cmd: Cmd, scan: Scan) -> Flow:
     args = [a for a in cmd.args if a not in ("-L", "-P", "-e", "-@", "--")]
+    cdpath = scan.vars.get("CDPATH", "").split(":")[0]
+    old = scan.cwd or scan.resolver.project
     if cmd.name == "popd" or (cmd.name == "pushd" and not args):
         scan.chdir("-")
+    elif args[:1] == ["-"] and scan.vars.get("OLDPWD", "").startswith("/"):
+        scan.chdir(scan.vars["OLDPWD"])  # ``cd -``: back where the script was
+    elif cdpath and args and not args[0].startswith(("/", "./", "../", "~")) and args[0] not in (".", ".."):
+        scan.chdir(cdpath.rstrip("/") + "/" + args[0])  # ``CDPATH=/; cd etc`` goes to /etc (first entry: the worst)
     else:
         scan.chdir(args[0] if args else None)
+    if old and old.startswith("/") and old != scan.cwd:
+        scan.vars["OLDPWD"] = old
     scan.hit("G180", cmd.name)
     return EMPTY
 
@@ -246,6 +294,10 @@ def _echo(cmd: Cmd, scan: Scan) -> Flow:
     text = " ".join(args)
     if cmd.name == "printf" and args:
         if cmd.args[:1] == ("-v",):
+            if len(args) >= 3:  # ``printf -v x '%s' /``: x holds what it would print
+                fmt, rest = args[2], args[3:]
+                value = " ".join(rest) if rest and "%" in fmt else fmt
+                scan.vars[args[1]] = decode_ansi_c(value) if "\\" in value else value
             return EMPTY
         fmt, rest = args[0], args[1:]
         text = " ".join(rest) if rest and "%" in fmt else fmt
@@ -469,6 +521,7 @@ HANDLERS: dict[str, Handler] = {
     "gsed": _sed,
     "date": _date,
     "cd": _cd,
+    "read": _read,
     "pushd": _cd,
     "popd": _cd,
     "chdir": _cd,
