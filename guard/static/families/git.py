@@ -126,7 +126,9 @@ def _git(cmd: Cmd, scan: Scan) -> Flow:
     try:
         out = _subcommand(sub, rest, scan)
         if any(h.rule_id == "G137" for h in scan.hits[before:]):
-            place = scan.place(worktree or ".")  # ``git -C ~ clean -fdx`` cleans a whole home
+            place = scan.place(
+                worktree or scan.vars.get("GIT_WORK_TREE") or "."
+            )  # ``git -C ~ clean -fdx``: a whole home
             if place.tier in (P.ROOT, P.HOME) or (place.tier == P.SYSTEM and place.critical):
                 scan.hit("G407", f"git {sub} in {place.path}")
     finally:

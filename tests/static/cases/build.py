@@ -3986,6 +3986,9 @@ BYPASS2 = [
     (C, "git -C ../other reset --hard", "G137"),
     (N, "git -C sub clean -fdx"),
     (N, "git --work-tree=. clean -fdx"),
+    (B, "GIT_WORK_TREE=~ git clean -fdx", "G407"),
+    (B, "export GIT_WORK_TREE=/; git reset --hard", "G407"),
+    (N, "GIT_WORK_TREE=. git clean -fdx"),
     (A, "git -C ~ status"),
     (A, "git -C / log"),
     # globs deeper in a path read as the sensitive place they match
