@@ -13,7 +13,14 @@ import re
 from guard import lazyre
 from guard.model import Risk
 from guard.static import paths as P
-from guard.static.landmines import autorun_commands, blocked_if_run, redirects_packages, unquoted
+from guard.static.landmines import (
+    PROJECT_PROGRAM,
+    autorun_commands,
+    blocked_if_run,
+    commands_in,
+    redirects_packages,
+    unquoted,
+)
 from guard.static.paths import Place
 from guard.static.rules import CATALOG
 from guard.static.scan import DECODED, EMPTY, REMOTE, SECRET, Flow, Scan
@@ -29,6 +36,8 @@ _PERSIST_RULE = {
     "git_config": "G155",
     "sudoers": "G154",
     "authorized_keys": "G150",
+    "host_hook": "G408",
+    "path_bin": "G408",
 }
 _GIT_EXEC_LINE = lazyre.compile(
     r"(?im)(?:^|[\s\]])(hookspath|fsmonitor|pager|editor|sshcommand|askpass|gitproxy|textconv|external"
@@ -73,6 +82,10 @@ def delete(scan: Scan, word: str, recursive: bool, detail: str = "") -> Place:
     scan.effect("write", place.path)
     scan.tag("delete")
     shown = detail or place.path
+    linked = _linked(scan, word, place) if scan.links else None
+    if linked is not None:  # through a symbolic link made earlier: the files it points at go
+        scan.hit(_delete_rule(linked, recursive), f"{shown} (a link to {linked.path})")
+        return place
     origin = _moved_from(scan, place.path)
     if origin is not None:  # judged by where the data came from, not where it sits now
         rule_id = _delete_rule(origin, recursive)
@@ -209,6 +222,8 @@ def _write_rule(scan: Scan, place: Place, flow: Flow, how: str) -> str:
             scan, flow, place.kind
         ):
             return "G152"
+        if place.kind in ("host_hook", "path_bin") and _program_dangerous(scan, place.path, flow):
+            return "G152"
         if place.kind == "git_config" and flow.text is not None and not _GIT_EXEC_LINE.search(flow.text):
             return "G185"  # names and aliases, nothing git would run
         return _PERSIST_RULE.get(place.kind, "G151")
@@ -235,7 +250,31 @@ def _write_rule(scan: Scan, place: Place, flow: Flow, how: str) -> str:
 
 def _asks_always(path: str, text: str | None) -> bool:
     """Autorun files whose every change asks: git hooks and editor tasks run without anyone reviewing them."""
-    return "/.husky/" in "/" + path or path.endswith("tasks.json")
+    return "/.husky/" in "/" + path or path.endswith("tasks.json") or PROJECT_PROGRAM.search("/" + path) is not None
+
+
+def _program_dangerous(scan: Scan, path: str, flow: Flow) -> bool:
+    """A program that runs by itself (host hook script, command on PATH): judged in its language,
+    as shell when it names none (a file without ``#!`` is run by the shell)."""
+    if flow.bits & (REMOTE | DECODED):
+        return True
+    if not flow.text:
+        return False
+    text = flow.text[:65536]
+    snippets, lang = commands_in(path, text)
+    if lang is None and not snippets and text.startswith("#!"):
+        lang = _shebang_language(text)
+    if lang is not None:
+        return scan.subcode(text, lang) >= Risk.CRITICAL
+    return any(scan.subscan(s) >= Risk.CRITICAL for s in (snippets or [text])[:64])
+
+
+def _shebang_language(text: str) -> str | None:
+    first = text.split("\n", 1)[0]
+    for word, lang in (("python", "python"), ("node", "js"), ("ruby", "ruby"), ("perl", "perl"), ("php", "php")):
+        if word in first:
+            return lang
+    return None
 
 
 def _dangerous_content(scan: Scan, flow: Flow, kind: str = "") -> bool:
@@ -255,6 +294,17 @@ def _dangerous_content(scan: Scan, flow: Flow, kind: str = "") -> bool:
     if programs and any(scan.subscan(p) >= Risk.CRITICAL for p in programs[:64]):
         return True
     return scan.subscan(flow.text) >= Risk.CRITICAL
+
+
+def _linked(scan: Scan, word: str, place: Place) -> Place | None:
+    """The place a delete reaches through a link: ``x/``, ``x/.``, ``x/*`` or ``x/sub`` (``x`` alone is the link)."""
+    for link, target in scan.links.items():
+        if place.path == link and (place.contents or word.endswith(("/", "/."))):
+            return target
+        if place.path.startswith(link.rstrip("/") + "/"):
+            rest = place.path[len(link.rstrip("/")) + 1 :]
+            return scan.place(target.path.rstrip("/") + "/" + rest)
+    return None
 
 
 def _moved_from(scan: Scan, path: str) -> Place | None:

@@ -10,6 +10,8 @@ functions), bounds the nesting, and hands everything else to the handler table o
 
 from __future__ import annotations
 
+import fnmatch
+import functools
 import re
 import shlex
 from collections.abc import Mapping
@@ -20,13 +22,23 @@ from guard.static import envvars, lexer, shells
 from guard.static.families import HANDLERS, windows
 from guard.static.parser import parse
 from guard.static.scan import DECODED, EMPTY, OPAQUE_FLOW, REMOTE, SECRET, Cmd, Flow, Scan, display
-from guard.static.text import _MARKER_RE, DYN_OPEN, IFS, marker_ids, prefilter, strip_markers, wordset
+from guard.static.text import (
+    _MARKER_RE,
+    DYN_OPEN,
+    IFS,
+    join_continued,
+    marker_ids,
+    prefilter,
+    strip_markers,
+    wordset,
+)
 from guard.static.unwrap import WRAPPERS, Unwrapped, unwrap
 from guard.static.walker import Walker
 
 SOCKET, SHELL = 16, 32  # flow bits: raw socket output; an interactive shell's output
 SHELLS = wordset("sh bash zsh dash ksh mksh ash fish csh tcsh yash posh rbash pdksh oksh busybox-sh")
 _NO_ENV: Mapping[str, str] = {}
+_BIN_DIRS = ("/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/opt/homebrew/bin")
 _FORK_BOMB = r"(^|[^\w-]){n}\s*(\|\s*{n}|&(?!&))"
 
 
@@ -57,6 +69,10 @@ class Engine:
             if name not in self.called:  # defined but not called here: its body may still run later
                 self.called.add(name)
                 walker.stmt(body, EMPTY)
+        for name, value in list(self.aliases.items()):
+            if name not in self.called:  # ``alias ls='rm -rf ~'`` in a startup file runs when ls is typed
+                self.called.add(name)
+                self.script(value)
         return out
 
     def script(self, text: str, stdin: Flow = EMPTY, positional: tuple[str, ...] | None = None) -> Flow:
@@ -78,6 +94,8 @@ class Engine:
         if DYN_OPEN in text:
             text = self._demarker(text)
         text, hidden = prefilter(text)
+        if "\\\n" in text and "<<" not in text:  # (a heredoc body is not shell: its quotes would mislead the join)
+            text = join_continued(text)
         if hidden:
             scan.hit("G199")
         if positional is not None:
@@ -166,7 +184,15 @@ class Engine:
         scan.cmd_secret = False
         name = command_name(head)
         before = len(scan.hits)
-        out = self.dispatch(name, tuple(argv), stdin)
+        if env:  # ``CDPATH=/ cd etc``: the command sees its prefix assignments (its words are already expanded)
+            saved = dict(scan.vars)
+            scan.vars.update(env)
+            try:
+                out = self.dispatch(name, tuple(argv), stdin)
+            finally:
+                scan.vars = saved | {k: v for k, v in scan.vars.items() if k not in env and saved.get(k) != v}
+        else:
+            out = self.dispatch(name, tuple(argv), stdin)
         if len(scan.hits) == before:
             scan.hit("G182", shown)
         bits = out.bits | (SECRET if scan.cmd_secret else 0)
@@ -177,6 +203,7 @@ class Engine:
         if name == "alias":
             return self.alias(argv)
         if argv[0] in self.aliases:  # defined earlier in this script: what it stands for runs
+            self.called.add(argv[0])
             value = self.aliases.pop(argv[0])  # (popped: an alias does not expand inside itself)
             try:
                 return self.script(" ".join([value, *(shlex.quote(a) for a in argv[1:])]), stdin)
@@ -197,12 +224,28 @@ class Engine:
         if name in ("source", "."):
             return self.source(argv, stdin)
         handler = HANDLERS.get(name)
+        if handler is None and ("*" in name or "?" in name or "[" in name) and name not in ("[", "[["):
+            folder = argv[0].rpartition("/")[0]
+            if not folder or any(fnmatch.fnmatchcase(d, folder) for d in _BIN_DIRS):
+                return self.globbed(name, argv, stdin)
         if handler is None and "/" in argv[0]:
             return self.exec_file(argv[0], stdin, argv[1:])
         if handler is None:
             return OPAQUE_FLOW
         out = handler(Cmd(argv, name, stdin, scan.privileged), scan)
         return OPAQUE_FLOW if out is None else out
+
+    def globbed(self, name: str, argv: tuple[str, ...], stdin: Flow) -> Flow:
+        """``/???/r? -rf /``: a glob in command position runs whatever file it matches, so each command
+        guard knows that it could match is judged (the worst wins); too many, or none, and it asks."""
+        matches = [n for n in _known_names() if fnmatch.fnmatchcase(n, name)]
+        if not matches or len(matches) > 64:
+            self.scan.hit("G196", display(self.scan, " ".join(argv)))
+            return OPAQUE_FLOW
+        out = EMPTY
+        for candidate in matches:
+            out = out | self.dispatch(candidate, (candidate, *argv[1:]), stdin)
+        return out
 
     def wrapper(self, name: str, argv: tuple[str, ...], stdin: Flow, u: Unwrapped) -> Flow:
         scan = self.scan
@@ -292,6 +335,13 @@ class Engine:
             scan.vars = saved
         scan.hit("G181", f"function {name}")
         return out
+
+
+@functools.cache
+def _known_names() -> tuple[str, ...]:
+    """Every command name guard judges by name, for matching a globbed command name."""
+    names = {*HANDLERS, *SHELLS, *WRAPPERS, "eval", "source"}
+    return tuple(sorted(n for n in names if n.isascii() and n[:1].isalnum()))
 
 
 def _rules(hits: list[Any]) -> list[Any]:

@@ -34,7 +34,10 @@ MAX_NEST = 120  # nesting bound shared with statements: Python recursion, not th
 def words(w: Walker, node: Any) -> list[str]:
     t = node.type
     if t == "word":
-        return plain_words(w.text(node), w.scan.resolver.home, w.scan.cwd)
+        text = w.text(node)
+        if "`" in text:
+            _backticks(w, text)
+        return plain_words(text, w.scan.resolver.home, w.scan.cwd)
     if t in ("number", "test_operator", "regex", "extglob_pattern"):
         return [w.text(node)]
     text = value(w, node, False, True)
@@ -59,6 +62,8 @@ def _value(w: Walker, node: Any, quoted: bool, first: bool) -> str:
     t = node.type
     if t == "word":
         text = w.text(node)
+        if "`" in text:
+            _backticks(w, text)
         if quoted:
             return protect_braces(text)
         if first and text.startswith("~"):
@@ -84,7 +89,26 @@ def _value(w: Walker, node: Any, quoted: bool, first: bool) -> str:
         return w.scan.dynamic(w.text(node), EMPTY)
     if node.named_child_count:
         w.stmt(node, EMPTY)  # a node kind this module does not know: run what is inside it all the same
-    return w.text(node)
+    text = w.text(node)
+    if "`" in text or "$(" in text:  # ``${x#`cmd`}``, ``${x%$(cmd)}``: a pattern the grammar left whole
+        _backticks(w, text)
+        _dollar_parens(w, text)
+    return text
+
+
+_BACKTICK = lazyre.compile(r"(?<!\\)`((?:[^`\\]|\\.)*)`")
+
+
+def _backticks(w: Walker, text: str) -> None:
+    """A word the grammar left whole (``${x:=`cmd`}``) still runs the backquoted commands in it."""
+    for inner in _BACKTICK.findall(text):
+        if inner.strip():
+            w.engine.script(inner)
+
+
+def _dollar_parens(w: Walker, text: str) -> None:
+    if "$(" in text:
+        w.engine.script(": " + text[text.index("$(") :])  # read again as a word: its substitution runs
 
 
 def spliced(w: Walker, node: Any, quoted: bool, first: bool) -> str:
@@ -153,10 +177,11 @@ def expansion(walker: Walker, node: Any, quoted: bool) -> str:
     )
     if not op:
         return variable(scan, name, quoted)
+    values = [value(walker, w, quoted, False) for w in words]  # substitutions in the word run (bash may)
     if op in (":-", "-", ":=", "="):
         if known:
             return variable(scan, name, quoted)
-        return "".join(value(walker, w, quoted, False) for w in words)
+        return "".join(values)
     if op in (":?", "?"):
         return variable(scan, name, quoted) if known else scan.dynamic(walker.text(node), guarded=True)
     if op in (":+", "+") or op.startswith("!"):

@@ -44,6 +44,10 @@ _DEVCONTAINER_COMMAND = lazyre.compile(
 )
 _STRING_IN = lazyre.compile(_JSON_STRING)
 _ENTRY = lazyre.compile(r"(?m)^\s*(?:-\s*)?entry:\s*(.+)$")
+# Project files that run as programs without anyone reviewing them: the host's project hooks
+# (``.claude/hooks/*.sh`` named in ``.claude/settings.json``), ``python`` from the virtualenv,
+# ``jest`` from ``node_modules/.bin`` when an npm script runs.
+PROJECT_PROGRAM = lazyre.compile(r"/(\.claude/hooks|\.?venv/bin|node_modules/\.bin)/(?!activate)[^/]+$")
 _PACKAGE_CONFIGS = frozenset(
     {".npmrc", ".yarnrc", ".yarnrc.yml", "pip.conf", "pip.ini", "bunfig.toml", ".bunfig.toml", "uv.toml", ".pnpmrc"}
 )
@@ -107,6 +111,8 @@ def autorun_commands(path: str, text: str | None) -> list[str] | None:
     """
     slashed = "/" + path
     if "/.husky/" in slashed:
+        return [text] if text else []
+    if PROJECT_PROGRAM.search(slashed):  # project hook scripts, virtualenv and node_modules programs
         return [text] if text else []
     if text is None:
         return None

@@ -20,7 +20,7 @@ _RESERVED = wordset("if then else elif fi for while until do done case esac func
 
 def split(text: str, home: str, cwd: str | None) -> list[tuple[str, list[str]]] | None:
     """``split("ls src | head", …) == [("", ["ls", "src"]), ("|", ["head"])]``; ``None`` outside the subset."""
-    if "\n" in text or "\r" in text:
+    if "\n" in text or "\r" in text or "~+" in text or "~-" in text:  # ``~+`` is $PWD when the word runs
         return None
     text = text.strip(" \t")
     if _BARE.fullmatch(text):  # the commonest shape: one command of bare words

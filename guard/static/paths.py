@@ -210,8 +210,8 @@ class Resolver:
             inner = rest.split("/")
             if _GLOBBY.search(inner[0]) and (len(inner) > 1 or not _BROAD_GLOB.match(inner[0])):
                 inner[0] = _match_one(inner[0], _HOME_NAMES)
-                return home_root + "/" + "/".join(inner)
-        return "/" + "/".join(comps)
+            return home_root + "/" + "/".join(_match_known(inner, _HOME_KNOWN))
+        return "/" + "/".join(_match_known(comps, _SYSTEM_KNOWN))
 
     @staticmethod
     def _too_broad_for_project(path: str) -> bool:
@@ -322,6 +322,22 @@ class Resolver:
 _GLOBBY = lazyre.compile(r"[?*\[]")
 
 
+def _match_known(comps: list[str], known: tuple[tuple[str, ...], ...]) -> list[str]:
+    """Deeper globbed components read as the sensitive place they match: ``etc/shado?`` -> ``etc/shadow``,
+    ``.aws/cred*`` -> ``.aws/credentials`` (a final broad ``*`` stays: it means everything inside)."""
+    if not any(_GLOBBY.search(c) for c in comps[1:]):
+        return comps
+    for names in known:
+        n = len(names)
+        if n > len(comps) or (n == len(comps) and _BROAD_GLOB.match(comps[-1])):
+            continue
+        if all(
+            c == k or (_GLOBBY.search(c) and fnmatch.fnmatchcase(k, c)) for c, k in zip(comps[:n], names, strict=True)
+        ):
+            return [*names, *comps[n:]]
+    return comps
+
+
 def _match_one(pattern: str, names: Iterable[str]) -> str:
     """The first of ``names`` the glob ``pattern`` matches (``pattern`` itself when none does)."""
     if not _GLOBBY.search(pattern):
@@ -344,6 +360,18 @@ _TOP_NAMES = ("root", *SYSTEM_ROOTS)
 _HOME_NAMES = tuple(
     dict.fromkeys(p.strip("/").split("/", 1)[0] for p in (*(k for k, _ in HOME_PERSIST), *HOME_CREDENTIALS))
 )
+
+
+def _known(paths: Iterable[str]) -> tuple[tuple[str, ...], ...]:
+    """Sensitive places as component tuples, longest first (``/etc/cron.`` names the family ``cron.*``)."""
+    comps = {tuple(p.strip("/").rstrip(".").split("/")) for p in paths if p.strip("/")}
+    return tuple(sorted(comps, key=lambda c: (-len(c), c)))
+
+
+_SYSTEM_KNOWN = _known(
+    (*CRITICAL_FILES, *(k for k, _ in SYSTEM_PERSIST), "/etc/ssl/private", "/run/secrets", "/var/run/secrets")
+)
+_HOME_KNOWN = _known((*(k for k, _ in HOME_PERSIST), *HOME_CREDENTIALS))
 _SYSTEM_PERSIST_IX = _index(SYSTEM_PERSIST)
 _HOME_PERSIST_IX = _index(HOME_PERSIST)
 _HOME_CRED_IX = _index((p, p) for p in HOME_CREDENTIALS)

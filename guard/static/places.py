@@ -94,6 +94,8 @@ rc: .ssh/rc .bashrc .bash_profile .bash_login .bash_logout .profile .zshrc .zshe
 service: .config/systemd/user/ .config/autostart/ Library/LaunchAgents/
 git_config: .gitconfig .config/git/config
 git_hook: .config/git/hooks/
+host_hook: .claude/hooks/ .codex/hooks/ .gemini/hooks/ .cursor/hooks/
+path_bin: .local/bin/
 """
 )
 # Credential stores inside a home (relative to it): reading them is a secret read.

@@ -145,8 +145,11 @@ G400 | low      | filesystem  | delete                                 | Deletes
 G401 | low      | network     | network,untrusted_input                | Updates the repository from its own configured remote.
 G402 | medium   | remote_code | execute,asks                           | Runs a PowerShell command passed base64-encoded; guard decoded and checked it, but asks because encoding hides what runs.
 G403 | high     | system      | write                                  | Deletes or changes machine-wide Windows registry keys. | reg query HKLM\\SOFTWARE\\Example
-G404 | medium   | persistence | persistence,write                      | Changes a project file that runs commands by itself (a husky git hook, an editor task that runs when the folder opens).
+G404 | medium   | persistence | persistence,write                      | Changes a project file that runs commands by itself (a husky git hook, an editor task that runs when the folder opens, a project hook script, a program in the virtualenv or node_modules/.bin).
 G405 | medium   | persistence | write                                  | Points the project's package manager at another registry or at a program to run (.npmrc registry or script-shell, .yarnrc yarnPath, pip.conf index-url).
+G406 | medium   | remote_code | execute,asks                           | Runs a command spelled backwards or letter-shifted (rev, tr); guard decoded and checked it, but asks because the spelling hides what runs.
+G407 | critical | git         | delete                                 | Discards or deletes files across the filesystem root, a home or a system directory through git (clean, reset --hard, checkout run there). | git -C ~ status
+G408 | high     | persistence | persistence,write                      | Changes a program that runs by itself: a hook script an agent host runs on every tool call, or a command in ~/.local/bin that is found before the system's (a git or ls there shadows the real one).
 """
 
 

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 REMOTE, DECODED, SECRET, OPAQUE = 1, 2, 4, 8
 BUILT = 64  # flow bit: a program compiled in this call from the project's own sources
+SPELLED = 128  # text spelled backwards or letter-shifted (``rev``, ``tr``): decoded, but hidden on purpose
 
 
 @attrs.frozen
@@ -88,8 +89,10 @@ class Scan:
         "depth",
         "effects",
         "engine",
+        "fds",
         "functions",
         "hits",
+        "links",
         "max_depth",
         "moved",
         "netdev",
@@ -122,6 +125,8 @@ class Scan:
         self.substs: list[Subst] = []
         self.written: dict[str, Flow] = {}
         self.moved: dict[str, Place] = {}
+        self.fds: dict[str, tuple[str, str]] = {}  # ``exec 3>~/.bashrc``: descriptor -> (how, file word)
+        self.links: dict[str, Place] = {}  # ``ln -s ~ x``: what a symbolic link made here points at
         self.urls: list[str] = []
         self.privileged = False
         self.container = False

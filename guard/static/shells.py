@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from guard.static import paths as P
 from guard.static.families.db import resets_database
-from guard.static.scan import BUILT, DECODED, EMPTY, OPAQUE, OPAQUE_FLOW, REMOTE, Flow, display
+from guard.static.scan import BUILT, DECODED, EMPTY, OPAQUE, OPAQUE_FLOW, REMOTE, SPELLED, Flow, display
 from guard.static.text import DYN_OPEN, strip_markers
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def shell(engine: Engine, argv: tuple[str, ...], stdin: Flow) -> Flow:
             scan.hit("G195", " ".join(argv))
             return EMPTY
         return engine.script(rest[0], stdin, tuple(rest[1:]))
-    if rest and not from_stdin:
+    if rest and not from_stdin and rest[0] not in ("/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"):
         return exec_file(engine, rest[0], stdin)
     return consume(engine, stdin, "shell", interactive)
 
@@ -60,6 +60,8 @@ def consume(engine: Engine, stdin: Flow, kind: str, interactive: bool = False) -
     elif stdin.bits & DECODED:
         scan.hit("G111", f"decoded data piped into a {kind}")
     elif stdin.text is not None:
+        if stdin.bits & SPELLED:
+            scan.hit("G406", f"{kind} runs decoded text: {stdin.text[:60].strip()}")
         if kind == "shell":
             engine.script(stdin.text)
         else:
@@ -88,6 +90,9 @@ def exec_file(engine: Engine, word: str, stdin: Flow = EMPTY, args: tuple[str, .
         scan.hit("G163", display(scan, " ".join((word, *args))))
     if DYN_OPEN in word:
         flow = scan.flow_of(word)
+        if flow.text is not None and not flow.bits and not strip_markers(word, "").strip() and lang == "shell":
+            engine.script(flow.text, stdin)  # ``source <(echo 'rm -rf ~')``: the text it reads is known
+            return OPAQUE_FLOW
         if flow.bits & (REMOTE | DECODED) or word.startswith(DYN_OPEN):
             scan.hit("G112" if flow.bits & REMOTE else "G111" if flow.bits & DECODED else "G194", display(scan, word))
             return OPAQUE_FLOW

@@ -50,6 +50,43 @@ def prefilter(text: str) -> tuple[str, bool]:
     return cleaned, hidden
 
 
+def join_continued(text: str) -> str:
+    """Remove backslash-newline pairs as bash does before it splits words (``r\\<newline>m`` is ``rm``).
+
+    Not inside single quotes, and not at the end of a comment (there the backslash is comment text
+    and the next line is a command of its own).
+    """
+    out: list[str] = []
+    i, n, quote = 0, len(text), ""
+    while i < n:
+        c = text[i]
+        if quote == "'":
+            out.append(c)
+            quote = "" if c == "'" else quote
+            i += 1
+            continue
+        if c == "\\" and i + 1 < n:
+            if text[i + 1] == "\n":
+                i += 2
+                continue
+            out.append(text[i : i + 2])
+            i += 2
+            continue
+        if quote == '"':
+            quote = "" if c == '"' else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "#" and (not out or out[-1][-1:] in " \t\n;|&()<>"):
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+            out.append(text[i:end])
+            i = end
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
 def marker(index: int) -> str:
     return f"{DYN_OPEN}{index}{DYN_CLOSE}"
 

@@ -13,6 +13,8 @@ import shlex
 
 import attrs
 
+from guard.static.text import wordset
+
 
 @attrs.frozen
 class Wrapper:
@@ -94,6 +96,13 @@ WRAPPERS: dict[str, Wrapper] = {
     "nsenter": _w("-t --target -S --setuid -G --setgid --wd -r --root -w", privileged=True),
     "unshare": _w("--propagation --setgroups --map-user --map-group -S --setuid -G --setgid -R --root -w --wd"),
     "firejail": _w(),
+    "bwrap": _w(
+        "--chdir --uid --gid --hostname --tmpfs --proc --dev --dir --remount-ro --unsetenv --lock-file --sync-fd "
+        "--info-fd --seccomp --exec-label --file-label --argv0 --perms --size --userns --pidns --cap-add --cap-drop "
+        "--block-fd --json-status-fd --userns-block-fd --add-seccomp-fd --args --overlay-src --tmp-overlay"
+    ),
+    "proot": _w("-r -b -m -q -w -k -i -R -S --rootfs --bind --mount --qemu --cwd --kernel-release"),
+    "coproc": _w(),
     "proxychains": _w("-f"),
     "proxychains4": _w("-f"),
     "torsocks": _w("-u -p -a -P"),
@@ -114,6 +123,11 @@ WRAPPERS: dict[str, Wrapper] = {
     "doppler": _w(),
     "aws-vault": _w(),
 }
+# Options that take two values (bwrap's mounts and files).
+_TWO_VALUES = wordset(
+    "--bind --ro-bind --dev-bind --bind-try --ro-bind-try --dev-bind-try --symlink --setenv --file --bind-data "
+    "--ro-bind-data --chmod"
+)
 # Wrappers that only wrap after a subcommand: ``direnv exec DIR cmd``, ``op run -- cmd``.
 SUBCOMMAND = {"direnv": ("exec", 1), "op": ("run", 0), "doppler": ("run", 0), "aws-vault": ("exec", 1), "arch": ("", 0)}
 
@@ -169,6 +183,9 @@ def unwrap(name: str, argv: tuple[str, ...]) -> Unwrapped:
                 return _split_string(value, argv[i + (1 if eq else 2) :], env)
             if name == "env" and key == "--chdir":
                 chdir = value
+            if name == "bwrap" and key in _TWO_VALUES:  # ``bwrap --bind SRC DEST cmd``
+                i += 3
+                continue
             i += 1 if eq or key not in w.takes_value else 2
             continue
         step = 1

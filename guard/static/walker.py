@@ -252,6 +252,9 @@ class Walker:
         if dest is None:
             return stdin
         if op in ("<&", ">&", ">&-", "<&-") and (dest.type == "number" or self.text(dest) in ("-", "")):
+            opened = self.scan.fds.get(self.text(dest)) if op == ">&" and fd != "2" else None
+            if opened is not None:  # ``echo … >&3`` after ``exec 3>~/.bashrc`` writes that file
+                outputs.append(opened)
             return stdin  # duplicating or closing a descriptor
         if op == "<":
             if dest.type == "process_substitution":
@@ -261,10 +264,16 @@ class Walker:
                 return self.scan.flow_of(word)
             return effects.read_flow(self.scan, word)
         outputs.append((("append" if op in (">>", "&>>") else "write") + (":2" if fd == "2" else ""), dest))
+        if fd.isdigit() and int(fd) > 2 and op in (">", ">>", ">|", "<>"):
+            for word in self.words(dest):
+                self.scan.fds[fd] = ("append", word)  # later writes through it add to the file
         return stdin
 
     def apply_outputs(self, outputs: tuple[tuple[str, Any], ...], out: Flow) -> None:
         for how, dest in outputs:
+            if isinstance(dest, str):  # a file opened on a descriptor earlier
+                effects.write(self.scan, dest, out, how)
+                continue
             if dest.type == "process_substitution":
                 self.block(dest.children, out)
                 continue

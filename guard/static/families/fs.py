@@ -29,6 +29,20 @@ def _rm(cmd: Cmd, scan: Scan) -> Flow:
     return EMPTY
 
 
+def _trash(cmd: Cmd, scan: Scan) -> Flow:
+    """``trash ~`` (trash-cli, macOS trash, ``gio trash``): what goes to the trash is gone from its place."""
+    args = cmd.args[1:] if cmd.name == "gio" else cmd.args
+    if cmd.name == "gio" and cmd.args[:1] != ("trash",):
+        scan.hit("G182", " ".join(cmd.argv))
+        return EMPTY
+    operands = [a for a in args if not a.startswith("-")]
+    for target in operands:
+        effects.delete(scan, target, True, display(scan, " ".join(cmd.argv)))
+    if not operands:
+        scan.hit("G184", cmd.name)
+    return EMPTY
+
+
 def _rmdir(cmd: Cmd, scan: Scan) -> Flow:
     for target in parse_opts(cmd.args).operands:
         place = scan.place(target)
@@ -49,12 +63,13 @@ def _unlink(cmd: Cmd, scan: Scan) -> Flow:
 
 def _shred(cmd: Cmd, scan: Scan) -> Flow:
     opts = parse_opts(cmd.args, frozenset({"-n", "-s", "--iterations", "--size", "--random-source"}))
+    recursive = cmd.name != "shred" and opts.has("-r", "-R", "--recursive")  # ``srm -r``, ``wipe -r``
     for target in opts.operands:
         place = scan.place(target)
         if place.tier == P.DEVICE:
             scan.hit("G120", place.path)
         else:
-            effects.delete(scan, target, False, f"shred {place.path}")
+            effects.delete(scan, target, recursive, f"{cmd.name} {place.path}")
     if not opts.operands:
         scan.hit("G184", "shred")
     return EMPTY
@@ -185,9 +200,14 @@ def _cp(cmd: Cmd, scan: Scan) -> Flow:
 
 
 def _ln(cmd: Cmd, scan: Scan) -> Flow:
-    _sources, dest, _ = _sources_dest(cmd, frozenset({"-S", "--suffix"}))
+    sources, dest, _ = _sources_dest(cmd, frozenset({"-S", "--suffix"}))
     if dest:
         effects.write(scan, dest, EMPTY, "write")
+        symbolic = any(a == "--symbolic" or (a[:1] == "-" and a[1:2] != "-" and "s" in a) for a in cmd.args)
+        if symbolic and len(sources) == 1:  # ``ln -s ~ x && rm -rf x/`` deletes what x points at
+            link = scan.place(dest).path
+            scan.links[link] = scan.place(sources[0])
+            scan.links[link.rstrip("/") + "/" + sources[0].rstrip("/").rsplit("/", 1)[-1]] = scan.links[link]
     else:
         scan.hit("G184", "ln")
     return EMPTY
@@ -310,6 +330,7 @@ HANDLERS: dict[str, Handler] = {
     "rm": _rm,
     "rmdir": _rmdir,
     "unlink": _unlink,
+    **table("trash trash-put rmtrash gtrash gio", _trash),
     "shred": _shred,
     "srm": _shred,
     "wipe": _shred,

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from guard import lazyre
 from guard.model import Risk
 from guard.static import effects
+from guard.static import paths as P
 from guard.static.families.base import Handler, parse_opts
 from guard.static.families.git_history import _checkout, _clean, _history, _push, _reset, _restore, _rm
 from guard.static.families.secrets import prints_credential
@@ -49,12 +50,18 @@ _LOCAL_CHANGE = wordset(
 _NETWORK = wordset("fetch pull clone remote-update lfs svn p4 fetch-pack")
 
 
-def _global_options(args: tuple[str, ...], scan: Scan) -> tuple[int, str | None]:
-    i, workdir = 0, None
+def _global_options(args: tuple[str, ...], scan: Scan) -> tuple[int, str | None, str | None]:
+    """Where the global options end, the ``-C`` directory and the ``--work-tree``."""
+    i, workdir, worktree = 0, None, None
     while i < len(args):
         a = args[i]
         if a == "-C" and i + 1 < len(args):
-            workdir, i = args[i + 1], i + 2
+            workdir = args[i + 1] if workdir is None else f"{workdir}/{args[i + 1]}"
+            i += 2
+        elif a == "--work-tree" and i + 1 < len(args):
+            worktree, i = args[i + 1], i + 2
+        elif a.startswith("--work-tree="):
+            worktree, i = a.split("=", 1)[1], i + 1
         elif a == "-c" and i + 1 < len(args):
             _config(scan, args[i + 1], runs_now=True)
             i += 2
@@ -70,7 +77,7 @@ def _global_options(args: tuple[str, ...], scan: Scan) -> tuple[int, str | None]
             i += 1
         else:
             break
-    return i, workdir
+    return i, workdir, worktree
 
 
 def _program(key: str, value: str) -> str | None:
@@ -106,13 +113,30 @@ def _config(scan: Scan, pair: str, runs_now: bool) -> None:
 
 def _git(cmd: Cmd, scan: Scan) -> Flow:
     args = cmd.args
-    i, _workdir = _global_options(args, scan)
+    i, workdir, worktree = _global_options(args, scan)
     if i >= len(args):
         scan.hit("G180", "git")
         return EMPTY
     sub, rest = args[i], args[i + 1 :]
     if prints_credential(cmd, scan):
         return EMPTY
+    saved, before = scan.cwd, len(scan.hits)
+    if workdir is not None:
+        scan.chdir(workdir)  # ``git -C dir``: git runs, and reads its paths, in dir
+    try:
+        out = _subcommand(sub, rest, scan)
+        if any(h.rule_id == "G137" for h in scan.hits[before:]):
+            place = scan.place(
+                worktree or scan.vars.get("GIT_WORK_TREE") or "."
+            )  # ``git -C ~ clean -fdx``: a whole home
+            if place.tier in (P.ROOT, P.HOME) or (place.tier == P.SYSTEM and place.critical):
+                scan.hit("G407", f"git {sub} in {place.path}")
+    finally:
+        scan.cwd = saved
+    return out
+
+
+def _subcommand(sub: str, rest: tuple[str, ...], scan: Scan) -> Flow:
     handler = _SUBCOMMANDS.get(sub)
     if handler is not None:
         return handler(sub, rest, scan) or EMPTY

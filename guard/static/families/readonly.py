@@ -9,12 +9,14 @@ words of ``echo "rm -rf /"`` or ``grep -r "rm -rf"`` are only text.
 
 from __future__ import annotations
 
+import re
+
 from guard import lazyre
 from guard.static import effects
 from guard.static import paths as P
 from guard.static.families.base import Handler, Opts, parse_opts, read_only, table
 from guard.static.families.secrets import is_secret_var, secret_words
-from guard.static.scan import DECODED, EMPTY, OPAQUE, SECRET, Cmd, Flow, Scan
+from guard.static.scan import DECODED, EMPTY, OPAQUE, OPAQUE_FLOW, SECRET, SPELLED, Cmd, Flow, Scan
 from guard.static.text import decode_ansi_c, wordset
 
 _LISTERS = (
@@ -44,6 +46,8 @@ def _lister(cmd: Cmd, scan: Scan) -> Flow:
         if not a.startswith("-") and ("/" in a or a.startswith((".", "~"))):
             effects.read(scan, a, content=False)
     scan.hit("G180", cmd.name)
+    if cmd.name in _PATH_PRINTERS:
+        return _path_printed(cmd, scan)
     if cmd.name == "pwd":
         cwd = scan.cwd
         known = cwd if cwd and cwd.startswith("/") else scan.resolver.project or (cwd or ".")
@@ -51,12 +55,58 @@ def _lister(cmd: Cmd, scan: Scan) -> Flow:
     return EMPTY
 
 
+def _read(cmd: Cmd, scan: Scan) -> Flow:
+    """``read x <<< /``: the names hold the words of the first line, when guard knows the input."""
+    opts = parse_opts(cmd.args, frozenset({"-a", "-d", "-i", "-n", "-N", "-p", "-t", "-u"}))
+    names = list(opts.operands)
+    text = cmd.stdin.text
+    if names and text is not None and not opts.has("-a", "-d", "-n", "-N", "-u"):
+        fields = text.split("\n", 1)[0].split(None, len(names) - 1)
+        for name, field in zip(names, fields + [""] * (len(names) - len(fields)), strict=False):
+            scan.vars[name] = field
+    scan.hit("G180", "read")
+    return EMPTY
+
+
+_PATH_PRINTERS = wordset("dirname basename realpath readlink")
+
+
+def _path_printed(cmd: Cmd, scan: Scan) -> Flow:
+    """``$(dirname ~/x)``, ``$(realpath ~)``: the path they print, when the operands are known."""
+    operands = [a for a in cmd.args if not a.startswith("-")]
+    if cmd.name == "readlink" and not any(a in ("-f", "-e", "-m") for a in cmd.args):
+        return EMPTY  # a link's target: only known on disk
+    if not operands or any("\ue000" in a for a in operands):
+        return EMPTY
+    if cmd.name == "basename":
+        return Flow(0, operands[0].rstrip("/").rsplit("/", 1)[-1] + "\n")
+    out = []
+    for a in operands:
+        if cmd.name == "dirname":
+            head = a.rstrip("/").rpartition("/")[0] if "/" in a.rstrip("/") else "."
+            out.append(head or "/")
+        else:
+            path = scan.resolver.absolute(a, scan.cwd)
+            if path is None or not path.startswith("/"):
+                return EMPTY
+            out.append(path)
+    return Flow(0, "\n".join(out) + "\n")
+
+
 def _cd(cmd: Cmd, scan: Scan) -> Flow:
     args = [a for a in cmd.args if a not in ("-L", "-P", "-e", "-@", "--")]
+    cdpath = scan.vars.get("CDPATH", "").split(":")[0]
+    old = scan.cwd or scan.resolver.project
     if cmd.name == "popd" or (cmd.name == "pushd" and not args):
         scan.chdir("-")
+    elif args[:1] == ["-"] and scan.vars.get("OLDPWD", "").startswith("/"):
+        scan.chdir(scan.vars["OLDPWD"])  # ``cd -``: back where the script was
+    elif cdpath and args and not args[0].startswith(("/", "./", "../", "~")) and args[0] not in (".", ".."):
+        scan.chdir(cdpath.rstrip("/") + "/" + args[0])  # ``CDPATH=/; cd etc`` goes to /etc (first entry: the worst)
     else:
         scan.chdir(args[0] if args else None)
+    if old and old.startswith("/") and old != scan.cwd:
+        scan.vars["OLDPWD"] = old
     scan.hit("G180", cmd.name)
     return EMPTY
 
@@ -115,6 +165,12 @@ def _reader(cmd: Cmd, scan: Scan) -> Flow:
     files += opts.all("--rawfile", "--slurpfile")
     if cmd.name == "tr":
         files = []
+    if cmd.name in ("rev", "tr") and not files and cmd.stdin.text is not None:
+        spelled = _rev(cmd.stdin.text) if cmd.name == "rev" else _tr(cmd.args, cmd.stdin.text)
+        scan.hit("G180", cmd.name)
+        if spelled is None:
+            return Flow(cmd.stdin.bits | OPAQUE)
+        return Flow(cmd.stdin.bits | SPELLED, spelled)
     flow = Flow(cmd.stdin.bits, cmd.stdin.text if cmd.name == "cat" and not files else None)
     for f in files:
         if f == "-":
@@ -125,6 +181,67 @@ def _reader(cmd: Cmd, scan: Scan) -> Flow:
             effects.write(scan, opts.values[opt][-1], flow)
     scan.hit("G180", cmd.name)
     return Flow(flow.bits, flow.text)
+
+
+def _rev(text: str) -> str:
+    return "\n".join(line[::-1] for line in text.split("\n"))
+
+
+_TR_CLASSES = {
+    "lower": "abcdefghijklmnopqrstuvwxyz",
+    "upper": "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    "digit": "0123456789",
+    "space": " \t\n\r\f\v",
+    "blank": " \t",
+}
+_TR_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "f": "\f", "v": "\v", "-": "-"}
+
+
+def _tr_set(spec: str) -> str | None:
+    """``a-z``, ``[:upper:]``, ``\\n`` expanded to the characters they stand for (``None``: a form guard does not read)."""
+    out: list[str] = []
+    i = 0
+    while i < len(spec):
+        if spec.startswith("[:", i):
+            end = spec.find(":]", i)
+            cls = _TR_CLASSES.get(spec[i + 2 : end]) if end > 0 else None
+            if cls is None:
+                return None
+            out.append(cls)
+            i = end + 2
+            continue
+        c = spec[i]
+        if c == "\\" and i + 1 < len(spec):
+            c = _TR_ESCAPES.get(spec[i + 1], spec[i + 1])
+            i += 1
+        elif c == "[" and "*" in spec[i:]:
+            return None  # ``[x*n]`` repeats
+        if i + 2 < len(spec) and spec[i + 1] == "-":
+            low, high = ord(c), ord(spec[i + 2])
+            if high < low:
+                return None
+            out.append("".join(chr(o) for o in range(low, high + 1)))
+            i += 3
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _tr(args: tuple[str, ...], text: str) -> str | None:
+    """What ``tr SET1 SET2`` or ``tr -d SET`` makes of ``text`` (``None``: options guard does not model)."""
+    flags = [a for a in args if a.startswith("-") and len(a) > 1]
+    sets = [_tr_set(a) for a in args if not (a.startswith("-") and len(a) > 1)]
+    if any(s is None for s in sets) or any(f not in ("-d", "--delete") for f in flags):
+        return None
+    if flags:
+        return "".join(ch for ch in text if ch not in sets[0]) if len(sets) == 1 and sets[0] else None
+    if len(sets) != 2 or not sets[1]:
+        return None
+    src, dst = sets
+    dst = (dst or "") + (dst or "")[-1:] * max(0, len(src or "") - len(dst or ""))
+    table = {ord(a): b for a, b in zip(src or "", dst[: len(src or "")], strict=True)}
+    return text.translate(table)
 
 
 def _jq_files(args: tuple[str, ...]) -> tuple[str, ...]:
@@ -177,6 +294,10 @@ def _echo(cmd: Cmd, scan: Scan) -> Flow:
     text = " ".join(args)
     if cmd.name == "printf" and args:
         if cmd.args[:1] == ("-v",):
+            if len(args) >= 3:  # ``printf -v x '%s' /``: x holds what it would print
+                fmt, rest = args[2], args[3:]
+                value = " ".join(rest) if rest and "%" in fmt else fmt
+                scan.vars[args[1]] = decode_ansi_c(value) if "\\" in value else value
             return EMPTY
         fmt, rest = args[0], args[1:]
         text = " ".join(rest) if rest and "%" in fmt else fmt
@@ -230,7 +351,10 @@ def _listed(cmd: Cmd, opts: Opts, operands: list[str], recursive: bool) -> tuple
     return tuple(f"{f.rstrip('/') or '/'}/match".replace("//", "/") if recursive else f for f in operands)
 
 
-_SED_EXEC = lazyre.compile(r"(^|[;{}\n]\s*|\d\s*|/\s*)e(\s|$|;)|/e\b|s(.).*\3.*\3[gpI0-9]*e")
+_SED_EXEC = lazyre.compile(r"(^|[;{}\n]\s*|\d\s*|/\s*)e(\s|$|;)")
+# ``s/regex/replacement/flags`` with any delimiter: the ``e`` flag runs the result as a command
+_SED_SUBST = lazyre.compile(r"(?:^|[;{}\n\s\d$/!])s([^\w\s\\])((?:\\.|(?!\1).)*)\1((?:\\.|(?!\1).)*)\1(\w*)", re.S)
+_SED_BACKREF = lazyre.compile(r"(?<!\\)(?:\\\\)*(?:&|\\\d)")
 _SED_E_COMMAND = lazyre.compile(r"(?:^|[;{}\n]|\d)\s*e\s+([^;\n}]+)")
 _SED_WRITE = lazyre.compile(r"(?:^|[;{}\n]|/[gpI0-9]*)\s*[wW]\s+(\S+)")
 
@@ -247,6 +371,11 @@ def _sed(cmd: Cmd, scan: Scan) -> Flow:
             scan.hit("G118", f"sed script runs commands: {script[:60]}")
             for command in _SED_E_COMMAND.findall(script):  # ``1e rm -rf ~``: the rest of the line is a command
                 scan.engine.script(command)
+        for _delim, _regex, replacement, flags in _SED_SUBST.findall(script):
+            if "e" in flags:  # ``s/.*/rm -rf ~/e``: the substituted line runs; a literal replacement is judged
+                scan.hit("G118", f"sed s///e runs the result: {script[:60]}")
+                if not _SED_BACKREF.search(replacement):
+                    scan.engine.script(re.sub(r"\\(.)", r"\1", replacement))
         for target in _SED_WRITE.findall(script):
             effects.write(scan, target, EMPTY)
     flow = _read_or_edit(scan, cmd, operands, in_place)
@@ -266,6 +395,10 @@ def _read_or_edit(scan: Scan, cmd: Cmd, files: list[str], in_place: bool) -> Flo
 
 _AWK_DANGER = lazyre.compile(r"\bsystem\s*\(|\|\s*getline|\bprint[f]?\b[^;}]*\|\s*\"|\"\s*\|\s*getline")
 _AWK_SYSTEM = lazyre.compile(r"system\s*\(\s*\"((?:[^\"\\]|\\.)*)\"")
+# ``print "rm -rf ~" | "sh"``: the printed text is the piped command's input; ``"cmd" | getline`` runs cmd
+_AWK_PIPE = lazyre.compile(r"\bprint[f]?\b\s*\(?([^;}|]*?)\)?\s*\|\s*\"((?:[^\"\\]|\\.)*)\"")
+_AWK_GETLINE = lazyre.compile(r"\"((?:[^\"\\]|\\.)*)\"\s*\|\s*getline")
+_AWK_STRING = lazyre.compile(r"\s*\"((?:[^\"\\]|\\.)*)\"\s*")
 _AWK_FILE = lazyre.compile(r"\bprint[f]?\b[^;}|]*>>?\s*\"([^\"]+)\"")
 
 
@@ -284,6 +417,12 @@ def _awk(cmd: Cmd, scan: Scan) -> Flow:
         scan.hit("G118", f"awk runs commands: {program[:60]}")
         for inner in _AWK_SYSTEM.findall(program):
             scan.engine.script(inner.replace('\\"', '"'))
+        for printed, command in _AWK_PIPE.findall(program):
+            literal = _AWK_STRING.fullmatch(printed)
+            text = literal.group(1).replace('\\"', '"').replace("\\n", "\n") + "\n" if literal else None
+            scan.engine.script(command.replace('\\"', '"'), Flow(0, text) if text is not None else OPAQUE_FLOW)
+        for command in _AWK_GETLINE.findall(program):
+            scan.engine.script(command.replace('\\"', '"'))
     for target in _AWK_FILE.findall(program):
         effects.write(scan, target, EMPTY)
     in_place = "inplace" in opts.all("-i", "--include")
@@ -382,6 +521,7 @@ HANDLERS: dict[str, Handler] = {
     "gsed": _sed,
     "date": _date,
     "cd": _cd,
+    "read": _read,
     "pushd": _cd,
     "popd": _cd,
     "chdir": _cd,

@@ -12,7 +12,7 @@ from guard.static import effects
 from guard.static import paths as P
 from guard.static.families.base import Handler, parse_opts
 from guard.static.scan import EMPTY, Cmd, Flow, Scan
-from guard.static.text import wordset
+from guard.static.text import decode_ansi_c, wordset
 
 _FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _FIND_FILTERS = wordset(
@@ -138,10 +138,12 @@ _XARGS_TAKES = wordset(
 )
 
 
-def inputs_of(scan: Scan, flow: Flow) -> list[str]:
-    """What a command reading its stdin as arguments gets: known words, listed paths, or a runtime value."""
+def inputs_of(scan: Scan, flow: Flow, sep: str | None = None) -> list[str]:
+    """What a command reading its stdin as arguments gets: known words (or items split on ``sep``:
+    ``xargs -0``, ``-d``, lines for ``-I``), listed paths, or a runtime value."""
     if flow.text is not None:
-        words = flow.text.replace("\0", " ").split()
+        text = flow.text.rstrip("\n")  # (with -0 too: a trailing newline is how the text was made, not data)
+        words = [w for w in text.split(sep) if w] if sep else flow.text.replace("\0", " ").split()
         if words:
             return words[:16]
     if flow.paths:
@@ -151,10 +153,15 @@ def inputs_of(scan: Scan, flow: Flow) -> list[str]:
 
 def _xargs(cmd: Cmd, scan: Scan) -> Flow:
     args = list(cmd.args)
-    i, replace = 0, None
+    i, replace, sep = 0, None, None
     while i < len(args) and args[i].startswith("-") and args[i] != "--":
         a = args[i]
         key = a.split("=", 1)[0]
+        if a in ("-0", "--null"):
+            sep = "\0"
+        elif key in ("-d", "--delimiter") and (len(a) > 2 or "=" in a or i + 1 < len(args)):
+            value = a.split("=", 1)[1] if "=" in a else a[2:] if len(a) > 2 and key == "-d" else args[i + 1]
+            sep = decode_ansi_c(value) if value.startswith("\\") else value
         if key in ("-I", "--replace") or a.startswith("-I"):
             glued = len(a) > 2 and not a.startswith("--")
             if glued or "=" in a:
@@ -177,7 +184,7 @@ def _xargs(cmd: Cmd, scan: Scan) -> Flow:
         (args[j + 1] for j, a in enumerate(args[:i]) if a in ("-a", "--arg-file") and j + 1 < len(args)), None
     )
     flow = effects.read_flow(scan, file_input) if file_input else cmd.stdin
-    items = inputs_of(scan, flow)
+    items = inputs_of(scan, flow, sep or ("\n" if replace else None))
     if flow.text is None and template[0].rsplit("/", 1)[-1] in _DELETERS:
         for path in flow.paths:  # ``find DIR | xargs rm``: every file find walked, so DIR recursively
             if path.endswith("/*"):
@@ -216,6 +223,13 @@ _TMUX_RUNS = wordset(
 def _tmux(cmd: Cmd, scan: Scan) -> Flow | None:
     """tmux and screen start commands in the background: the command is still a command."""
     args = list(cmd.args)
+    if cmd.name == "screen" and "-X" in args[:-1]:  # ``screen -X stuff 'rm -rf ~\n'`` types into a shell
+        at = args.index("-X")
+        command, rest = args[at + 1], args[at + 2 :]
+        if command == "stuff" and rest:
+            return scan.engine.script(decode_ansi_c(rest[0].replace("^M", "\n")))
+        if command in ("exec", "screen") and rest:
+            return scan.engine.run([a for a in rest if a not in ("!", "!!", ".|", "|")] or rest)
     if cmd.name == "screen":
         i = 0
         while i < len(args) and args[i].startswith("-"):
