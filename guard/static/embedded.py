@@ -15,7 +15,7 @@ from guard.static.families.base import parse_opts
 from guard.static.landmines import makefile_commands
 from guard.static.scan import DECODED, REMOTE, Cmd, Flow, Scan
 
-_VIM = frozenset({"vim", "vi", "nvim", "ex", "view", "gvim", "vimdiff"})
+VIM = frozenset({"vim", "vi", "nvim", "ex", "view", "gvim", "vimdiff"})  # also read by the development family
 _MAKE = frozenset({"make", "gmake"})
 # vim: ``:r !cmd``, ``:w !cmd``, ``:silent !cmd`` (``:!cmd`` itself is read by the development family),
 # ``system("cmd")``/``systemlist(…)``/``jobstart(…)``/``termopen(…)``, ``:terminal cmd``
@@ -38,7 +38,7 @@ def judge(cmd: Cmd, scan: Scan) -> None:
     name = cmd.name
     if name in _MAKE:
         _make(cmd, scan)
-    elif name in _VIM:
+    elif name in VIM:
         for value in _option_values(cmd.args, ("-c", "--cmd"), "+"):
             for found in _VIM_SHELL.finditer(value.strip()):
                 scan.engine.script(found.group(1) or found.group(3) or found.group(4))

@@ -250,15 +250,7 @@ def _tool(cmd: Cmd, scan: Scan) -> Flow | None:
         scan.hit("G180", cmd.name)
         return EMPTY
     embedded.judge(cmd, scan)  # make -f -/--eval, gdb -ex 'shell …', vim system(…), emacs --eval …
-    if cmd.name in (
-        "vim",
-        "vi",
-        "nvim",
-        "ex",
-        "view",
-        "gvim",
-        "vimdiff",
-    ):  # ``vim -c '!cmd'`` / ``+'!cmd'``: the editor runs a shell command
+    if cmd.name in embedded.VIM:  # ``vim -c '!cmd'`` / ``+'!cmd'``: the editor runs a shell command
         for i, arg in enumerate(cmd.args):
             value = (
                 cmd.args[i + 1]
