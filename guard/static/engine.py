@@ -26,6 +26,7 @@ from guard.static.text import (
     _MARKER_RE,
     DYN_OPEN,
     IFS,
+    decode_ansi_c,
     join_continued,
     marker_ids,
     prefilter,
@@ -40,6 +41,11 @@ SHELLS = wordset("sh bash zsh dash ksh mksh ash fish csh tcsh yash posh rbash pd
 _NO_ENV: Mapping[str, str] = {}
 _BIN_DIRS = ("/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/opt/homebrew/bin")
 _FORK_BOMB = r"(^|[^\w-]){n}\s*(\|\s*{n}|&(?!&))"
+# A brace word where a command starts: ``{`` glued to what follows (a group's ``{`` needs a blank).
+_BRACE_WORD = re.compile(rb"(^|[;&|(\n]|[{(;&|][ \t]+|\n[ \t]+)\{(?=[^\s}])")
+_LINE_BACKSLASH = re.compile(rb"(?<!\\)\n[ \t]*\\(?!\n)")
+_QUOTING = re.compile(r"['\"\\]")
+_ANSI_C = re.compile(r"\$'((?:[^'\\]|\\.)*)'")
 
 
 def command_name(word: str) -> str:
@@ -113,6 +119,19 @@ class Engine:
             retry = parse(alternative).root_node
             if not retry.has_error:
                 src, root = alternative, retry
+        if root.has_error and b"{" in src:  # ``{rm,-rf,/} 2>x``: a brace word, not a group (the grammar
+            # takes the ``{`` for ``{ …; }``); an empty quoted preamble expands to the same words
+            alternative = _BRACE_WORD.sub(rb"\1''{", src)
+            if alternative != src:
+                retry = parse(alternative).root_node
+                if not retry.has_error:
+                    src, root = alternative, retry
+        if b"\\" in src and b"\n" in src:
+            glued = _glued_lines(src, root)
+            if glued:  # ``ls`` + newline + ``\\rm -rf ~``: the grammar reads ``\\rm`` as an argument of ``ls``
+                for at in reversed(glued):
+                    src = src[:at] + b";" + src[at:]
+                root = parse(src).root_node
         if root.has_error and not windows_ok:
             scan.parse_error = True
             scan.hit("G195")
@@ -309,7 +328,8 @@ class Engine:
         if name_node is None or body is None:
             return
         name = walker.text(name_node)
-        if re.search(_FORK_BOMB.format(n=re.escape(name)), walker.text(body)):
+        # quotes and backslashes do not change which function a word calls: ``f|'f'&`` is ``f|f&``
+        if re.search(_FORK_BOMB.format(n=re.escape(name)), _unquoted(walker.text(body))):
             self.scan.hit("G175", walker.text(node)[:80])
         self.functions[name] = (walker, body)
 
@@ -335,6 +355,27 @@ class Engine:
             scan.vars = saved
         scan.hit("G181", f"function {name}")
         return out
+
+
+def _unquoted(text: str) -> str:
+    """``text`` with ``$'…'`` decoded and quotes and backslashes dropped (near enough to match a name)."""
+    text = _ANSI_C.sub(lambda m: decode_ansi_c(m.group(1)), text)
+    return _QUOTING.sub("", text)
+
+
+def _glued_lines(src: bytes, root: Any) -> list[int]:
+    """Newlines tree-sitter-bash skipped: a line that starts with ``\\`` (``\\rm``) parsed as more
+    words of the command on the line before. Each is a command separator in bash."""
+    out = []
+    for m in _LINE_BACKSLASH.finditer(src):
+        slash = m.end() - 1
+        node = root.descendant_for_byte_range(slash, slash + 1)
+        parent = node.parent if node is not None and node.type == "word" else None
+        if parent is not None and parent.type == "command_name":
+            parent = parent.parent
+        if parent is not None and parent.type == "command" and parent.start_byte < m.start():
+            out.append(m.start())
+    return out
 
 
 @functools.cache

@@ -33,13 +33,14 @@ _SKIP = frozenset({"comment", "heredoc_body", "heredoc_start", "heredoc_end", "f
 class Walker:
     """Walks one parsed source; nested sources (``bash -c '…'``) get their own walker."""
 
-    __slots__ = ("engine", "nest", "scan", "src")
+    __slots__ = ("dropped", "engine", "nest", "scan", "src")
 
     def __init__(self, engine: Engine, src: bytes) -> None:
         self.engine = engine
         self.scan = engine.scan
         self.src = src
         self.nest = 0
+        self.dropped: dict[int, list[str]] = {}  # command end byte -> words the grammar left out of it
 
     def text(self, node: Any) -> str:
         return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -152,7 +153,8 @@ class Walker:
                 self.assign(ch)
             else:
                 flags.append(self.text(ch))
-        dumps = not any(not f.startswith("-") for f in flags) and (not flags or any("p" in f for f in flags))
+        # no names: ``declare -x``/``export -p`` print (the family judges what), as on the fast path
+        dumps = not any(not f.startswith("-") for f in flags)
         if dumps and not any(ch.type == "variable_assignment" for ch in node.named_children):
             return self.engine.simple([keyword, *flags], EMPTY, {})  # ``export -p``: prints the environment
         return EMPTY
@@ -174,6 +176,7 @@ class Walker:
                 redirects.append(ch)
             elif ch.is_named and t != "comment":
                 argv.extend(self.words(ch))
+        argv.extend(self.dropped.pop(node.end_byte, ()))
         if redirects:
             stdin, more, _after = self.redirections(redirects, stdin)
             outputs = outputs + more
@@ -194,6 +197,12 @@ class Walker:
                 redirects.append(ch)
             elif ch.is_named and body is None:
                 body = ch
+        if body is not None and redirects:
+            # tree-sitter-bash leaves a word out of the tree before ``2>x`` (``make -f - 2>x`` parses as
+            # ``make -f``): what lies between the command and its first redirect is still its argument
+            gap = self.src[body.end_byte : redirects[0].start_byte].decode("utf-8", "replace").split()
+            if gap:
+                self.dropped[body.end_byte if body.type == "command" else _last_command_end(body)] = gap
         stdin, outputs, after = self.redirections(redirects, stdin)
         if body is None:
             out = EMPTY
@@ -223,8 +232,17 @@ class Walker:
                 text = " ".join(words)
                 stdin = Flow(self.scan.flow_of(text).bits, text + "\n")
             elif r.type == "heredoc_redirect":
+                misread = self.misread_heredoc(r)
+                if misread is not None:  # the body's first line became words of the redirect
+                    stdin = Flow(0, misread)
                 for ch in r.children:
+                    if misread is not None and ch.type != "heredoc_body" and ch.start_byte > self.body_line(r):
+                        if ch.is_named and ch.type not in _SKIP:
+                            self.stmt(ch, EMPTY)  # a ``$(…)`` there runs as before
+                        continue
                     if ch.type == "heredoc_body":
+                        if misread is not None:
+                            continue
                         stdin = Flow(0, self.text(ch))
                         if ch.named_child_count:  # an unquoted delimiter: ``$(…)`` in the body runs
                             self.block(ch.children, EMPTY)
@@ -251,8 +269,9 @@ class Walker:
                 dest = ch
         if dest is None:
             return stdin
-        if op in ("<&", ">&", ">&-", "<&-") and (dest.type == "number" or self.text(dest) in ("-", "")):
-            opened = self.scan.fds.get(self.text(dest)) if op == ">&" and fd != "2" else None
+        target = self.text(dest) if dest.type == "number" else "".join(self.words(dest))
+        if op in ("<&", ">&", ">&-", "<&-") and (target.isdigit() or target in ("-", "")):  # ``>&'3'`` is ``>&3``
+            opened = self.scan.fds.get(target) if op == ">&" and fd != "2" else None
             if opened is not None:  # ``echo … >&3`` after ``exec 3>~/.bashrc`` writes that file
                 outputs.append(opened)
             return stdin  # duplicating or closing a descriptor
@@ -268,6 +287,23 @@ class Walker:
             for word in self.words(dest):
                 self.scan.fds[fd] = ("append", word)  # later writes through it add to the file
         return stdin
+
+    def misread_heredoc(self, node: Any) -> str | None:
+        """The body of a heredoc whose first line tree-sitter-bash took for words (a body line that
+        starts with ``\\``: ``bash <<'E'`` + ``\\rm -rf /``), read from the source; ``None`` if read right."""
+        end = next((ch for ch in node.children if ch.type == "heredoc_end"), None)
+        if end is None:
+            return None
+        at = self.body_line(node)
+        if not any(ch.is_named and ch.type not in _SKIP and ch.start_byte > at for ch in node.children):
+            return None
+        return self.src[at + 1 : end.start_byte].decode("utf-8", "replace")
+
+    def body_line(self, node: Any) -> int:
+        """The newline ending a heredoc redirect's own line: its body starts after it."""
+        start = next((ch for ch in node.children if ch.type == "heredoc_start"), node)
+        at = self.src.find(b"\n", start.end_byte)
+        return at if at >= 0 else len(self.src)
 
     def apply_outputs(self, outputs: tuple[tuple[str, Any], ...], out: Flow) -> None:
         for how, dest in outputs:
@@ -287,3 +323,10 @@ class Walker:
 
     def value(self, node: Any, quoted: bool, first: bool) -> str:
         return expand.value(self, node, quoted, first)
+
+
+def _last_command_end(node: Any) -> int:
+    """The end byte of the last simple command in ``node`` (a pipeline's last stage)."""
+    while node.type != "command" and node.named_child_count:
+        node = node.named_children[-1]
+    return int(node.end_byte)
