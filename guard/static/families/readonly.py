@@ -171,7 +171,8 @@ def _reader(cmd: Cmd, scan: Scan) -> Flow:
         if spelled is None:
             return Flow(cmd.stdin.bits | OPAQUE)
         return Flow(cmd.stdin.bits | SPELLED, spelled)
-    flow = Flow(cmd.stdin.bits, _filtered(cmd) if not files and cmd.stdin.text is not None else None)
+    stdin_only = all(f == "-" for f in files) and cmd.stdin.text is not None
+    flow = Flow(cmd.stdin.bits, _filtered(cmd) if stdin_only else None)
     for f in files:
         if f == "-":
             continue
@@ -189,7 +190,7 @@ def _filtered(cmd: Cmd) -> str | None:
     if cmd.name in ("zcat", "gzcat") and cmd.stdin.bits & PACKED:
         return text if not cmd.args else None
     if cmd.name == "cat":
-        return text if not cmd.args else None
+        return text if all(a in ("-", "--") for a in cmd.args) else None
     if cmd.name == "tac":
         return "".join(reversed(text.splitlines(keepends=True))) if not cmd.args and text.endswith("\n") else None
     if cmd.name in ("head", "tail"):
