@@ -13,6 +13,7 @@ import re
 from guard import lazyre
 from guard.model import Risk
 from guard.static import paths as P
+from guard.static import places
 from guard.static.landmines import (
     PROJECT_PROGRAM,
     autorun_commands,
@@ -23,7 +24,7 @@ from guard.static.landmines import (
 )
 from guard.static.paths import Place
 from guard.static.rules import CATALOG
-from guard.static.scan import DECODED, EMPTY, REMOTE, SECRET, Flow, Scan
+from guard.static.scan import DECODED, EMPTY, PACKED, REMOTE, SECRET, Flow, Scan
 from guard.static.text import wordset
 
 _FOREIGN = frozenset({P.HOME_OTHER, P.OTHER, P.OUTSIDE})
@@ -189,6 +190,8 @@ def move_away(scan: Scan, word: str, dest: str | None) -> Place:
 
 def write(scan: Scan, word: str, flow: Flow = EMPTY, how: str = "write") -> Place:
     """A command writes ``word``. ``how``: ``write`` (overwrite), ``append``, ``create`` (touch, mkdir)."""
+    if flow.bits & PACKED:  # compressed bytes are not the text they hold
+        flow = Flow(flow.bits & ~PACKED)
     place = scan.place(word)
     tier = place.tier
     if tier == P.SPECIAL:
@@ -213,6 +216,8 @@ def _write_rule(scan: Scan, place: Place, flow: Flow, how: str) -> str:
         return "G156" if place.kind != "holds_guard" or not create else "G185"
     if tier == P.DEVICE:
         return "G120"
+    if not create and shadows_command(scan, place.path):  # ``cp x ~/bin/git``: runs instead of the real git
+        return "G152" if _program_dangerous(scan, place.path, flow) else "G408"
     if tier == P.SYSTEM:
         return "G122" if place.kind in ("critical", "secret") and not create else "G123"
     if tier == P.PERSIST:
@@ -246,6 +251,17 @@ def _write_rule(scan: Scan, place: Place, flow: Flow, how: str) -> str:
     if flow.text and blocked_if_run(place.path, flow.text, scan.subscan, scan.subcode):
         return "G127"  # (a download saved as a script is judged when it runs, not here)
     return "G184"
+
+
+def shadows_command(scan: Scan, path: str) -> bool:
+    """``path`` is a common command's name in a folder on the usual PATH other than ~/.local/bin."""
+    folder, _, name = path.rpartition("/")
+    if name not in places.COMMON_COMMANDS:
+        return False
+    home = scan.resolver.home
+    if folder in places.SYSTEM_PATH_DIRS:
+        return True
+    return folder.startswith(home + "/") and folder[len(home) + 1 :] in places.HOME_PATH_DIRS
 
 
 def _asks_always(path: str, text: str | None) -> bool:

@@ -89,6 +89,53 @@ def commands_in(path: str, text: str) -> tuple[list[str], str | None]:
     return [], None
 
 
+_IPY_LINE = lazyre.compile(r"^\s*(?:!!?|%(?:system|sx)\b|[\w.]+\s*=\s*!)\s*(.+)$")
+_IPY_SHELL_CELL = lazyre.compile(r"^\s*%%(?:bash|sh|zsh|system|script\s+(?:\S*/)?(?:ba|z|da|k)?sh)\b[^\n]*\n?")
+_JSON_LINE = lazyre.compile(r'^\s*("(?:[^"\\]|\\.)*")\s*,?\s*$')
+
+
+def notebook_parts(text: str) -> tuple[list[str], str]:
+    """(shell commands, Python source) of a notebook: a whole ``.ipynb`` document, a cell's source
+    (NotebookEdit) or a fragment of the JSON (an Edit). ``!rm -rf ~``, ``x = !cmd``, ``%system cmd``
+    lines and ``%%bash`` cells are shell; the rest is Python."""
+    cells: list[str] = []
+    if text.lstrip().startswith("{"):
+        try:
+            doc = json.loads(text)
+            cells = [_source(c.get("source", "")) for c in doc.get("cells", []) if isinstance(c, dict)]
+        except (ValueError, AttributeError):
+            cells = []
+    if not cells:
+        lines = []
+        for line in text.split("\n"):
+            m = _JSON_LINE.match(line)
+            if m:
+                try:
+                    line = json.loads(m[1]).rstrip("\n")
+                except ValueError:
+                    pass
+            lines.append(line)
+        cells = ["\n".join(lines)]
+    commands: list[str] = []
+    source: list[str] = []
+    for cell in cells:
+        head = _IPY_SHELL_CELL.match(cell)
+        if head:
+            commands.append(cell[head.end() :])
+            continue
+        for line in cell.split("\n"):
+            m = _IPY_LINE.match(line)
+            if m:
+                commands.append(m[1])
+            else:
+                source.append(line)
+    return commands, "\n".join(source)
+
+
+def _source(value: object) -> str:
+    return "".join(v for v in value if isinstance(v, str)) if isinstance(value, list) else str(value)
+
+
 def makefile_commands(text: str) -> list[str]:
     """What a makefile runs: recipe lines, ``target: ; recipe`` and ``$(shell …)`` calls."""
     return _RECIPE.findall(text) + _INLINE_RECIPE.findall(text) + _MAKE_SHELL.findall(text)
@@ -98,6 +145,9 @@ def blocked_if_run(path: str, text: str, shell: Callable[[str], Risk], code: Cal
     """Would running the file at ``path`` do something guard blocks?"""
     if not text:
         return False
+    if path.endswith(".ipynb"):  # cells are Python, but ``!cmd`` lines and ``%%bash`` cells are shell
+        commands, source = notebook_parts(text[:65536])
+        return any(shell(c) >= Risk.CRITICAL for c in commands[:64]) or code(source, "python") >= Risk.CRITICAL
     snippets, lang = commands_in(path, text[:65536])
     if lang is not None:
         return code(text[:65536], lang) >= Risk.CRITICAL

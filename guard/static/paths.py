@@ -86,6 +86,8 @@ _SECRET_NAMES = lazyre.compile(
     re.I,
 )
 _BROAD_GLOB = lazyre.compile(r"^[*?.\[\]!^]*\*[*?.\[\]!^]*$")
+# ``/proc/self/root``, ``/proc/1/cwd``: a process's links to its root and working directories
+_PROC_LINK = lazyre.compile(r"^/proc/(?:self|thread-self|\d+)(?:/task/\d+)?/(root|cwd)(?=/|$)")
 
 
 def secret_level(name: str) -> int:
@@ -118,13 +120,30 @@ class Resolver:
         if DYN_OPEN in path:
             path = _MARKER_RE.sub(_DYNSEG, path)
         if path.startswith("/"):
-            return posixpath.normpath(path) if path != "//" else "/"
+            path = posixpath.normpath(path) if path != "//" else "/"
+            return self._proc_link(path, cwd) if path.startswith("/proc/") else path
         if cwd == UNKNOWN_CWD or (cwd and _DYNSEG in cwd):
             return None
         base = cwd if cwd is not None else self.project
         if base is None:
             return posixpath.normpath(path or ".")
         return posixpath.normpath(posixpath.join(base, path or "."))
+
+    def _proc_link(self, path: str, cwd: str | None) -> str | None:
+        """``/proc/self/root/home/u/.ssh`` is ``/home/u/.ssh``, ``/proc/self/cwd/.env`` is ``./.env``:
+        the links a process's ``/proc`` entry holds, followed to what they name."""
+        m = _PROC_LINK.match(path)
+        if not m:
+            return path
+        rest = path[m.end() :]
+        if m[1] == "root":
+            return rest or "/"
+        if cwd == UNKNOWN_CWD or (cwd and _DYNSEG in cwd):
+            return None
+        base = cwd if cwd is not None else self.project
+        if base is None:
+            return posixpath.normpath("." + rest)
+        return posixpath.normpath(base + rest)
 
     def place(self, word: str, cwd: str | None = None) -> Place:
         if word[1:2] == ":" or word[:1] in _WIN_LEADS:  # ``C:\``, ``%USERPROFILE%``, ``$env:APPDATA``

@@ -128,3 +128,19 @@ HOME_CACHES = tuple(
         ".bun/install/cache/",
     ]
 )
+
+# Folders on a usual PATH besides ~/.local/bin (relative to a home, or absolute): a program there named
+# like a common command runs instead of the real one (``cp x ~/bin/git``).
+HOME_PATH_DIRS = wordset(
+    "bin .bin .npm-global/bin .cargo/bin go/bin .deno/bin .bun/bin .yarn/bin .volta/bin .pyenv/shims "
+    ".rbenv/shims .poetry/bin .linuxbrew/bin .nix-profile/bin .asdf/shims .local/share/pnpm"
+)
+SYSTEM_PATH_DIRS = wordset(
+    "/usr/local/bin /usr/local/sbin /opt/homebrew/bin /opt/homebrew/sbin /home/linuxbrew/.linuxbrew/bin /opt/local/bin"
+)
+COMMON_COMMANDS = wordset(
+    "git ls sudo su doas python python3 pip pip3 node npm npx pnpm yarn bun deno ssh scp sftp rsync cat cp mv rm "
+    "bash sh zsh fish dash curl wget make docker kubectl gpg grep find sed awk env which ps id whoami tar vim vi "
+    "nano less go cargo rustc java ruby gem perl php openssl passwd login systemctl apt apt-get brew code uv "
+    "poetry pytest claude codex gemini gh aws gcloud az terraform helm chmod chown kill ln mkdir head tail"
+)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from guard.static import paths as P
 from guard.static.families.db import resets_database
-from guard.static.scan import BUILT, DECODED, EMPTY, OPAQUE, OPAQUE_FLOW, REMOTE, SPELLED, Flow, display
+from guard.static.scan import BUILT, DECODED, EMPTY, OPAQUE, OPAQUE_FLOW, PACKED, REMOTE, SPELLED, Flow, display
 from guard.static.text import DYN_OPEN, strip_markers
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ def consume(engine: Engine, stdin: Flow, kind: str, interactive: bool = False) -
         scan.hit("G110", f"download piped into a {kind}")
     elif stdin.bits & DECODED:
         scan.hit("G111", f"decoded data piped into a {kind}")
-    elif stdin.text is not None:
+    elif stdin.text is not None and not stdin.bits & PACKED:
         if stdin.bits & SPELLED:
             scan.hit("G406", f"{kind} runs decoded text: {stdin.text[:60].strip()}")
         if kind == "shell":

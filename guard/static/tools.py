@@ -35,6 +35,7 @@ PATH_KEYS = (
     "absolutePath",
     "relative_path",
     "uri",
+    "paths",
 )
 CONTENT_KEYS = (
     "content",
@@ -51,6 +52,11 @@ CONTENT_KEYS = (
 )
 COMMAND_KEYS = ("command", "cmd", "script", "commandLine", "shell_command")
 URL_KEYS = ("url", "urls", "uri", "href", "query")
+_EDIT_NEW_KEYS = ("new_string", "newText", "new_text", "newString", "replacement", "content")
+# ``move_file(source, destination)``, ``copy(src, dst)``: a move or copy between two paths
+_MOVE_KEYS = (("source", "destination"), ("src", "dst"), ("src", "dest"), ("from", "to"), ("old_path", "new_path"))
+_MOVE_WORDS = lazyre.compile(r"move|rename|copy|cp\b|mv\b", re.I)
+_PROMPT_URL = lazyre.compile(r"(?:https?|file)://[^\s\"'<>)]+", re.I)
 _PATCH_FILE = lazyre.compile(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+)$|^\+\+\+ (?:b/)?(\S+)", re.M)
 _WRITE_WORDS = lazyre.compile(
     r"write|edit|create|save|put|upload|append|replace|insert|patch|update|move|rename|copy", re.I
@@ -89,7 +95,8 @@ def written_parts(params: Mapping[str, Any]) -> list[str]:
     parts = [v for v in (first(params, CONTENT_KEYS),) if isinstance(v, str)]
     edits = params.get("edits")
     if isinstance(edits, list):
-        parts += [str(e.get("new_string", "")) for e in edits if isinstance(e, Mapping)]
+        # Claude's MultiEdit ``new_string``; the MCP filesystem server's ``edit_file`` ``newText``
+        parts += [str(first(e, _EDIT_NEW_KEYS) or "") for e in edits if isinstance(e, Mapping)]
     patch = params.get("input") or params.get("patch")
     if isinstance(patch, str) and ("*** " in patch or "+++ " in patch):
         added = [line[1:] for line in patch.splitlines() if line.startswith("+") and not line.startswith("+++")]
@@ -146,6 +153,9 @@ def judge_fetch(scan: Scan, params: Mapping[str, Any]) -> None:
 
     value = first(params, URL_KEYS)
     urls = [str(u) for u in value] if isinstance(value, list) else [str(value)] if value else []
+    prompt = params.get("prompt")
+    if not urls and isinstance(prompt, str):  # Gemini's ``web_fetch`` takes its URLs inside the prompt
+        urls = _PROMPT_URL.findall(prompt[:8192])
     local = [u for u in urls if u.lower().startswith("file://")]
     for url in local:  # ``file://`` is a read of this machine, not a fetch
         effects.read(scan, expand(scan, url[7:]))
@@ -183,7 +193,11 @@ def judge_unknown(scan: Scan, tool: str, params: Mapping[str, Any]) -> int | Non
     action = tool.rsplit("__", 1)[-1]
     lines = None
     paths = targets(params)
-    if paths and _DELETE_WORDS.search(action):
+    move = next(((params[a], params[b]) for a, b in _MOVE_KEYS if isinstance(params.get(a), str)), None)
+    if move and isinstance(move[1], str) and _MOVE_WORDS.search(action):  # judged as ``mv``/``cp`` would be
+        verb = "cp" if re.search("copy|cp", action, re.I) else "mv"
+        scan.engine.run([verb, expand(scan, move[0]), expand(scan, move[1])])
+    elif paths and _DELETE_WORDS.search(action):
         for path in paths:
             effects.delete(scan, expand(scan, path), True)
     elif paths and _WRITE_WORDS.search(action):

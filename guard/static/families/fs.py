@@ -13,7 +13,7 @@ from guard import lazyre
 from guard.static import effects
 from guard.static import paths as P
 from guard.static.families.base import Handler, parse_opts, table
-from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
+from guard.static.scan import EMPTY, PACKED, Cmd, Flow, Scan, display
 from guard.static.text import wordset
 
 _RM_TAKES = frozenset({"--interactive"})
@@ -302,6 +302,10 @@ def _archive(cmd: Cmd, scan: Scan) -> Flow:
             flow = cmd.stdin
             for f in opts.operands:
                 flow = flow | effects.read_flow(scan, f)
+            if not opts.operands and flow.text is not None:  # ``echo … | gzip -c | gunzip``: the same text back
+                unpacks = name.startswith(("un", "gun", "bun")) or opts.has("-d", "--decompress", "--uncompress")
+                if unpacks == bool(flow.bits & PACKED):
+                    return Flow(flow.bits ^ PACKED, flow.text)
             return Flow(flow.bits)  # a filter keeps the taint: ``curl … | gunzip | sh`` is still a download
         for f in opts.operands:
             effects.write(scan, f, EMPTY, "write")

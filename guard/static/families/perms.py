@@ -52,7 +52,24 @@ def _setuid(mode: str) -> bool:
     return "s" in mode.split("+", 1)[-1] if "+" in mode or "=" in mode else False
 
 
+_SYMBOLIC = lazyre.compile(r"^([ugoa]*)([-+=])([rwxXst]*)$")
+
+
+def _locks_owner_out(mode: str) -> bool:
+    """``000``, ``a-r``, ``u=``: the owner loses read access (a lockout, not a tightening)."""
+    if mode.isdigit():
+        return len(mode) < 3 or int(mode[-3]) & 4 == 0
+    for clause in mode.split(","):
+        m = _SYMBOLIC.match(clause)
+        if m and (not m[1] or "u" in m[1] or "a" in m[1]):
+            if (m[2] == "-" and "r" in m[3]) or (m[2] == "=" and "r" not in m[3]):
+                return True
+    return False
+
+
 def _restrictive(mode: str) -> bool:
+    if _locks_owner_out(mode):
+        return False
     if mode.isdigit():
         return mode[-2:] in ("00",) or (mode[-1] == "0" and mode[-2] in "0145")
     return bool(re.match(r"^(go|og|g|o|a)?-[rwx]+$", mode)) or bool(re.match(r"^u[=+]", mode))

@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 
 from guard import lazyre
-from guard.static import effects
+from guard.static import effects, filters
 from guard.static import paths as P
 from guard.static.families.base import Handler, Opts, parse_opts, read_only, table
 from guard.static.families.secrets import is_secret_var, secret_words
-from guard.static.scan import DECODED, EMPTY, OPAQUE, OPAQUE_FLOW, SECRET, SPELLED, Cmd, Flow, Scan
+from guard.static.scan import DECODED, EMPTY, OPAQUE, OPAQUE_FLOW, PACKED, SECRET, SPELLED, Cmd, Flow, Scan
 from guard.static.text import decode_ansi_c, wordset
 
 _LISTERS = (
@@ -171,7 +171,8 @@ def _reader(cmd: Cmd, scan: Scan) -> Flow:
         if spelled is None:
             return Flow(cmd.stdin.bits | OPAQUE)
         return Flow(cmd.stdin.bits | SPELLED, spelled)
-    flow = Flow(cmd.stdin.bits, cmd.stdin.text if cmd.name == "cat" and not files else None)
+    stdin_only = all(f == "-" for f in files) and cmd.stdin.text is not None
+    flow = Flow(cmd.stdin.bits, _filtered(cmd) if stdin_only else None)
     for f in files:
         if f == "-":
             continue
@@ -180,7 +181,23 @@ def _reader(cmd: Cmd, scan: Scan) -> Flow:
         if opt in opts.values:
             effects.write(scan, opts.values[opt][-1], flow)
     scan.hit("G180", cmd.name)
-    return Flow(flow.bits, flow.text)
+    return Flow(flow.bits & ~PACKED if cmd.name in ("zcat", "gzcat") else flow.bits, flow.text)
+
+
+def _filtered(cmd: Cmd) -> str | None:
+    """What a simple filter prints of known stdin (``cat``, ``head -1``, ``cut -d: -f2``); ``None``: unknown."""
+    text = cmd.stdin.text or ""
+    if cmd.name in ("zcat", "gzcat") and cmd.stdin.bits & PACKED:
+        return text if not cmd.args else None
+    if cmd.name == "cat":
+        return text if all(a in ("-", "--") for a in cmd.args) else None
+    if cmd.name == "tac":
+        return "".join(reversed(text.splitlines(keepends=True))) if not cmd.args and text.endswith("\n") else None
+    if cmd.name in ("head", "tail"):
+        return filters.head_tail(cmd.name, cmd.args, text)
+    if cmd.name == "cut":
+        return filters.cut(cmd.args, text)
+    return None
 
 
 def _rev(text: str) -> str:
@@ -281,6 +298,8 @@ def _writer_reader(cmd: Cmd, scan: Scan) -> Flow:
         effects.write(scan, out_file, Flow(bits))
     else:
         scan.hit("G180", name)
+    if name in ("sort", "uniq") and not files and not out_file and cmd.stdin.text is not None:
+        return Flow(bits, filters.sort_uniq(name, cmd.args, cmd.stdin.text))
     return Flow(bits)
 
 
@@ -380,7 +399,19 @@ def _sed(cmd: Cmd, scan: Scan) -> Flow:
             effects.write(scan, target, EMPTY)
     flow = _read_or_edit(scan, cmd, operands, in_place)
     scan.hit("G180", "sed")
-    return Flow(flow.bits)
+    return Flow(flow.bits, _sed_text(cmd, opts, scripts) if not operands and not in_place else None)
+
+
+def _sed_text(cmd: Cmd, opts: Opts, scripts: list[str]) -> str | None:
+    """``echo 'rm -rf X' | sed 's/X/~/'``: literal substitutions applied to known stdin (``None`` otherwise)."""
+    text = cmd.stdin.text
+    if text is None or opts.flags - {"-e", "--expression"} or not scripts:
+        return None
+    for script in scripts:
+        for part in script.split(";"):
+            m = _SED_SUBST.fullmatch(part.strip()) if part.strip().startswith("s") else None  # no addresses
+            text = filters.sed_subst(m[1], m[2], m[3], m[4], text) if m and text is not None else None
+    return text
 
 
 def _read_or_edit(scan: Scan, cmd: Cmd, files: list[str], in_place: bool) -> Flow:
@@ -429,7 +460,10 @@ def _awk(cmd: Cmd, scan: Scan) -> Flow:
     files = [f for f in operands if "=" not in f or f.startswith(("/", "."))]  # var=value operands are not files
     flow = _read_or_edit(scan, cmd, files, in_place)
     scan.hit("G180", cmd.name)
-    return Flow(flow.bits)
+    text = cmd.stdin.text
+    if text is None or files or opts.has("-v", "--assign", "-f", "--file") or in_place:
+        return Flow(flow.bits)
+    return Flow(flow.bits, filters.awk_print(program, opts.value("-F", "--field-separator"), text))
 
 
 def _yq(cmd: Cmd, scan: Scan) -> Flow:

@@ -59,7 +59,7 @@ def _find(cmd: Cmd, scan: Scan) -> Flow:
             delete = True
         elif a in _WRITES and i + 1 < len(args):
             effects.write(scan, args[i + 1], EMPTY)
-        if a in _FIND_FILTERS:
+        if a in _FIND_FILTERS and not (i + 1 < len(args) and _matches_all(a, args[i + 1])):
             filtered = True
             if a in ("-name", "-iname") and i + 1 < len(args):
                 pattern = args[i + 1]
@@ -77,6 +77,15 @@ def _find(cmd: Cmd, scan: Scan) -> Flow:
     if not delete and not actions:
         scan.hit("G180", "find")
     return Flow(0, None, tuple(targets))
+
+
+_MATCH_ALL = {"-name": {"*"}, "-iname": {"*"}, "-path": {"*"}, "-ipath": {"*"}, "-wholename": {"*"}}
+_MATCH_ALL |= {"-regex": {".*", ".+", "^.*$", ".*$", "^.*"}, "-iregex": {".*", ".+", "^.*$", ".*$", "^.*"}}
+
+
+def _matches_all(test: str, value: str) -> bool:
+    """``-name '*'`` or ``-regex '.*'``: a filter every file passes is no filter (``find ~ -name '*' -delete``)."""
+    return value in _MATCH_ALL.get(test, ())
 
 
 def _target(start: str, filtered: bool, pattern: str) -> str:
