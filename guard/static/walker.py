@@ -201,6 +201,11 @@ class Walker:
             # tree-sitter-bash leaves a word out of the tree before ``2>x`` (``make -f - 2>x`` parses as
             # ``make -f``): what lies between the command and its first redirect is still its argument
             gap = self.src[body.end_byte : redirects[0].start_byte].decode("utf-8", "replace").split()
+            # and words after a redirect's target (``rm -rf 2>/dev/null /``) come as more targets of it
+            for r in redirects:
+                if r.type == "file_redirect":
+                    targets = [ch for ch in r.named_children if ch.type not in ("file_descriptor", "ERROR")]
+                    gap.extend(w for ch in targets[1:] if not self.fd_of_next(ch) for w in self.words(ch))
             if gap:
                 self.dropped[body.end_byte if body.type == "command" else _last_command_end(body)] = gap
         stdin, outputs, after = self.redirections(redirects, stdin)
@@ -220,6 +225,10 @@ class Walker:
             else:
                 self.stmt(part, EMPTY)
         return out
+
+    def fd_of_next(self, node: Any) -> bool:
+        """A number glued to the next redirect (``0`` of ``>& x 0>&1``), misread as one more target."""
+        return node.type == "number" and self.src[node.end_byte : node.end_byte + 1] in (b">", b"<")
 
     def redirections(
         self, nodes: list[Any], stdin: Flow

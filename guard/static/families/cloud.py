@@ -154,6 +154,8 @@ def _method(args: tuple[str, ...]) -> str:
             return args[i + 1].upper()
         if a.startswith("--method="):
             return a.split("=", 1)[1].upper()
+        if a.startswith("-X") and len(a) > 2:  # ``-XPOST``
+            return a[2:].upper()
     return "GET"
 
 

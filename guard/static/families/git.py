@@ -178,6 +178,8 @@ def _read_only(sub: str, rest: tuple[str, ...], scan: Scan) -> Flow:
         effects.write(scan, out)
     if sub == "ls-remote":
         scan.tag("network")
+        for program in parse_opts(rest, frozenset({"--upload-pack", "-u"})).all("--upload-pack", "-u"):
+            scan.engine.script(program)  # runs that program (locally, for a path remote)
     scan.hit("G180", f"git {sub}")
     if sub == "ls-files" or (sub in ("diff", "show", "log") and opts.has("--name-only")):
         # Paths in the work tree, what ``| xargs cmd`` then works on: any of its files (``./*``), or

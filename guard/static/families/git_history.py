@@ -17,7 +17,8 @@ SHARED_BRANCHES = wordset("main master develop development trunk production prod
 
 
 def _reset(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
-    scan.hit("G137" if "--hard" in rest else "G189", f"git reset {' '.join(rest)}")
+    # ``--merge`` resets files whose changes are staged but not in the work tree: staged work is lost
+    scan.hit("G137" if "--hard" in rest or "--merge" in rest else "G189", f"git reset {' '.join(rest)}")
 
 
 def _clean(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
@@ -34,7 +35,7 @@ _PATHISH = lazyre.compile(r"(^\.{1,2}/?$|^\*|/$|^\./|\.[A-Za-z0-9]{1,5}$)")
 
 
 def _checkout(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
-    opts = parse_opts(rest, frozenset({"-b", "-B", "--orphan", "--track", "-t", "--conflict", "--pathspec-from-file"}))
+    opts = parse_opts(rest, frozenset({"-b", "-B", "--orphan", "--conflict", "--pathspec-from-file"}))
     shown = f"git {sub} {' '.join(rest)}"
     if opts.has("-f", "--force", "--discard-changes"):
         scan.hit("G137", shown)

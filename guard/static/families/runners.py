@@ -213,7 +213,7 @@ def _parallel(cmd: Cmd, scan: Scan) -> Flow:
     while i < len(head) and head[i].startswith("-"):
         i += 2 if head[i] in ("-j", "--jobs", "-S", "--sshlogin", "--joblog", "-N", "--max-args", "--delay") else 1
     template = head[i:]
-    items = items or inputs_of(scan, cmd.stdin)
+    items = items or inputs_of(scan, cmd.stdin, "\n")  # one argument per input line
     if len(template) == 1 and " " in template[0]:
         tail = "" if "{}" in template[0] else " " + " ".join(items)
         return scan.engine.script(template[0].replace("{}", items[0]) + tail)
@@ -225,7 +225,7 @@ def _parallel(cmd: Cmd, scan: Scan) -> Flow:
 
 _TMUX_RUNS = wordset(
     "new new-session new-window neww split-window splitw respawn-pane respawn-window run-shell run send-keys "
-    "send if-shell display-popup popup"
+    "send if-shell display-popup popup pipe-pane pipep"
 )
 
 
@@ -261,7 +261,42 @@ def _tmux(cmd: Cmd, scan: Scan) -> Flow | None:
     return None
 
 
+_HYPERFINE_SCRIPTS = wordset("-p --prepare -s --setup -c --cleanup --conclude")
+_HYPERFINE_TAKES = _HYPERFINE_SCRIPTS | wordset(
+    "-w --warmup -m --min-runs -M --max-runs -r --runs -D --parameter-step-size -S --shell --style --sort -u "
+    "--time-unit --export-asciidoc --export-csv --export-json --export-markdown --export-orgmode --output "
+    "-n --command-name --input"
+)
+
+
+def _hyperfine(cmd: Cmd, scan: Scan) -> Flow | None:
+    """hyperfine runs each benchmarked command, and its prepare/setup/cleanup commands, in a shell."""
+    args = list(cmd.args)
+    scripts: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        key = a.split("=", 1)[0]
+        if key in ("-P", "--parameter-scan", "-L", "--parameter-list"):
+            i += 4 if key in ("-P", "--parameter-scan") else 3
+            continue
+        if key in _HYPERFINE_TAKES:
+            value = a.split("=", 1)[1] if "=" in a else args[i + 1] if i + 1 < len(args) else ""
+            if key in _HYPERFINE_SCRIPTS:
+                scripts.append(value)
+            i += 1 if "=" in a else 2
+            continue
+        if not a.startswith("-"):
+            scripts.append(a)
+        i += 1
+    for script in scripts:
+        scan.engine.script(script)
+    scan.hit("G181", " ".join(cmd.argv))
+    return None
+
+
 HANDLERS: dict[str, Handler] = {
+    "hyperfine": _hyperfine,
     "tmux": _tmux,
     "screen": _tmux,
     "find": _find,
