@@ -44,13 +44,15 @@ _GIT_EXEC_LINE = lazyre.compile(
     r"(?im)(?:^|[\s\]])(hookspath|fsmonitor|pager|editor|sshcommand|askpass|gitproxy|textconv|external"
     r"|program|driver|clean|smudge|process|path)\s*=|=\s*['\"]?!"
 )
-_CRON = lazyre.compile(r"^\s*(@\w+|(?:\S+\s+){5})", re.M)
-_CRON_USER = lazyre.compile(r"^\s*(@\w+\s+\S+|(?:\S+\s+){6})", re.M)
-_UNIT_EXEC = lazyre.compile(r"(?m)^\s*Exec\w*\s*=\s*[-@+!:]*(.+)$")
+_CRON = lazyre.compile(r"^[ \t]*(@\w+|(?:\S+[ \t]+){5})", re.M)
+_CRON_USER = lazyre.compile(r"^[ \t]*(@\w+[ \t]+\S+|(?:\S+[ \t]+){6})", re.M)
+_UNIT_EXEC = lazyre.compile(r"(?m)^[ \t]*Exec\w*[ \t]*=[ \t]*[-@+!:]*(.+)$")
 _PLIST_STRING = lazyre.compile(r"<string>([^<]*)</string>")
 _GIT_VALUE = lazyre.compile(r"(?m)^[^=\n\[#;]*=\s*(.+)$")
-_GIT_ALIASES = lazyre.compile(r"(?im)^\s*\[alias\][^\[]*")
-_SSH_VALUE = lazyre.compile(r"(?im)^\s*(?:proxycommand|localcommand|knownhostscommand|match\s.*?\bexec)\s*=?\s*(.+)$")
+_GIT_ALIASES = lazyre.compile(r"(?im)^[ \t]*\[alias\][^\[]*")
+_SSH_VALUE = lazyre.compile(
+    r"(?im)^[ \t]*(?:proxycommand|localcommand|knownhostscommand|match\s.*?\bexec)[ \t]*=?[ \t]*(.+)$"
+)
 
 
 def read(scan: Scan, word: str, content: bool = True) -> Place:

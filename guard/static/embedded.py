@@ -30,7 +30,7 @@ _ELISP_SHELL = lazyre.compile(
     r"\((?:shell-command(?:-to-string)?|async-shell-command|call-process-shell-command|"
     r"start-process-shell-command|process-lines)\s+(?:\"[^\"]*\"\s+nil\s+)?\"((?:[^\"\\]|\\.)*)\""
 )
-_ED_SHELL = lazyre.compile(r"(?m)^\s*(?:[0-9,.$]*[wre]\s*)?!(.+)$")
+_ED_SHELL = lazyre.compile(r"(?m)^[ \t]*(?:[0-9,.$]*[wre]\s*)?!(.+)$")
 
 
 def judge(cmd: Cmd, scan: Scan) -> None:

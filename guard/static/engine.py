@@ -104,6 +104,10 @@ class Engine:
             text = join_continued(text)
         if hidden:
             scan.hit("G199")
+        if (len(text) - len(text.rstrip("\\"))) % 2:  # ``ls 0$\``: a last backslash escapes nothing; the
+            # grammar reads some such texts without an error, but what bash makes of them is not sure
+            scan.parse_error = True
+            scan.hit("G195", "a backslash ends the command")
         if positional is not None:
             scan.vars["@"] = scan.vars["*"] = IFS.join(positional[1:])
             for i, value in enumerate(positional[:10]):

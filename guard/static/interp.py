@@ -22,8 +22,8 @@ from guard.static.text import DYN_OPEN, wordset
 _Q = r"(?P<q>['\"])(?P<s>(?:\\.|(?!(?P=q)).)*)(?P=q)"
 _SHELL_STR = lazyre.compile(
     r"(?:os\.system|os\.popen|subprocess\.\w+|commands\.getoutput|(?<![\w.])system|execSync|spawnSync|execFile(?:Sync)?"
-    r"|child_process\.exec|(?<![\w.])exec(?=\s*\(?\s*['\"][^'\"]*\s)|popen|shell_exec|passthru|proc_open|IO\.popen"
-    r"|Kernel\.(?:system|exec|spawn)|do shell script|Runtime\.getRuntime\(\)\.exec|qx|os\.execute)\s*\(?\s*" + _Q
+    r"|child_process\.exec|(?<![\w.])exec(?=\s*+\(?\s*+['\"][^'\"]*\s)|popen|shell_exec|passthru|proc_open|IO\.popen"
+    r"|Kernel\.(?:system|exec|spawn)|do shell script|Runtime\.getRuntime\(\)\.exec|qx|os\.execute)\s*+\(?\s*+" + _Q
 )
 _BACKTICK = lazyre.compile(r"`([^`]+)`|%x\{([^}]*)\}|qx\{([^}]*)\}")
 _SHELL_LIST = lazyre.compile(
@@ -102,8 +102,8 @@ _ENV_DUMP = lazyre.compile(
     re.I,
 )
 _FORK_BOMB = lazyre.compile(
-    r"while\s*\(?\s*(?:True|1|true)\s*\)?\s*[:{]?\s*(?:os\.)?fork\(\)|fork\s+while\s+fork|"
-    r"for\s*\(\s*;\s*;\s*\)\s*\{?\s*fork\(\)|fork\(\)\s*while\s*(?:true|1)",
+    r"while\s*+\(?\s*+(?:True|1|true)\s*+\)?\s*+[:{]?\s*+(?:os\.)?fork\(\)|fork\s++while\s++fork|"
+    r"for\s*+\(\s*+;\s*+;\s*+\)\s*+\{?\s*+fork\(\)|fork\(\)\s*+while\s*+(?:true|1)",
     re.I,
 )
 _IMPORT_CALL = lazyre.compile(

@@ -36,14 +36,14 @@ _CODE_SUFFIXES = {
 _RECIPE = lazyre.compile(r"(?m)^\t[@+-]*(.+)$")
 _INLINE_RECIPE = lazyre.compile(r"(?m)^[^\t#=\n:]+:(?!=)[^;\n=]*;[@+-]*(.+)$")
 _MAKE_SHELL = lazyre.compile(r"\$[({]shell\s+([^)}]+)[)}]")
-_RUN_STEP = lazyre.compile(r"(?m)^\s*(?:-\s*)?run:\s*[|>]?-?\s*(.+)$")
+_RUN_STEP = lazyre.compile(r"(?m)^[ \t]*(?:-[ \t]*)?run:\s*[|>]?-?\s*(.+)$")
 _JSON_STRING = r'"((?:[^"\\\n]|\\.)*)"'
 _TASK_COMMAND = lazyre.compile(r'"command"\s*:\s*' + _JSON_STRING)
 _DEVCONTAINER_COMMAND = lazyre.compile(
     r'"(?:initialize|onCreate|updateContent|postCreate|postStart|postAttach)Command"\s*:\s*'
 )
 _STRING_IN = lazyre.compile(_JSON_STRING)
-_ENTRY = lazyre.compile(r"(?m)^\s*(?:-\s*)?entry:\s*(.+)$")
+_ENTRY = lazyre.compile(r"(?m)^[ \t]*(?:-[ \t]*)?entry:[ \t]*(.+)$")
 # Project files that run as programs without anyone reviewing them: the host's project hooks
 # (``.claude/hooks/*.sh`` named in ``.claude/settings.json``), ``python`` from the virtualenv,
 # ``jest`` from ``node_modules/.bin`` when an npm script runs.
@@ -52,7 +52,7 @@ _PACKAGE_CONFIGS = frozenset(
     {".npmrc", ".yarnrc", ".yarnrc.yml", "pip.conf", "pip.ini", "bunfig.toml", ".bunfig.toml", "uv.toml", ".pnpmrc"}
 )
 _PACKAGE_REDIRECT = lazyre.compile(
-    r"(?im)^\s*(?:[\w@/:-]*registry|script-shell|shell|node-options|onload-script|yarnPath|npmRegistryServer|"
+    r"(?im)^[ \t]*(?:[\w@/:-]*registry|script-shell|shell|node-options|onload-script|yarnPath|npmRegistryServer|"
     r"(?:extra-)?index-url|find-links|trusted-host|plugins)\s*[=:]"
 )
 _CI_FILES = lazyre.compile(

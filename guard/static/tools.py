@@ -63,12 +63,32 @@ _WRITE_WORDS = lazyre.compile(
 )
 _DELETE_WORDS = lazyre.compile(r"delete|remove|unlink|rm\b|destroy|drop|purge|trash", re.I)
 _READ_WORDS = lazyre.compile(r"read|get|cat|view|open|download|fetch|list|search|find", re.I)
-_SECRET_QUERY = lazyre.compile(
-    r"[?&](?:[^=&]*(?:token|key|secret|password|passwd|auth|session|cred)[^=&]*)=([^&]{6,})|"
-    r"(AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{30,}|sk-[A-Za-z0-9_-]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}"
-    r"|-----BEGIN)",
-    re.I,
+# A secret in a URL: a query key naming one (judged per key by ``secret_in_url``: one pattern over the
+# whole URL backtracked quadratically on ``??????…``) or a token's own shape (fixed-length tails: an
+# open-ended ``{20,}`` rescanned ``sk-sk-sk-…`` from every start).
+_SECRET_KEY = lazyre.compile(r"token|key|secret|password|passwd|auth|session|cred", re.I)
+_SECRET_TOKEN = lazyre.compile(
+    r"AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{30}|sk-[A-Za-z0-9_-]{20}|xox[abpr]-[A-Za-z0-9-]{10}|-----BEGIN", re.I
 )
+
+
+def secret_in_url(url: str) -> bool:
+    """Whether ``url`` carries a secret: ``?…token…=value`` (a key that follows ``?`` or ``&`` and names
+    a secret, with a value of six or more characters) or a token of a known shape. Linear time."""
+    if _SECRET_TOKEN.search(url):
+        return True
+    for n, part in enumerate(url.split("&")):
+        pieces = part.split("=")
+        end = 0
+        for i, key in enumerate(pieces[:-1]):
+            end += len(key) + 1  # where this key's value starts in ``part``
+            if n == 0 or i > 0:  # the key must start after a ``?`` (or right after ``&``)
+                if "?" not in key:
+                    continue
+                key = key[key.index("?") + 1 :]
+            if len(part) - end >= 6 and _SECRET_KEY.search(key):
+                return True
+    return False
 
 
 def first(params: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
@@ -165,7 +185,7 @@ def judge_fetch(scan: Scan, params: Mapping[str, Any]) -> None:
         return
     scan.urls.extend(urls)
     scan.tag("network", "untrusted_input")
-    if any(_SECRET_QUERY.search(u) for u in urls):
+    if any(secret_in_url(u) for u in urls):
         scan.hit("G147", urls[0][:120])
     elif urls and all(_LOCAL_HOST.match(host_of(u)) for u in urls):
         scan.hit("G148", urls[0])

@@ -219,18 +219,27 @@ def _disk(cmd: Cmd, scan: Scan) -> Flow:
     return EMPTY
 
 
+def _in_order(text: str, first: str, then: str) -> bool:
+    """``re.search(first + ".*" + then, text)`` (across lines too) in linear time: that pattern rescans
+    to the end from every ``first`` (``net user user user …`` took seconds)."""
+    m = re.search(first, text)
+    return m is not None and re.search(then, text[m.end() :]) is not None
+
+
 def _backups(cmd: Cmd, scan: Scan) -> Flow:
     """vssadmin, wbadmin, bcdedit, wmic: deleting shadow copies or boot settings is ransomware's first step."""
     args = " ".join(cmd.args).lower()
     if cmd.name == "bcdedit":
-        destructive = re.search(r"/(set|delete|deletevalue|import|create|default|bootsequence|displayorder)\b", args)
+        destructive = bool(
+            re.search(r"/(set|delete|deletevalue|import|create|default|bootsequence|displayorder)\b", args)
+        )
     elif cmd.name == "wmic":
-        destructive = re.search(r"shadowcopy.*delete|delete.*shadowcopy", args)
+        destructive = _in_order(args, "shadowcopy", "delete") or _in_order(args, "delete", "shadowcopy")
         if not destructive and re.search(r"\b(delete|call|create|set)\b", args):
             scan.hit("G177", shown(scan, cmd))
             return EMPTY
     else:
-        destructive = re.search(r"\b(delete|resize)\b", args)
+        destructive = bool(re.search(r"\b(delete|resize)\b", args))
     scan.hit("G129" if destructive else "G180", shown(scan, cmd))
     return EMPTY
 
@@ -268,7 +277,7 @@ def _services(cmd: Cmd, scan: Scan) -> Flow:
     elif name == "net":
         rule = (
             "G176"
-            if re.search(r"\b(user|localgroup)\b.*(/add|/delete|/active)", args)
+            if _in_order(args, r"\b(user|localgroup)\b", "/add|/delete|/active")
             else ("G174" if re.search(r"\b(stop|pause)\b", args) else "G180" if not args or "view" in args else "G177")
         )
     elif name == "sc":

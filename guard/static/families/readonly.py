@@ -370,12 +370,12 @@ def _listed(cmd: Cmd, opts: Opts, operands: list[str], recursive: bool) -> tuple
     return tuple(f"{f.rstrip('/') or '/'}/match".replace("//", "/") if recursive else f for f in operands)
 
 
-_SED_EXEC = lazyre.compile(r"(^|[;{}\n]\s*|\d\s*|/\s*)e(\s|$|;)")
+_SED_EXEC = lazyre.compile(r"(^|[;{}\n][ \t]*|\d[ \t]*|/[ \t]*)e(\s|$|;)")
 # ``s/regex/replacement/flags`` with any delimiter: the ``e`` flag runs the result as a command
 _SED_SUBST = lazyre.compile(r"(?:^|[;{}\n\s\d$/!])s([^\w\s\\])((?:\\.|(?!\1).)*)\1((?:\\.|(?!\1).)*)\1(\w*)", re.S)
 _SED_BACKREF = lazyre.compile(r"(?<!\\)(?:\\\\)*(?:&|\\\d)")
-_SED_E_COMMAND = lazyre.compile(r"(?:^|[;{}\n]|\d)\s*e\s+([^;\n}]+)")
-_SED_WRITE = lazyre.compile(r"(?:^|[;{}\n]|/[gpI0-9]*)\s*[wW]\s+(\S+)")
+_SED_E_COMMAND = lazyre.compile(r"(?:^|[;{}\n]|\d)[ \t]*e\s+([^;\n}]+)")
+_SED_WRITE = lazyre.compile(r"(?:^|[;{}\n]|/[gpI0-9]*)[ \t]*[wW]\s+(\S+)")
 
 
 def _sed(cmd: Cmd, scan: Scan) -> Flow:
@@ -427,9 +427,23 @@ def _read_or_edit(scan: Scan, cmd: Cmd, files: list[str], in_place: bool) -> Flo
 _AWK_DANGER = lazyre.compile(r"\bsystem\s*\(|\|\s*getline|\bprint[f]?\b[^;}]*\|\s*\"|\"\s*\|\s*getline")
 _AWK_SYSTEM = lazyre.compile(r"system\s*\(\s*\"((?:[^\"\\]|\\.)*)\"")
 # ``print "rm -rf ~" | "sh"``: the printed text is the piped command's input; ``"cmd" | getline`` runs cmd
-_AWK_PIPE = lazyre.compile(r"\bprint[f]?\b\s*\(?([^;}|]*?)\)?\s*\|\s*\"((?:[^\"\\]|\\.)*)\"")
+_AWK_PIPE = lazyre.compile(r"\bprint[f]?\b([^;}|]*+)\|\s*\"((?:[^\"\\]|\\.)*)\"")
+# (what print sends to a pipe is taken whole and unparenthesised by ``_unparen``: a lazy group between
+# optional parentheses and blanks backtracked cubically on a long ``print`` without a pipe)
 _AWK_GETLINE = lazyre.compile(r"\"((?:[^\"\\]|\\.)*)\"\s*\|\s*getline")
 _AWK_STRING = lazyre.compile(r"\s*\"((?:[^\"\\]|\\.)*)\"\s*")
+
+
+def _unparen(printed: str) -> str:
+    """``print ("x") | "cmd"``: what is printed, without its blanks and one pair of parentheses."""
+    printed = printed.strip()
+    if printed.startswith("("):
+        printed = printed[1:]
+    if printed.endswith(")"):
+        printed = printed[:-1]
+    return printed
+
+
 _AWK_FILE = lazyre.compile(r"\bprint[f]?\b[^;}|]*>>?\s*\"([^\"]+)\"")
 
 
@@ -449,7 +463,7 @@ def _awk(cmd: Cmd, scan: Scan) -> Flow:
         for inner in _AWK_SYSTEM.findall(program):
             scan.engine.script(inner.replace('\\"', '"'))
         for printed, command in _AWK_PIPE.findall(program):
-            literal = _AWK_STRING.fullmatch(printed)
+            literal = _AWK_STRING.fullmatch(_unparen(printed))
             text = literal.group(1).replace('\\"', '"').replace("\\n", "\n") + "\n" if literal else None
             scan.engine.script(command.replace('\\"', '"'), Flow(0, text) if text is not None else OPAQUE_FLOW)
         for command in _AWK_GETLINE.findall(program):

@@ -179,7 +179,7 @@ def _accounts(cmd: Cmd, scan: Scan) -> Flow:
     return EMPTY
 
 
-_CRON_FIELDS = lazyre.compile(r"^\s*(@\w+|(?:\S+\s+){5})", re.M)
+_CRON_FIELDS = lazyre.compile(r"^[ \t]*(@\w+|(?:\S+[ \t]+){5})", re.M)  # blanks, not newlines: linear on empty lines
 
 
 def scheduled_text_rule(scan: Scan, text: str | None, cron: bool, bits: int = 0) -> str:
