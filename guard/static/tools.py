@@ -169,7 +169,7 @@ def judge_read(scan: Scan, params: Mapping[str, Any], content: bool) -> None:
 
 
 def judge_fetch(scan: Scan, params: Mapping[str, Any]) -> None:
-    from guard.static.families.net import _LOCAL_HOST, host_of
+    from guard.static.families.net import _LOCAL_HOST, host_of, metadata_urls
 
     value = first(params, URL_KEYS)
     urls = [str(u) for u in value] if isinstance(value, list) else [str(value)] if value else []
@@ -185,6 +185,7 @@ def judge_fetch(scan: Scan, params: Mapping[str, Any]) -> None:
         return
     scan.urls.extend(urls)
     scan.tag("network", "untrusted_input")
+    metadata_urls(scan, urls)
     if any(secret_in_url(u) for u in urls):
         scan.hit("G147", urls[0][:120])
     elif urls and all(_LOCAL_HOST.match(host_of(u)) for u in urls):

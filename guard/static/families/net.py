@@ -39,6 +39,34 @@ def host_of(url: str) -> str:
     return host.partition(":")[0].lower()
 
 
+# Cloud instance metadata services hand out the machine's credentials and tokens to whoever asks,
+# with the usual spellings of 169.254.169.254 (decimal, hex, octal) that dodge a plain match.
+METADATA_HOSTS = frozenset(
+    {
+        "169.254.169.254",
+        "2852039166",
+        "0xa9fea9fe",
+        "0251.0376.0251.0376",
+        "169.254.170.2",
+        "[fd00:ec2::254]",
+        "metadata.google.internal",
+        "metadata.goog",
+        "metadata",
+        "100.100.100.200",
+    }
+)
+
+
+def metadata_urls(scan: Scan, urls: list[str]) -> bool:
+    """Hit G140 for a cloud metadata address among ``urls`` and mark the output secret."""
+    for url in urls:
+        if host_of(url) in METADATA_HOSTS:
+            scan.hit("G140", f"cloud instance metadata: {display(scan, url)[:100]}")
+            scan.cmd_secret = True
+            return True
+    return False
+
+
 def _is_local(urls: list[str]) -> bool:
     return bool(urls) and all(_LOCAL_HOST.match(host_of(u)) for u in urls)
 
@@ -93,6 +121,7 @@ def _curl(cmd: Cmd, scan: Scan) -> Flow:
         or bool(opts.all("--mail-rcpt", "-Q", "--quote"))
     )
     _secrets_in(scan, cmd, sent + urls)
+    metadata_urls(scan, urls)
     if flow_out.bits & SECRET:
         scan.hit("G143", display(scan, " ".join(cmd.argv)))
     local = _is_local(urls)
@@ -141,6 +170,7 @@ def _wget(cmd: Cmd, scan: Scan) -> Flow:
         flow = flow | _upload(scan, cmd, f)
     method = (opts.value("--method") or "").upper()
     _secrets_in(scan, cmd, sent + urls)
+    metadata_urls(scan, urls)
     if flow.bits & SECRET:
         scan.hit("G143", display(scan, " ".join(cmd.argv)))
     local = _is_local(urls)
