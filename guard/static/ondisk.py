@@ -1,0 +1,207 @@
+"""Where a write really lands: paths followed on the file system at decision time.
+
+The rest of :mod:`guard.static` reads paths as text, which is pure and cached. Text cannot see
+that ``cfg.json`` is a symbolic link to ``~/.claude/settings.json``, that ``w/../x`` leaves a
+linked folder through its real parent, that ``x`` is a hard link to guard's history, or that
+``/mnt/b`` is ``~/.guard`` mounted a second time. So every write, delete, move and link target
+is recorded as spelled (joined to the call's working directory, ``..`` kept), and
+:func:`check` walks it component by component on disk when the decision is made (never
+cached): symbolic links at any depth are followed as the kernel would, and each existing
+component is compared by ``(st_dev, st_ino)`` with guard's protected files and folders. A target
+that really lands there is a protected write (G415); a link made onto one is G416; a path that
+cannot be followed (a link loop, no permission to look) asks (G417), never allows.
+
+Reads are not recorded: reading a host's settings through a link is what reading them is.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import stat
+from collections.abc import Iterable
+
+from guard.static import paths as P
+from guard.static.paths import Resolver
+from guard.static.text import DYN_OPEN
+
+MAX_HOPS = 40  # the kernel's own limit on symbolic links in one lookup (ELOOP)
+
+# What an operation does to the last component of its path: a delete or a move of ``x`` takes
+# the link ``x`` itself, not what it points at (``delete_in``: ``rm -rf x/`` empties the target).
+WRITE, CREATE, DELETE, DELETE_IN, LINK = "write", "create", "delete", "delete_in", "link"
+_NO_FOLLOW = frozenset({DELETE})
+
+# guard's own settings and the hook settings of agent hosts, inside a home or a project (the same
+# places :mod:`guard.static.paths` protects by name)
+_HOST_FILES = (
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".codex/hooks.json",
+    ".codex/config.toml",
+    ".gemini/settings.json",
+    ".cursor/hooks.json",
+    ".openclaw/openclaw.json",
+    "guard.toml",
+    ".guard.toml",
+)
+_HOST_DIRS = (".claude", ".codex", ".gemini", ".cursor", ".openclaw", P.OPENCLAW_PLUGIN)
+
+
+class Unresolvable(Exception):
+    """A path the file system would not let guard follow (loop, permission, name too long)."""
+
+
+def spelled(resolver: Resolver, word: str, cwd: str | None) -> str | None:
+    """``word`` joined to ``cwd`` as the kernel will read it (``..`` and links kept for :func:`resolve`).
+
+    ``/proc/self/root/x`` and ``/proc/self/cwd/x`` name the *shell's* root and working directory,
+    so they are rewritten here, as the text resolver does; ``None`` for runtime values, Windows
+    paths and an unknown working directory. A trailing broad glob (``w/*``) stands for its folder.
+    """
+    if not word or DYN_OPEN in word or word[1:2] == ":" or word[:1] in "~%$\\":
+        return None
+    head, _, last = word.rpartition("/")
+    if last and P.is_broad_glob(last):
+        word = head or ("/" if word.startswith("/") else ".")
+    if any(c in word for c in "*?["):
+        return None  # which files a glob names is the shell's business at run time
+    unknown = cwd == P.UNKNOWN_CWD or bool(cwd and P.has_dynamic(cwd))
+    base = cwd if cwd is not None else resolver.project
+    if word.startswith("/"):
+        m = P.proc_link(word)
+        if m is None:
+            return word
+        rest = word[m.end() :]
+        if m[1] == "root":
+            return rest or "/"
+        if unknown:
+            return None
+        return (base.rstrip("/") if base else ".") + rest
+    if unknown:
+        return None
+    return word if base is None else base.rstrip("/") + "/" + word
+
+
+class Protected:
+    """guard's protected files and folders on disk for one home, project and workspace:
+    ``(st_dev, st_ino)`` -> the path the text rules know them by."""
+
+    def __init__(self, resolver: Resolver) -> None:
+        bases = [resolver.home] + ([resolver.project] if resolver.project else [])
+        self.files = [posixpath.join(b, f) for b in bases for f in _HOST_FILES]
+        self.dirs = [posixpath.join(b, d) for b in bases for d in _HOST_DIRS] + list(resolver.guard_dirs)
+        self.guard_dirs = resolver.guard_dirs
+        self._table: dict[tuple[int, int], str] | None = None
+
+    @property
+    def table(self) -> dict[tuple[int, int], str]:
+        """Built on first use, once per decision: a few ``stat`` calls and one listing per workspace."""
+        if self._table is None:
+            table: dict[tuple[int, int], str] = {}
+            for path in (*self.files, *self.dirs):
+                _add(table, path)
+            for ws in self.guard_dirs:
+                try:
+                    with os.scandir(ws) as entries:
+                        for entry in entries:
+                            _add(table, posixpath.join(ws, entry.name))
+                except OSError:
+                    pass
+            self._table = table
+        return self._table
+
+
+def _add(table: dict[tuple[int, int], str], path: str) -> None:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return
+    table.setdefault((st.st_dev, st.st_ino), path)
+
+
+def resolve(path: str, op: str, protected: Protected) -> str | None:
+    """The real path ``path`` reaches, read as the text rules know it (a component that *is* a
+    protected file or folder by inode is renamed to it); ``None`` when it leads into guard's own
+    process (``/dev/fd/N``, ``/proc/self/…`` name the shell's, not guard's). Raises
+    :class:`Unresolvable` when the walk fails for another reason than a missing component.
+    """
+    parts = path.split("/")[::-1]  # a stack: the next component last
+    resolved, missing, hops = "", False, 0
+    follow_last = op not in _NO_FOLLOW
+    while parts:
+        name = parts.pop()
+        if name in ("", "."):
+            continue
+        if name == "..":
+            resolved = resolved.rsplit("/", 1)[0]
+            continue
+        candidate = resolved + "/" + name
+        if missing:
+            resolved = candidate
+            continue
+        if candidate.startswith("/proc/") and _own_process(candidate):
+            return None
+        try:
+            st = os.lstat(candidate)
+        except (FileNotFoundError, NotADirectoryError):
+            missing, resolved = True, candidate
+            continue
+        except (OSError, ValueError) as exc:  # ValueError: a NUL byte, which no file name holds
+            raise Unresolvable(f"{candidate}: {getattr(exc, 'strerror', None) or type(exc).__name__}") from exc
+        last = not any(p not in ("", ".") for p in parts)
+        if stat.S_ISLNK(st.st_mode) and (follow_last or not last):
+            hops += 1
+            if hops > MAX_HOPS:
+                raise Unresolvable(f"{path}: too many levels of symbolic links")
+            try:
+                target = os.readlink(candidate)
+            except OSError as exc:
+                raise Unresolvable(f"{candidate}: {exc.strerror or type(exc).__name__}") from exc
+            if target.startswith("/"):
+                resolved = ""
+            parts.extend(target.split("/")[::-1])
+            continue
+        resolved = candidate
+        if stat.S_ISLNK(st.st_mode) or (last and not follow_last and not stat.S_ISDIR(st.st_mode)):
+            continue  # removing a link, or one name of a hard-linked file, leaves the file
+        known = protected.table.get((st.st_dev, st.st_ino))
+        if known is not None:
+            resolved = known
+    return resolved or "/"
+
+
+def _own_process(path: str) -> bool:
+    comps = path.split("/", 4)
+    return len(comps) > 2 and comps[2] in ("self", "thread-self", str(os.getpid()))
+
+
+def check(targets: Iterable[tuple[str, str]], resolver: Resolver, cwd: str | None) -> list[tuple[str, str]]:
+    """``(rule id, detail)`` for every target that really reaches a protected place, or cannot be followed."""
+    protected = Protected(resolver)
+    base = cwd if cwd and cwd.startswith("/") else os.getcwd()
+    found: list[tuple[str, str]] = []
+    seen: set[tuple[str, str]] = set()
+    for op, raw in targets:
+        if (op, raw) in seen:
+            continue
+        seen.add((op, raw))
+        path = raw if raw.startswith("/") else base.rstrip("/") + "/" + raw
+        try:
+            real = resolve(path, op, protected)
+        except Unresolvable as exc:
+            found.append(("G417", str(exc)))
+            continue
+        if real is None or real == posixpath.normpath(path):
+            continue  # the text rules saw this very path
+        place = resolver.place(real)
+        if place.tier != P.PROTECTED:
+            continue
+        if resolver.place(posixpath.normpath(path)).tier == P.PROTECTED:
+            continue  # already refused by its name (G156)
+        shown = raw if len(raw) < 80 else "…" + raw[-79:]
+        if op == LINK:
+            found.append(("G416", f"{shown} leads to {real}"))
+        elif place.kind != "holds_guard" or op != CREATE:
+            found.append(("G415", f"{shown} leads to {real}"))
+    return found
