@@ -21,6 +21,7 @@ import posixpath
 import stat
 from collections.abc import Iterable
 
+from guard.static import inodes
 from guard.static import paths as P
 from guard.static.paths import Resolver
 from guard.static.text import DYN_OPEN
@@ -31,21 +32,6 @@ MAX_HOPS = 40  # the kernel's own limit on symbolic links in one lookup (ELOOP)
 # the link ``x`` itself, not what it points at (``delete_in``: ``rm -rf x/`` empties the target).
 WRITE, CREATE, DELETE, DELETE_IN, LINK = "write", "create", "delete", "delete_in", "link"
 _NO_FOLLOW = frozenset({DELETE})
-
-# guard's own settings and the hook settings of agent hosts, inside a home or a project (the same
-# places :mod:`guard.static.paths` protects by name)
-_HOST_FILES = (
-    ".claude/settings.json",
-    ".claude/settings.local.json",
-    ".codex/hooks.json",
-    ".codex/config.toml",
-    ".gemini/settings.json",
-    ".cursor/hooks.json",
-    ".openclaw/openclaw.json",
-    "guard.toml",
-    ".guard.toml",
-)
-_HOST_DIRS = (".claude", ".codex", ".gemini", ".cursor", ".openclaw", P.OPENCLAW_PLUGIN)
 
 
 class Unresolvable(Exception):
@@ -84,40 +70,18 @@ def spelled(resolver: Resolver, word: str, cwd: str | None) -> str | None:
 
 
 class Protected:
-    """guard's protected files and folders on disk for one home, project and workspace:
-    ``(st_dev, st_ino)`` -> the path the text rules know them by."""
+    """guard's protected files and folders by inode (:mod:`guard.static.inodes`), looked up once per
+    decision and only when a walk reaches an existing component."""
 
     def __init__(self, resolver: Resolver) -> None:
-        bases = [resolver.home] + ([resolver.project] if resolver.project else [])
-        self.files = [posixpath.join(b, f) for b in bases for f in _HOST_FILES]
-        self.dirs = [posixpath.join(b, d) for b in bases for d in _HOST_DIRS] + list(resolver.guard_dirs)
-        self.guard_dirs = resolver.guard_dirs
-        self._table: dict[tuple[int, int], str] | None = None
+        self.resolver = resolver
+        self._table: inodes.Table | None = None
 
     @property
-    def table(self) -> dict[tuple[int, int], str]:
-        """Built on first use, once per decision: a few ``stat`` calls and one listing per workspace."""
+    def table(self) -> inodes.Table:
         if self._table is None:
-            table: dict[tuple[int, int], str] = {}
-            for path in (*self.files, *self.dirs):
-                _add(table, path)
-            for ws in self.guard_dirs:
-                try:
-                    with os.scandir(ws) as entries:
-                        for entry in entries:
-                            _add(table, posixpath.join(ws, entry.name))
-                except OSError:
-                    pass
-            self._table = table
+            self._table = inodes.table(self.resolver)
         return self._table
-
-
-def _add(table: dict[tuple[int, int], str], path: str) -> None:
-    try:
-        st = os.stat(path)
-    except (OSError, ValueError):
-        return
-    table.setdefault((st.st_dev, st.st_ino), path)
 
 
 def resolve(path: str, op: str, protected: Protected) -> str | None:
