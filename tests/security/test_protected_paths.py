@@ -262,7 +262,7 @@ LINK_CASES = [
     ("ln -s ../home/.claude/settings.json docs/../cfg2.json", BLOCK),
     ("ln -s cfg.json again.json", BLOCK),  # onto an existing link onto the settings: found on disk
     ("ln notes.jsonl more.jsonl", BLOCK),  # a hard link of a hard link of guard's history
-    ("python3 -c 'import os; os.symlink(os.path.expanduser(\"~/.guard\"), \"w2\")'", BLOCK),
+    ('python3 -c \'import os; os.symlink(os.path.expanduser("~/.guard"), "w2")\'', BLOCK),
     ("sudo mount --bind ~/.guard /mnt/w", BLOCK),
     ("ln -s src/app.py app2.py", ALLOW),
     ("ln README.md README.hard.md", ALLOW),
