@@ -84,14 +84,16 @@ class Protected:
         return self._table
 
 
-def resolve(path: str, op: str, protected: Protected) -> str | None:
-    """The real path ``path`` reaches, read as the text rules know it (a component that *is* a
-    protected file or folder by inode is renamed to it); ``None`` when it leads into guard's own
-    process (``/dev/fd/N``, ``/proc/self/…`` name the shell's, not guard's). Raises
+def resolve(path: str, op: str, protected: Protected, cwd: str = "/") -> str | None:
+    """The real path ``path`` reaches, read as the text rules know it (below a component that *is*
+    a protected file or folder by inode, the path is renamed to it); ``None`` when it leads into
+    guard's own descriptors (``/dev/fd/N``, ``/proc/self/fd/N`` name the shell's, not guard's).
+    ``/proc/self/root`` met on the way is the root, ``/proc/self/cwd`` the call's ``cwd``. Raises
     :class:`Unresolvable` when the walk fails for another reason than a missing component.
     """
     parts = path.split("/")[::-1]  # a stack: the next component last
     resolved, missing, hops = "", False, 0
+    aliases: list[tuple[str, str]] = []  # (real folder or file, the protected name it is known by)
     follow_last = op not in _NO_FOLLOW
     while parts:
         name = parts.pop()
@@ -105,7 +107,13 @@ def resolve(path: str, op: str, protected: Protected) -> str | None:
             resolved = candidate
             continue
         if candidate.startswith("/proc/") and _own_process(candidate):
-            return None
+            m = P.proc_link(candidate + "/" + "/".join(parts[::-1]))
+            if m is None:
+                return None
+            rest = m.string[m.end() :].split("/")[::-1]
+            parts = rest + (cwd.split("/")[::-1] if m[1] == "cwd" else [])
+            resolved = ""
+            continue
         try:
             st = os.lstat(candidate)
         except (FileNotFoundError, NotADirectoryError):
@@ -130,14 +138,18 @@ def resolve(path: str, op: str, protected: Protected) -> str | None:
         if stat.S_ISLNK(st.st_mode) or (last and not follow_last and not stat.S_ISDIR(st.st_mode)):
             continue  # removing a link, or one name of a hard-linked file, leaves the file
         known = protected.table.get((st.st_dev, st.st_ino))
-        if known is not None:
-            resolved = known
-    return resolved or "/"
+        if known is not None and known != candidate:
+            aliases.append((candidate, known))
+    resolved = resolved or "/"
+    for real, known in reversed(aliases):  # the deepest alias the path is still inside (``..`` may leave it)
+        if resolved == real or resolved.startswith(real + "/"):
+            return known + resolved[len(real) :]
+    return resolved
 
 
 def _own_process(path: str) -> bool:
-    comps = path.split("/", 4)
-    return len(comps) > 2 and comps[2] in ("self", "thread-self", str(os.getpid()))
+    comps = path.split("/")
+    return len(comps) == 3 and comps[2] in ("self", "thread-self", str(os.getpid()))
 
 
 def check(targets: Iterable[tuple[str, str]], resolver: Resolver, cwd: str | None) -> list[tuple[str, str]]:
@@ -152,7 +164,7 @@ def check(targets: Iterable[tuple[str, str]], resolver: Resolver, cwd: str | Non
         seen.add((op, raw))
         path = raw if raw.startswith("/") else base.rstrip("/") + "/" + raw
         try:
-            real = resolve(path, op, protected)
+            real = resolve(path, op, protected, base)
         except Unresolvable as exc:
             found.append(("G417", str(exc)))
             continue

@@ -139,6 +139,21 @@ def hard_link_settings(w: World) -> None:
     os.link(w.settings, w.proj / "cfg.json")
 
 
+def link_via_proc(w: World) -> None:
+    """A link (as a cloned repository may hold) whose target goes through ``/proc/self/root``."""
+    os.symlink(f"/proc/self/root{w.settings}", w.proj / "cfg.json")
+
+
+def dotfiles(w: World) -> None:
+    """``~/.claude`` itself a link into a dotfiles folder in the project, as dotfile managers make."""
+    real = w.proj / "dotfiles" / "claude"
+    real.mkdir(parents=True)
+    os.replace(w.settings, real / "settings.json")
+    os.rmdir(w.home / ".claude" / "hooks")
+    os.rmdir(w.home / ".claude")
+    os.symlink(real, w.home / ".claude")
+
+
 def link_ordinary(w: World) -> None:
     os.symlink("src/app.py", w.proj / "app.py")
 
@@ -163,6 +178,14 @@ HOOK_CASES: list[tuple[str, Callable[[World], None], Callable[[World], str], str
     ("a hard link to the host settings", hard_link_settings, lambda w: "cfg.json", "deny"),
     ("/proc/self/root in front", link_settings, lambda w: f"/proc/self/root{w.proj}/cfg.json", "deny"),
     ("/proc/self/cwd in front", link_settings, lambda w: "/proc/self/cwd/cfg.json", "deny"),
+    ("a link through /proc/self/root", link_via_proc, lambda w: "cfg.json", "deny"),
+    (
+        "the settings' real file, under ~/.claude linked away",
+        dotfiles,
+        lambda w: "dotfiles/claude/settings.json",
+        "deny",
+    ),
+    ("near-miss: '..' out of the linked-away folder", dotfiles, lambda w: "dotfiles/claude/../notes.md", "allow"),
     ("near-miss: a link to a project file", link_ordinary, lambda w: "app.py", "allow"),
     ("near-miss: a hard link between project files", hard_link_ordinary, lambda w: "README.copy.md", "allow"),
     ("near-miss: '..' that stays in the project", link_ordinary, lambda w: "src/../notes.md", "allow"),
@@ -175,7 +198,7 @@ def test_claude_code_write_through_links(world: World, setup: Any, path: Any, an
     """A Write tool call is judged where the file really is, through ``guard hook claude-code``."""
     setup(world)
     assert hook_write(world, path(world)) == answer
-    assert world.settings.read_text() == SENTINEL  # guard only decided
+    assert world.settings.read_text() == SENTINEL  # guard only decided (read through the link, if any)
 
 
 SHELL_CASES = [
