@@ -24,7 +24,7 @@ from guard.config import Config
 from guard.layers.base import Context
 from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM, Reason, Risk, ToolCall, Verdict
 from guard.static import userrules
-from guard.static.analysis import DEFAULT_LIMITS, Analysis, Limits, analyse, cache_key
+from guard.static.analysis import DEFAULT_LIMITS, Analysis, Limits, analyse, cache_key, on_disk
 from guard.static.rules import CATALOG
 from guard.static.tools import command_text
 
@@ -71,7 +71,12 @@ class Analyser:
             workspace,
             limits,
         )
-        return self.cached(_Key(key, call.tool, call.params, text))
+        analysis, verdict = self.cached(_Key(key, call.tool, call.params, text))
+        if analysis.targets:  # the disk is looked at every time: a link can appear between two calls
+            checked = on_disk(analysis, home, call.cwd, workspace)
+            if checked is not analysis:
+                return checked, verdict_for(None, checked, _NO_RULES)
+        return analysis, verdict
 
     def cache_clear(self) -> None:
         clear = getattr(self.cached, "cache_clear", None)

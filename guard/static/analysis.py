@@ -15,7 +15,7 @@ from typing import Any
 import attrs
 
 from guard.model import Risk
-from guard.static import tools
+from guard.static import ondisk, tools
 from guard.static.engine import Engine
 from guard.static.paths import Resolver
 from guard.static.rules import CATALOG
@@ -39,6 +39,7 @@ class Analysis:
     ceiling: bool = False
     lines_written: int | None = None
     text: str | None = None  # the shell command judged, for ``guard explain``
+    targets: tuple[tuple[str, str], ...] = ()  # what the call writes, as spelled: checked on disk per decision
 
 
 @attrs.frozen
@@ -126,7 +127,29 @@ def finish(scan: Scan, kind: str, lines: int | None = None, text: str | None = N
         ceiling=ceiling,
         lines_written=lines,
         text=text,
+        targets=tuple(dict.fromkeys(scan.targets)) if scan.targets else (),
     )
+
+
+def amend(analysis: Analysis, extra: list[Hit]) -> Analysis:
+    """``analysis`` with findings made outside the pure analysis (the check on disk) folded in."""
+    risk, ceiling, tags = analysis.risk, analysis.ceiling, set(analysis.tags)
+    for h in extra:
+        rule = CATALOG[h.rule_id]
+        risk, ceiling = max(risk, rule.risk), ceiling or rule.ceiling
+        tags |= rule.tags
+    if risk is not Risk.SAFE:
+        tags.discard("read_only")
+    hits = _dedupe([*analysis.hits, *extra])
+    return attrs.evolve(analysis, risk=risk, hits=hits, tags=frozenset(tags), ceiling=ceiling)
+
+
+def on_disk(analysis: Analysis, home: str, cwd: str | None, workspace: str | None) -> Analysis:
+    """Where the call's targets really lead, looked at now (never cached: the disk changes)."""
+    if not analysis.targets:
+        return analysis
+    found = ondisk.check(analysis.targets, resolver(home, cwd, workspace), cwd)
+    return amend(analysis, [Hit(rule_id, detail[:160]) for rule_id, detail in found]) if found else analysis
 
 
 def _dedupe(hits: list[Hit]) -> tuple[Hit, ...]:

@@ -8,12 +8,13 @@ records the effect (for user path rules such as ``Edit(~/.ssh/**)``) and returns
 from __future__ import annotations
 
 import html
+import posixpath
 import re
 
 from guard import lazyre
 from guard.model import Risk
+from guard.static import ondisk, places
 from guard.static import paths as P
-from guard.static import places
 from guard.static.landmines import (
     PROJECT_PROGRAM,
     autorun_commands,
@@ -83,6 +84,7 @@ def read_flow(scan: Scan, word: str) -> Flow:
 def delete(scan: Scan, word: str, recursive: bool, detail: str = "") -> Place:
     place = scan.place(word)
     scan.effect("write", place.path)
+    scan.target(_removal(word, place), word)
     scan.tag("delete")
     shown = detail or place.path
     linked = _linked(scan, word, place) if scan.links else None
@@ -98,6 +100,33 @@ def delete(scan: Scan, word: str, recursive: bool, detail: str = "") -> Place:
             )
             return place
     scan.hit(_delete_rule(place, recursive, _in_output_dir(scan, word, place)), shown)
+    return place
+
+
+def _removal(word: str, place: Place) -> str:
+    """Removing ``x`` takes the link ``x``; removing ``x/``, ``x/.`` or ``x/*`` takes what it points at."""
+    return ondisk.DELETE_IN if place.contents or word.endswith(("/", "/.")) else ondisk.DELETE
+
+
+def link(scan: Scan, source: str, dest: str | None, symbolic: bool = True) -> Place:
+    """A link (``ln``, ``cp -s``/``-l``, ``os.symlink``, ``mount --bind``) at ``dest`` onto ``source``.
+
+    A link onto guard's own files or a host's hook settings is refused however it is spelled: once
+    it exists, a write to an ordinary-looking name changes them. A relative symbolic link is read
+    from the link's own folder, and from the working directory too (either may be meant).
+    """
+    place = scan.place(source)
+    spellings = [source]
+    if symbolic and dest and not source.startswith("/"):
+        folder = dest if dest.endswith("/") else posixpath.dirname(dest)
+        spellings += [posixpath.join(folder, source), posixpath.join(dest, source)]
+    for spelling in spellings:
+        there = place if spelling is source else scan.place(spelling)
+        if there.tier == P.PROTECTED:
+            scan.hit("G416", f"{dest or '.'} -> {there.path}")
+            break
+    for spelling in spellings:
+        scan.target(ondisk.LINK, spelling)
     return place
 
 
@@ -169,6 +198,7 @@ def move_away(scan: Scan, word: str, dest: str | None) -> Place:
     """``mv SRC DEST``: the source disappears from where it was."""
     place = scan.place(word)
     scan.effect("write", place.path)
+    scan.target(_removal(word, place), word)
     if place.tier == P.PROTECTED:
         scan.hit("G156", place.path)
     elif (
@@ -205,6 +235,7 @@ def write(scan: Scan, word: str, flow: Flow = EMPTY, how: str = "write") -> Plac
         scan.hit("G144" if shell else "G143" if flow.bits & SECRET or scan.cmd_secret else "G145", place.path)
         return place
     scan.effect("write", place.path)
+    scan.target(ondisk.CREATE if how == "create" else ondisk.WRITE, word)
     scan.tag("write")
     if how != "create" or place.path not in scan.written:
         scan.written[place.path] = flow

@@ -63,6 +63,18 @@ _WRITE = lazyre.compile(
     r"(?:writeFileSync|writeFile|appendFileSync|File\.write|IO\.write|file_put_contents)\s*\(\s*"
     r"(?P<arg>[^,()]*(?:\([^()]*\))?[^,()]*)"
 )
+_ARG = r"[^,()]*(?:\([^()]*\))?[^,()]*"
+# ``os.symlink(src, dst)``, ``fs.linkSync(src, dst)``, ``File.symlink``, ``FileUtils.ln_s``, perl ``symlink``
+_LINK = lazyre.compile(
+    r"(?P<fn>os\.symlink|os\.link|fs\.(?:promises\.)?(?:symlink|link)(?:Sync)?|File\.(?:symlink|link)"
+    r"|FileUtils\.ln(?:_sf?)?|(?<![\w.])symlink)\s*\(\s*(?P<src>" + _ARG + r")\s*,\s*(?P<dst>" + _ARG + r")"
+)
+# ``Path(dst).symlink_to(src)``, ``Path(dst).hardlink_to(src)``
+_LINK_TO = lazyre.compile(
+    r"Path\((?P<dst>[^()]*(?:\([^()]*\))?[^()]*)\)(?:\.expanduser\(\))?\.(?P<fn>symlink_to|hardlink_to)\(\s*(?P<src>"
+    + _ARG
+    + r")"
+)
 _HOME_EXPR = lazyre.compile(
     r"expanduser\(\s*['\"]~['\"]\s*\)|Path\.home\(\)|os\.environ\[['\"]HOME['\"]\]|getenv\(['\"]HOME"
     r"['\"]\)|process\.env\.HOME|\.homedir\(\)|ENV\[['\"]HOME['\"]\]|\$ENV\{HOME\}|Dir\.home|\$HOME"
@@ -227,6 +239,13 @@ def _paths(scan: Scan, code: str) -> bool:
                 effects.write(scan, target, EMPTY, "append" if "a" in mode else "write")
             else:
                 effects.read(scan, target)
+    for regex in (_LINK, _LINK_TO):
+        for m in regex.finditer(code):
+            source, dest = _path_expr(scan, m.group("src")), _path_expr(scan, m.group("dst"))
+            if source is not None:
+                effects.link(scan, source, dest, "symlink" in m.group("fn") or "ln_s" in m.group("fn"))
+            if dest is not None:
+                effects.write(scan, dest, EMPTY, "write")
     for regex, write in ((_READ, False), (_WRITE, True)):
         for m in regex.finditer(code):
             target = _path_expr(scan, m.group("arg"))

@@ -70,8 +70,10 @@ _PROTECTED_SUFFIXES = (
     (".codex", "config.toml"),
     (".gemini", "settings.json"),
     (".cursor", "hooks.json"),
+    (".openclaw", "openclaw.json"),
 )
-_HOST_DIRS = frozenset({".claude", ".codex", ".gemini", ".cursor"})
+_HOST_DIRS = frozenset({".claude", ".codex", ".gemini", ".cursor", ".openclaw"})
+OPENCLAW_PLUGIN = ".openclaw/extensions/guard"  # where ``openclaw plugins install`` puts guard's plugin
 
 _KEY_NAMES = lazyre.compile(
     r"^(id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.*\.(key|p12|pfx|jks|keystore|ppk|kdbx)|.*(priv|secret).*\.pem"
@@ -88,6 +90,21 @@ _SECRET_NAMES = lazyre.compile(
 _BROAD_GLOB = lazyre.compile(r"^[*?.\[\]!^]*\*[*?.\[\]!^]*$")
 # ``/proc/self/root``, ``/proc/1/cwd``: a process's links to its root and working directories
 _PROC_LINK = lazyre.compile(r"^/proc/(?:self|thread-self|\d+)(?:/task/\d+)?/(root|cwd)(?=/|$)")
+
+
+def proc_link(path: str) -> re.Match[str] | None:
+    """``/proc/self/root…``, ``/proc/1/cwd…``: group 1 says which link the path starts with."""
+    return _PROC_LINK.match(path)
+
+
+def is_broad_glob(name: str) -> bool:
+    """``*``, ``.*``, ``*.*``: a last component that means everything in its folder."""
+    return bool(_BROAD_GLOB.match(name))
+
+
+def has_dynamic(path: str) -> bool:
+    """A resolved path with a component only known at run time."""
+    return _DYNSEG in path
 
 
 def secret_level(name: str) -> int:
@@ -335,10 +352,13 @@ class Resolver:
             return Place(rel, PROTECTED, kind="host_hooks")
         if name in _HOST_DIRS:
             return Place(rel, PROTECTED, kind="holds_guard")
+        if "extensions" in comps and _OPENCLAW_PLUGIN_RE.search(rel):
+            return Place(rel, PROTECTED, kind="plugin")
         return None
 
 
 _GLOBBY = lazyre.compile(r"[?*\[]")
+_OPENCLAW_PLUGIN_RE = lazyre.compile(r"(?:^|/)\.openclaw/extensions/guard(?:/|$)")
 
 
 def _match_known(comps: list[str], known: tuple[tuple[str, ...], ...]) -> list[str]:

@@ -150,6 +150,9 @@ G405 | medium   | persistence | write                                  | Points 
 G406 | medium   | remote_code | execute,asks                           | Runs a command spelled backwards or letter-shifted (rev, tr); guard decoded and checked it, but asks because the spelling hides what runs.
 G407 | critical | git         | delete                                 | Discards or deletes files across the filesystem root, a home or a system directory through git (clean, reset --hard, checkout run there). | git -C ~ status
 G408 | high     | persistence | persistence,write                      | Changes a program that runs by itself: a hook script an agent host runs on every tool call, a command in ~/.local/bin that is found before the system's (a git or ls there shadows the real one), or a program named like a common command (git, ls, sudo, python, node, npm, ssh, …) in another folder on the usual PATH (~/bin, ~/.cargo/bin, ~/go/bin, ~/.npm-global/bin, /usr/local/bin, …). | cp target/release/mytool ~/.cargo/bin/mytool
+G415 | critical | protected   | protected_path,write                   | Writes, deletes or moves a path that leads on disk to guard's own files or an agent host's hook settings (through a symbolic or hard link, "..", /proc or a second mount), which would switch guard off.
+G416 | critical | protected   | protected_path,write                   | Makes a link or a bind mount onto guard's own files or an agent host's hook settings: a later write to the link's ordinary-looking name would switch guard off. | ln -s src/app.py app.py
+G417 | medium   | protected   | write,asks                             | Writes to a path guard could not follow on disk (a loop of symbolic links, or no permission to look), so where the write lands is unknown.
 """
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from guard.model import Risk
+from guard.static import ondisk
 from guard.static.paths import UNKNOWN_CWD, Place, Resolver
 from guard.static.rules import CATALOG
 from guard.static.text import DYN_OPEN, marker, marker_ids, strip_markers
@@ -106,6 +107,7 @@ class Scan:
         "subscan",
         "substs",
         "tags",
+        "targets",
         "urls",
         "vars",
         "written",
@@ -128,6 +130,7 @@ class Scan:
         self.moved: dict[str, Place] = {}
         self.fds: dict[str, tuple[str, str]] = {}  # ``exec 3>~/.bashrc``: descriptor -> (how, file word)
         self.links: dict[str, Place] = {}  # ``ln -s ~ x``: what a symbolic link made here points at
+        self.targets: list[tuple[str, str]] = []  # (operation, path as spelled) for the check on disk
         self.urls: list[str] = []
         self.privileged = False
         self.container = False
@@ -178,6 +181,12 @@ class Scan:
         if DYN_OPEN in word and self.guarded(word):
             word = strip_markers(word, "guarded")
         return self.resolver.place(word, base)
+
+    def target(self, op: str, word: str) -> None:
+        """Record a path this call writes, deletes, moves or links to, for :mod:`guard.static.ondisk`."""
+        raw = ondisk.spelled(self.resolver, word, self.cwd)
+        if raw is not None:
+            self.targets.append((op, raw))
 
     def chdir(self, word: str | None) -> None:
         if word is None or word == "~":

@@ -15,6 +15,8 @@ from guard.static.families import FAMILIES
 from guard.static.rules import CATALOG, RULES
 
 ROOT = Path(__file__).resolve().parents[2]
+# found on the file system at decision time, not in a call's text: tests/security/test_protected_paths.py
+ON_DISK = {"G415", "G417"}
 SOURCE = ROOT / "guard" / "static"
 
 
@@ -59,13 +61,14 @@ def test_every_rule_is_exercised_by_the_labelled_suite() -> None:
     """Each built-in rule fires on at least one labelled case (user-rule ids are tested separately)."""
     seen = _hits_over_cases()
     elsewhere = {"G190", "G191", "G192", "G193", "G198"}  # user rules and oversize calls: test_static_layer/userrules
+    elsewhere |= ON_DISK
     assert set(CATALOG) - elsewhere - set(seen) == set()
 
 
 def test_every_high_rule_has_a_named_case() -> None:
     """Cases name the rule they expect for every rule that asks or blocks."""
     named = {row["rule"] for path in case_files() for row in load_jsonl(path) if "rule" in row}
-    serious = {r.id for r in RULES if r.risk >= Risk.HIGH and r.family != "user"}
+    serious = {r.id for r in RULES if r.risk >= Risk.HIGH and r.family != "user"} - ON_DISK
     assert serious - named == set()
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from guard import lazyre
-from guard.static import effects
+from guard.static import effects, ondisk
 from guard.static import paths as P
 from guard.static.families.base import Handler, parse_opts, table
 from guard.static.scan import EMPTY, PACKED, Cmd, Flow, Scan, display
@@ -47,6 +47,7 @@ def _rmdir(cmd: Cmd, scan: Scan) -> Flow:
     for target in parse_opts(cmd.args).operands:
         place = scan.place(target)
         scan.effect("write", place.path)
+        scan.target(ondisk.DELETE, target)
         scan.hit("G156" if place.tier == P.PROTECTED else "G184", place.path)  # only empty directories go
     if not cmd.args:
         scan.hit("G184", "rmdir")
@@ -189,6 +190,13 @@ def _cp(cmd: Cmd, scan: Scan) -> Flow:
     flow = EMPTY
     for src in sources:
         flow = flow | effects.read_flow(scan, src)
+    linking = cmd.name == "cp" and any(
+        a in ("--link", "--symbolic-link") or (a[:1] == "-" and a[1:2] != "-" and ("s" in a or "l" in a))
+        for a in cmd.args
+    )
+    if linking and dest:  # ``cp -s``, ``cp -l``: links, not copies
+        for src in sources:
+            effects.link(scan, src, dest)
     if dest and not (cmd.name == "install" and "-d" in cmd.args):
         effects.write(scan, dest, flow)
     elif cmd.name == "install":
@@ -204,6 +212,8 @@ def _ln(cmd: Cmd, scan: Scan) -> Flow:
     if dest:
         effects.write(scan, dest, EMPTY, "write")
         symbolic = any(a == "--symbolic" or (a[:1] == "-" and a[1:2] != "-" and "s" in a) for a in cmd.args)
+        for src in sources:
+            effects.link(scan, src, dest, symbolic)
         if symbolic and len(sources) == 1:  # ``ln -s ~ x && rm -rf x/`` deletes what x points at
             link = scan.place(dest).path
             scan.links[link] = scan.place(sources[0])

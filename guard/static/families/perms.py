@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from guard import lazyre
+from guard.static import ondisk
 from guard.static import paths as P
 from guard.static.families.base import Handler
 from guard.static.scan import EMPTY, Cmd, Flow, Scan
@@ -81,6 +82,7 @@ def _chmod(cmd: Cmd, scan: Scan) -> Flow:
     for target in targets:
         place = scan.place(target)
         scan.effect("write", place.path)
+        scan.target(ondisk.WRITE, target)
         scan.tag("write")
         scan.hit(_rule(place, recursive, mode, ownership, cmd.name), f"{cmd.name} {mode} {place.path}".strip())
     if not targets:
@@ -124,6 +126,7 @@ def _chattr(cmd: Cmd, scan: Scan) -> Flow:
     for target in targets:
         place = scan.place(target)
         scan.effect("write", place.path)
+        scan.target(ondisk.WRITE, target)
         scan.hit(_rule(place, recursive, mode, True, cmd.name), f"{cmd.name} {mode} {place.path}")
     if not targets:
         scan.hit("G184", cmd.name)

@@ -11,7 +11,8 @@ import re
 
 from guard import lazyre
 from guard.model import Risk
-from guard.static import effects
+from guard.static import effects, ondisk
+from guard.static import paths as P
 from guard.static.families.base import Handler, only_help, parse_opts
 from guard.static.scan import DECODED, EMPTY, REMOTE, Cmd, Flow, Scan, display
 from guard.static.text import wordset
@@ -163,12 +164,34 @@ def _kernel(cmd: Cmd, scan: Scan) -> Flow:
             if not args or args in (("-l",), ("--show",), ("-s",))
             else ("G176" if ("-a" in args and name == "umount") or re.search(r"remount", " ".join(args)) else "G177")
         )
+        if name == "mount":
+            _mount(args, scan)
     elif name == "modprobe" and ("-n" in args or "--dry-run" in args or "-c" in args):
         rule = "G180"
     else:
         rule = "G176"  # setenforce, modprobe, rmmod, insmod, kexec …
     scan.hit(rule, _shown(scan, cmd))
     return EMPTY
+
+
+_MOUNT_TAKES = wordset("-o --options -t --types -L --label -U --uuid -O --test-opts -N --namespace")
+
+
+def _mount(args: tuple[str, ...], scan: Scan) -> None:
+    """``mount --bind ~/.guard w`` shows guard's files under another name; ``mount … ~/.guard`` hides them."""
+    opts = parse_opts(args, _MOUNT_TAKES)
+    options = ",".join(opts.all("-o", "--options")).split(",")
+    bind = opts.has("--bind", "-B", "--rbind", "-R") or "bind" in options or "rbind" in options
+    operands = list(opts.operands)
+    if len(operands) < 2:
+        return
+    source, point = operands[-2], operands[-1]
+    if bind:
+        effects.link(scan, source, point, symbolic=False)
+    place = scan.place(point)
+    scan.target(ondisk.WRITE, point)
+    if place.tier == P.PROTECTED:
+        scan.hit("G156", f"mount over {place.path}")
 
 
 def _accounts(cmd: Cmd, scan: Scan) -> Flow:

@@ -1,0 +1,183 @@
+"""Where a write really lands: paths followed on the file system at decision time.
+
+The rest of :mod:`guard.static` reads paths as text, which is pure and cached. Text cannot see
+that ``cfg.json`` is a symbolic link to ``~/.claude/settings.json``, that ``w/../x`` leaves a
+linked folder through its real parent, that ``x`` is a hard link to guard's history, or that
+``/mnt/b`` is ``~/.guard`` mounted a second time. So every write, delete, move and link target
+is recorded as spelled (joined to the call's working directory, ``..`` kept), and
+:func:`check` walks it component by component on disk when the decision is made (never
+cached): symbolic links at any depth are followed as the kernel would, and each existing
+component is compared by ``(st_dev, st_ino)`` with guard's protected files and folders. A target
+that really lands there is a protected write (G415); a link made onto one is G416; a path that
+cannot be followed (a link loop, no permission to look) asks (G417), never allows.
+
+Reads are not recorded: reading a host's settings through a link is what reading them is.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import stat
+from collections.abc import Iterable
+
+from guard.static import inodes
+from guard.static import paths as P
+from guard.static.paths import Resolver
+from guard.static.text import DYN_OPEN
+
+MAX_HOPS = 40  # the kernel's own limit on symbolic links in one lookup (ELOOP)
+
+# What an operation does to the last component of its path: a delete or a move of ``x`` takes
+# the link ``x`` itself, not what it points at (``delete_in``: ``rm -rf x/`` empties the target).
+WRITE, CREATE, DELETE, DELETE_IN, LINK = "write", "create", "delete", "delete_in", "link"
+_NO_FOLLOW = frozenset({DELETE})
+
+
+class Unresolvable(Exception):
+    """A path the file system would not let guard follow (loop, permission, name too long)."""
+
+
+def spelled(resolver: Resolver, word: str, cwd: str | None) -> str | None:
+    """``word`` joined to ``cwd`` as the kernel will read it (``..`` and links kept for :func:`resolve`).
+
+    ``/proc/self/root/x`` and ``/proc/self/cwd/x`` name the *shell's* root and working directory,
+    so they are rewritten here, as the text resolver does; ``None`` for runtime values, Windows
+    paths and an unknown working directory. A trailing broad glob (``w/*``) stands for its folder.
+    """
+    if not word or DYN_OPEN in word or word[1:2] == ":" or word[:1] in "~%$\\":
+        return None
+    head, _, last = word.rpartition("/")
+    if last and P.is_broad_glob(last):
+        word = head or ("/" if word.startswith("/") else ".")
+    if any(c in word for c in "*?["):
+        return None  # which files a glob names is the shell's business at run time
+    unknown = cwd == P.UNKNOWN_CWD or bool(cwd and P.has_dynamic(cwd))
+    base = cwd if cwd is not None else resolver.project
+    if word.startswith("/"):
+        m = P.proc_link(word)
+        if m is None:
+            return word
+        rest = word[m.end() :]
+        if m[1] == "root":
+            return rest or "/"
+        if unknown:
+            return None
+        return (base.rstrip("/") if base else ".") + rest
+    if unknown:
+        return None
+    return word if base is None else base.rstrip("/") + "/" + word
+
+
+class Protected:
+    """guard's protected files and folders by inode (:mod:`guard.static.inodes`), looked up once per
+    decision and only when a walk reaches an existing component."""
+
+    def __init__(self, resolver: Resolver) -> None:
+        self.resolver = resolver
+        self._table: inodes.Table | None = None
+
+    @property
+    def table(self) -> inodes.Table:
+        if self._table is None:
+            self._table = inodes.table(self.resolver)
+        return self._table
+
+
+def resolve(path: str, op: str, protected: Protected, cwd: str = "/") -> str | None:
+    """The real path ``path`` reaches, read as the text rules know it (below a component that *is*
+    a protected file or folder by inode, the path is renamed to it); ``None`` when it leads into
+    guard's own descriptors (``/dev/fd/N``, ``/proc/self/fd/N`` name the shell's, not guard's).
+    ``/proc/self/root`` met on the way is the root, ``/proc/self/cwd`` the call's ``cwd``. Raises
+    :class:`Unresolvable` when the walk fails for another reason than a missing component.
+    """
+    parts = path.split("/")[::-1]  # a stack: the next component last
+    resolved, missing, hops = "", False, 0
+    aliases: list[tuple[str, str]] = []  # (real folder or file, the protected name it is known by)
+    follow_last = op not in _NO_FOLLOW
+    while parts:
+        name = parts.pop()
+        if name in ("", "."):
+            continue
+        if name == "..":
+            resolved = resolved.rsplit("/", 1)[0]
+            continue
+        candidate = resolved + "/" + name
+        if missing:
+            resolved = candidate
+            continue
+        if candidate.startswith("/proc/") and _own_process(candidate):
+            m = P.proc_link(candidate + "/" + "/".join(parts[::-1]))
+            if m is None:
+                return None
+            rest = m.string[m.end() :].split("/")[::-1]
+            parts = rest + (cwd.split("/")[::-1] if m[1] == "cwd" else [])
+            resolved = ""
+            continue
+        try:
+            st = os.lstat(candidate)
+        except (FileNotFoundError, NotADirectoryError):
+            missing, resolved = True, candidate
+            continue
+        except (OSError, ValueError) as exc:  # ValueError: a NUL byte, which no file name holds
+            raise Unresolvable(f"{candidate}: {getattr(exc, 'strerror', None) or type(exc).__name__}") from exc
+        last = not any(p not in ("", ".") for p in parts)
+        if stat.S_ISLNK(st.st_mode) and (follow_last or not last):
+            hops += 1
+            if hops > MAX_HOPS:
+                raise Unresolvable(f"{path}: too many levels of symbolic links")
+            try:
+                target = os.readlink(candidate)
+            except OSError as exc:
+                raise Unresolvable(f"{candidate}: {exc.strerror or type(exc).__name__}") from exc
+            if target.startswith("/"):
+                resolved = ""
+            parts.extend(target.split("/")[::-1])
+            continue
+        resolved = candidate
+        if stat.S_ISLNK(st.st_mode) or (last and not follow_last and not stat.S_ISDIR(st.st_mode)):
+            continue  # removing a link, or one name of a hard-linked file, leaves the file
+        known = protected.table.get((st.st_dev, st.st_ino))
+        if known is not None and known != candidate:
+            aliases.append((candidate, known))
+    resolved = resolved or "/"
+    for real, known in reversed(aliases):  # the deepest alias the path is still inside (``..`` may leave it)
+        if resolved == real or resolved.startswith(real + "/"):
+            return known + resolved[len(real) :]
+    return resolved
+
+
+def _own_process(path: str) -> bool:
+    comps = path.split("/")
+    return len(comps) == 3 and comps[2] in ("self", "thread-self", str(os.getpid()))
+
+
+def check(targets: Iterable[tuple[str, str]], resolver: Resolver, cwd: str | None) -> list[tuple[str, str]]:
+    """``(rule id, detail)`` for every target that really reaches a protected place, or cannot be followed."""
+    protected = Protected(resolver)
+    base = cwd if cwd and cwd.startswith("/") else os.getcwd()
+    found: list[tuple[str, str]] = []
+    seen: set[tuple[str, str]] = set()
+    for op, raw in targets:
+        if (op, raw) in seen:
+            continue
+        seen.add((op, raw))
+        path = raw if raw.startswith("/") else base.rstrip("/") + "/" + raw
+        try:
+            real = resolve(path, op, protected, base)
+        except Unresolvable as exc:
+            found.append(("G417", str(exc)))
+            continue
+        if real is None or real == posixpath.normpath(path):
+            continue  # the text rules saw this very path
+        place = resolver.place(real)
+        if place.tier != P.PROTECTED:
+            continue
+        if resolver.place(posixpath.normpath(path)).tier == P.PROTECTED:
+            continue  # already refused by its name (G156)
+        shown = raw if len(raw) < 80 else "…" + raw[-79:]
+        if op == LINK:
+            found.append(("G416", f"{shown} leads to {real}"))
+        elif place.kind != "holds_guard" or op != CREATE:
+            found.append(("G415", f"{shown} leads to {real}"))
+    return found
