@@ -177,3 +177,26 @@ def test_openclaw_is_told_guards_absolute_isolated_command(tmp_path: Path) -> No
     done = install("openclaw", tmp_path)
     config = json.loads(done.stdout.split("plugins.entries.guard.config: ", 1)[1].splitlines()[0])
     assert config["command"] == [os.path.abspath(sys.executable), "-I", "-m", "guard"]
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="reads the daemon's argv from /proc")
+def test_the_daemon_a_hook_starts_is_isolated_too(project: Path, tmp_path: Path) -> None:
+    home, ws = tmp_path / "home", prepare(tmp_path / "ws")
+    home.mkdir()
+    command = installed_command("codex", home)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "GUARD_HOME": str(ws), "GUARD_HOOKS_DAEMON": "auto"}
+    hooked = subprocess.run(
+        ["sh", "-c", command], input=payload_for("codex", "ls -la", project), capture_output=True, cwd=project, env=env
+    )
+    assert hooked.returncode == 0
+    status_cmd = [*GUARD_CMD, "serve", "--workspace", str(ws)]
+    status = json.loads(
+        subprocess.run([*status_cmd, "--status", "--wait", "30"], capture_output=True, env=hook_env()).stdout
+    )
+    try:
+        assert status["running"] is True
+        argv = Path(f"/proc/{status['pid']}/cmdline").read_bytes().split(b"\0")
+        assert argv[1:4] == [b"-I", b"-m", b"guard"] and b"serve" in argv
+    finally:
+        subprocess.run([*status_cmd, "--stop", "--wait", "30"], capture_output=True, env=hook_env(), timeout=60)
+    assert sorted(p.name for p in (project / "sentinels").iterdir()) == []
