@@ -10,8 +10,11 @@ States:
 - ``asked``: the host asked the person. The tool's result (same call id, else the same
   call content) means *approved*; a new prompt or the end of the turn first means *denied*.
 - ``awaiting``: the host could not ask (Codex PreToolUse, ``--no-ask``). The person answers
-  out of band with ``guard approve ID`` or ``guard approve ID --deny``.
-- ``approved``: approved out of band; the next identical call in that session runs, once.
+  out of band with ``guard approve ID`` (at their own terminal: :mod:`integrations.person`)
+  or ``guard approve ID --deny``.
+- ``approved``: approved out of band, bound to the call's host, session and :func:`call_key`
+  (canonical tool and parameters); the next identical call in that session consumes it, so it
+  lets exactly one call run.
 """
 
 from __future__ import annotations
