@@ -141,7 +141,7 @@ def spawn(workspace: Path) -> bool:
     log = os.open(workspace / "guard-serve.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
         subprocess.Popen(
-            [sys.executable, "-m", "guard", "serve", "--on-demand", "--workspace", str(workspace)],
+            [sys.executable, *_same_isolation(), "-m", "guard", "serve", "--on-demand", "--workspace", str(workspace)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=log,
@@ -154,3 +154,15 @@ def spawn(workspace: Path) -> bool:
     finally:
         os.close(log)
     return True
+
+
+def _same_isolation() -> list[str]:
+    """The daemon starts with the import isolation its hook started with (``-I`` when installed)."""
+    import sys
+
+    if sys.flags.isolated:
+        return ["-I"]
+    flags = sys.flags
+    return [
+        f for f, on in (("-E", flags.ignore_environment), ("-P", flags.safe_path), ("-s", flags.no_user_site)) if on
+    ]

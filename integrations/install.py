@@ -12,11 +12,11 @@ Cursor lists handlers flat, ``{event: [handler]}``.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 import shlex
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -102,13 +102,15 @@ CRASH_GUARD = ' || {{ echo "guard hook died (status $?): refusing" >&2; exit {co
 def hook_command(
     host: str, *, base: str | None = None, workspace: str | None = None, flags: tuple[str, ...] = ()
 ) -> str:
-    """``guard hook HOST`` as the host should run it: ``guard`` when it is on PATH, else this Python.
+    """``guard hook HOST`` as the host should run it: this Python by absolute path, imports isolated.
 
-    For Claude Code and Gemini CLI on POSIX shells the command ends in a fallback that turns a
-    crashed hook (which those hosts treat as "go ahead") into exit 2, their refusal.
+    The default ``base`` is :func:`python_command`, so the hook finds this guard whatever the
+    host's PATH and working directory. For Claude Code and Gemini CLI on POSIX shells the
+    command ends in a fallback that turns a crashed hook (which those hosts treat as "go
+    ahead") into exit 2, their refusal.
     """
     if base is None:
-        base = "guard" if shutil.which("guard") else f"{shlex.quote(sys.executable)} -m guard"
+        base = python_command()
     parts = [base, "hook", host, *flags]
     if workspace:
         parts += ["--workspace", shlex.quote(str(Path(workspace).expanduser().absolute()))]
@@ -116,6 +118,53 @@ def hook_command(
     if host in _CRASH_EXIT and os.name == "posix":
         command += CRASH_GUARD.format(code=_CRASH_EXIT[host])
     return command
+
+
+def python_command() -> str:
+    """``/abs/python -I -m guard``, quoted for a POSIX shell (see :func:`python_argv`)."""
+    return " ".join(shlex.quote(a) for a in python_argv())
+
+
+def python_argv() -> list[str]:
+    """This interpreter by absolute path with isolated imports, then ``-m guard``.
+
+    ``python -m guard`` alone puts the working directory first on ``sys.path``: a ``guard.py``,
+    ``guard/__main__.py`` or ``json.py`` in the agent's project would answer instead of guard.
+    ``-I`` leaves it out (and ``PYTHONPATH``, every ``PYTHON*`` variable, the user's site
+    directory). The path is made absolute but its symlinks are kept: a virtual environment's
+    ``bin/python`` is a symlink, and its location is what selects the environment.
+    """
+    exe = os.path.abspath(sys.executable)
+    return [exe, *isolation_flags(exe), "-m", "guard"]
+
+
+@functools.cache
+def isolation_flags(exe: str) -> tuple[str, ...]:
+    """``-I`` when this guard imports under it; ``-E -P`` for a guard in the user's site directory.
+
+    Checked once by running the interpreter from a neutral directory. A guard that imports
+    under neither is an error: the host would run a hook that cannot start.
+    """
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="guard-probe-") as neutral:
+        for flags in (("-I",), ("-E", "-P")):
+            try:
+                done = subprocess.run(
+                    [exe, *flags, "-c", "import guard.cli, integrations.hosts"],
+                    cwd=neutral,
+                    capture_output=True,
+                    timeout=60,
+                )
+            except (OSError, subprocess.SubprocessError):
+                continue
+            if done.returncode == 0:
+                return flags
+    raise InstallError(
+        f"{exe} cannot import guard with isolated imports (-I, or -E -P); "
+        "install guard into that environment, or pass --command with how to run it"
+    )
 
 
 def is_ours(handler: Any, host: str) -> bool:

@@ -10,8 +10,11 @@ States:
 - ``asked``: the host asked the person. The tool's result (same call id, else the same
   call content) means *approved*; a new prompt or the end of the turn first means *denied*.
 - ``awaiting``: the host could not ask (Codex PreToolUse, ``--no-ask``). The person answers
-  out of band with ``guard approve ID`` or ``guard approve ID --deny``.
-- ``approved``: approved out of band; the next identical call in that session runs, once.
+  out of band with ``guard approve ID`` (at their own terminal: :mod:`integrations.person`)
+  or ``guard approve ID --deny``.
+- ``approved``: approved out of band, bound to the call's host, session and :func:`call_key`
+  (canonical tool and parameters); the next identical call in that session consumes it, so it
+  lets exactly one call run.
 """
 
 from __future__ import annotations
@@ -75,6 +78,43 @@ class Entry:
         return self.key == key
 
 
+def choose(waiting: list[Entry], ref: str | None, *, session_id: str | None = None) -> Entry:
+    """The one held call ``guard approve`` means: by id, else the newest of one session.
+
+    ``last`` (or no id) is never "the newest of any session": with calls held in several
+    sessions and no ``session_id``, it raises and names the sessions, so the person says
+    which. An approval is for one call of one session.
+    """
+    if ref and ref != "last":
+        found = [e for e in waiting if e.id == ref and (session_id is None or e.session_id == session_id)]
+        if not found:
+            known = ", ".join(e.id for e in waiting) or "none"
+            raise InputError(f"no call is waiting for approval under {ref!r} (waiting: {known})")
+        return found[0]
+    if session_id is not None:
+        mine = [e for e in waiting if e.session_id == session_id]
+        if not mine:
+            raise InputError(f"no call is waiting for approval in session {session_id!r}")
+        return mine[-1]
+    sessions = list(dict.fromkeys((e.host, e.session_id) for e in waiting))
+    if not sessions:
+        raise InputError("no call is waiting for approval")
+    if len(sessions) > 1:
+        raise SeveralSessions(sessions)
+    return waiting[-1]
+
+
+class SeveralSessions(InputError):
+    """``guard approve last`` with calls held in more than one session: the person must choose."""
+
+    def __init__(self, sessions: list[tuple[str, str | None]]) -> None:
+        self.sessions = sessions
+        super().__init__(
+            "calls are waiting in several sessions; say which one: guard approve --session SESSION "
+            f"({', '.join(str(s) for _, s in sessions)}), or guard approve ID"
+        )
+
+
 class Pending:
     def __init__(self, workspace: Path, ttl_seconds: float, *, limit: int = LIMIT) -> None:
         self.path = workspace / FILENAME
@@ -118,24 +158,29 @@ class Pending:
             entries[:] = [e for e in entries if e not in taken]
         return taken
 
-    def resolve(self, ref: str, *, approved: bool) -> Entry:
-        """``guard approve``: answer an ``awaiting`` question by id (or ``last``)."""
+    def waiting(self, session_id: str | None = None) -> list[Entry]:
+        """Calls held for an out-of-band answer, oldest first; only ``session_id``'s when given."""
+        return [e for e in self.entries() if e.state == AWAITING and (session_id is None or e.session_id == session_id)]
+
+    def pick(self, ref: str | None, *, session_id: str | None = None) -> Entry:
+        """The one held call ``guard approve`` means (see :func:`choose`)."""
+        return choose(self.waiting(), ref, session_id=session_id)
+
+    def resolve(self, ref: str, *, approved: bool, session_id: str | None = None) -> Entry:
+        """``guard approve``: answer one ``awaiting`` call (see :meth:`pick`).
+
+        An approval stays bound to that call: its host, its session and the key of its tool
+        and parameters (:func:`call_key`); the hook consumes it on the first identical call
+        (:meth:`take`), so it lets exactly one call through.
+        """
         with self._edit() as entries:
-            waiting = [e for e in entries if e.state == AWAITING]
-            if ref == "last":
-                found = waiting[-1:]
-            else:
-                found = [e for e in waiting if e.id == ref]
-            if not found:
-                known = ", ".join(e.id for e in waiting) or "none"
-                raise InputError(f"no call is waiting for approval under {ref!r} (waiting: {known})")
-            entry = found[0]
-            i = entries.index(entry)
+            chosen = choose([e for e in entries if e.state == AWAITING], ref, session_id=session_id)
+            i = entries.index(chosen)
             if approved:
-                entries[i] = attrs.evolve(entry, state=APPROVED, created=time.time())
+                entries[i] = attrs.evolve(chosen, state=APPROVED, created=time.time())
             else:
                 entries.pop(i)
-            return entry
+            return chosen
 
     def entries(self) -> list[Entry]:
         with self._edit() as entries:

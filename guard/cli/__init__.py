@@ -28,6 +28,7 @@ COMMANDS = (
     "install",
     "approve",
     "serve",
+    "doctor",
     "rules",
     "replay",
     "report",

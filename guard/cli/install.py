@@ -35,7 +35,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     _common(p)
     p.add_argument("--workspace", metavar="DIR", help="workspace the hooks should use (default: theirs at run time)")
     p.add_argument(
-        "--command", metavar="CMD", help="how the host runs guard (default: 'guard' if on PATH, else this Python)"
+        "--command",
+        metavar="CMD",
+        help="how the host runs guard (default: this Python by absolute path, isolated: PY -I -m guard)",
     )
     p.add_argument("--headless", action="store_true", help="the host runs unattended: never ask, deny instead")
     p.add_argument(
@@ -115,10 +117,16 @@ def run_uninstall(args: argparse.Namespace) -> int:
 
 
 def _openclaw_help() -> None:
+    from integrations.install import InstallError, python_argv
+
     plugin = Path(__file__).resolve().parents[2] / "integrations" / "openclaw"
+    try:
+        command = json.dumps({"command": python_argv()})
+    except InstallError as exc:
+        command = f'{{"command": ["/absolute/path/to/python", "-I", "-m", "guard"]}}  ({exc})'
     print(
         "OpenClaw runs plugins, not hook commands. Add guard's plugin:\n"
         f"  openclaw plugins install {plugin}\n"
-        "and, if guard is not on PATH or uses another workspace, configure it under\n"
-        '  plugins.entries.guard.config: {"command": ["/path/to/guard"], "workspace": "~/.guard"}'
+        "and tell it how to run this guard, by absolute path (and, if needed, the workspace), under\n"
+        f"  plugins.entries.guard.config: {command}"
     )

@@ -33,7 +33,7 @@ export interface PluginApi {
 }
 
 export interface GuardPluginConfig {
-  /** How to run guard, e.g. ["guard"] (default) or ["/venv/bin/python", "-m", "guard"]. */
+  /** How to run guard, by absolute path: ["/venv/bin/python", "-I", "-m", "guard"]; default ["guard"], found on PATH once. */
   command?: string[];
   /** guard's workspace (default: $GUARD_HOME, else ~/.guard). */
   workspace?: string;
@@ -56,6 +56,8 @@ export declare function workspaceOf(config?: GuardPluginConfig, env?: Record<str
 export declare function socketPathFor(workspace: string, env?: Record<string, string | undefined>): string;
 export declare function plain(value: unknown): Record<string, unknown>;
 export declare function summarizeResult(result: unknown): unknown;
+/** guard's command with its program by absolute path (looked up on PATH once), or null. */
+export declare function resolveCommand(command: string[], env?: Record<string, string | undefined>): string[] | null;
 export declare function createGuardClient(config?: GuardPluginConfig, env?: Record<string, string | undefined>): GuardClient;
 export declare function toHookResult(
   answer: Record<string, unknown>,

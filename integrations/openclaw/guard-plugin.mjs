@@ -14,10 +14,10 @@
 
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { statSync } from "node:fs";
+import { accessSync, constants, statSync } from "node:fs";
 import { createConnection } from "node:net";
 import { homedir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 
 export const PLUGIN_ID = "guard";
 const PROTOCOL = 1;
@@ -56,6 +56,31 @@ function guardEnv(env) {
   return Object.fromEntries(Object.entries(env).filter(([k]) => ENV_PREFIXES.some((p) => k.startsWith(p))));
 }
 
+/**
+ * guard's command with its program by absolute path: as given when absolute, else looked up
+ * once on PATH (absolute PATH entries only: an empty or relative entry would mean the agent's
+ * working directory). null when it cannot be found; a relative path such as "./guard" never is.
+ * @param {string[]} command
+ * @returns {string[] | null}
+ */
+export function resolveCommand(command, env = process.env) {
+  const [program, ...rest] = command;
+  if (typeof program !== "string" || !program) return null;
+  if (isAbsolute(program)) return [program, ...rest];
+  if (program.includes("/")) return null;
+  for (const dir of (env.PATH || "").split(delimiter)) {
+    if (!isAbsolute(dir)) continue;
+    const candidate = join(dir, program);
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return [candidate, ...rest];
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
 /** A JSON-safe copy: drops functions, abort signals and anything that will not serialise. */
 export function plain(value) {
   try {
@@ -91,7 +116,8 @@ export function summarizeResult(result) {
 export function createGuardClient(config = {}, env = process.env) {
   const workspace = workspaceOf(config, env);
   const socket = config.socket || socketPathFor(workspace, env);
-  const command = config.command && config.command.length ? config.command : ["guard"];
+  const wanted = config.command && config.command.length ? config.command : ["guard"];
+  const command = resolveCommand(wanted, env);
   const timeoutMs = config.timeoutMs ?? 10_000;
 
   function viaSocket(payload) {
@@ -124,11 +150,17 @@ export function createGuardClient(config = {}, env = process.env) {
 
   function viaCommand(payload) {
     return new Promise((resolveAnswer, reject) => {
+      if (command === null) {
+        return reject(new Error(`${JSON.stringify(wanted[0])} is not an absolute path and not on PATH; set ` +
+                                "plugins.entries.guard.config.command to guard's absolute command " +
+                                "(`guard install openclaw` prints it)"));
+      }
       const args = [...command.slice(1), "hook", "openclaw"];
       if (config.workspace) args.push("--workspace", workspace);
       let child;
       try {
-        child = spawn(command[0], args, { stdio: ["pipe", "pipe", "pipe"], env });
+        // cwd "/": not the agent's project, whose files must not answer for guard (`python -m guard`)
+        child = spawn(command[0], args, { stdio: ["pipe", "pipe", "pipe"], env, cwd: "/" });
       } catch (err) {
         return reject(err);
       }

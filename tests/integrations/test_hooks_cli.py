@@ -24,6 +24,7 @@ from hookhelpers import (
 )
 
 from tests.conftest import GUARD_CMD
+from tests.security.ptyrun import person_env, run_on_tty, type_the_code
 
 
 def claude(event: str, command: str, call_id: str, **extra: Any) -> dict[str, Any]:
@@ -116,10 +117,9 @@ def test_codex_out_of_band_approval_through_guard_approve(ws: Path) -> None:
         [*GUARD_CMD, "approve", "--workspace", str(ws)], capture_output=True, text=True, env=hook_env()
     )
     assert entry["id"] in listing.stdout and "bash:rm -rf build" in listing.stdout
-    approved = subprocess.run(
-        [*GUARD_CMD, "approve", entry["id"], "--workspace", str(ws)], capture_output=True, text=True, env=hook_env()
-    )
-    assert approved.returncode == 0 and "approved" in approved.stdout
+    # the person, at their own terminal (tests/security/test_approve_needs_a_person.py: without one, refused)
+    approved = run_on_tty([*GUARD_CMD, "approve", entry["id"], "--workspace", str(ws)], person_env(), type_the_code)
+    assert approved.code == 0 and "approved" in approved.stdout
     assert [i["action"] for i in interactions(ws)] == ["approved"]
     assert run_hook("codex", payload, ws).stdout == ""  # the retry runs
     assert run_hook("codex", payload, ws).json is not None  # and only that once

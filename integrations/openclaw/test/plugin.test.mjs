@@ -1,6 +1,6 @@
 // The OpenClaw plugin against a fake plugin api and a fake guard (no network, no OpenClaw).
 import assert from "node:assert/strict";
-import { chmodSync, mkdtempSync, readFileSync, existsSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, existsSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -8,7 +8,7 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import entry from "../index.mjs";
-import { registerGuard, socketPathFor, summarizeResult, workspaceOf } from "../guard-plugin.mjs";
+import { registerGuard, resolveCommand, socketPathFor, summarizeResult, workspaceOf } from "../guard-plugin.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const fakeGuard = [process.execPath, join(here, "..", "test-support", "fake-guard.mjs")];
@@ -125,6 +125,28 @@ test("fails closed when guard cannot be run at all", async () => {
   const result = await before(api, "ls");
   assert.equal(result.block, true);
   assert.match(result.blockReason, /ENOENT/);
+});
+
+test("a bare guard is found once on PATH and run by its absolute path, from /", async () => {
+  const bin = mkdtempSync(join(tmpdir(), "guard-bin-"));
+  const script = join(bin, "guard");
+  writeFileSync(script, `#!/bin/sh\npwd > "${bin}/cwd"\nexec "${fakeGuard[0]}" "${fakeGuard[1]}" "$@"\n`);
+  chmodSync(script, 0o755);
+  assert.deepEqual(resolveCommand(["guard", "-x"], { PATH: `relative:${bin}` }), [script, "-x"]);
+  const dir = mkdtempSync(join(tmpdir(), "guard-oc-"));
+  const api = fakeApi();
+  registerGuard(api, { workspace: join(dir, "ws") }, { env: { ...process.env, PATH: `${bin}:/usr/bin:/bin` } });
+  assert.equal(await before(api, "ls"), undefined);
+  assert.equal(readFileSync(join(bin, "cwd"), "utf8").trim(), "/");
+});
+
+test("a command that is neither absolute nor on PATH is never looked up relative to the cwd", async () => {
+  assert.equal(resolveCommand(["./guard"], { PATH: "/usr/bin" }), null);
+  assert.equal(resolveCommand(["guard"], { PATH: ".::bin" }), null);
+  const { api } = setup({ command: ["no-such-guard-on-path"] });
+  const result = await before(api, "ls");
+  assert.equal(result.block, true);
+  assert.match(result.blockReason, /not an absolute path and not on PATH/);
 });
 
 test("failClosed: false lets the call through when guard cannot answer", async () => {
