@@ -69,7 +69,10 @@ class ClaudeDialect(Host):
         return Event(host=self.name, name=name, kind=kind, **fields)
 
     def outcome(self, name: str, payload: Mapping[str, Any]) -> dict[str, Any]:
-        success, error = outcome_of(payload.get("tool_response"))
+        response = payload.get("tool_response")
+        if response is None:
+            response = payload.get("tool_output")  # some Codex builds
+        success, error = outcome_of(response)
         return {"success": success, "error": error}
 
     def headless(self, payload: Mapping[str, Any], env: Mapping[str, str]) -> bool:

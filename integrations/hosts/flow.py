@@ -51,8 +51,9 @@ def run(
     headless: bool = False,
     may_ask: bool = True,
     env: Mapping[str, str] | None = None,
+    via: str = "hook",
 ) -> Reply:
-    """One hook invocation, failing closed."""
+    """One hook invocation, failing closed; ``via`` (``hook``, ``daemon``) goes to the decision log."""
     env = os.environ if env is None else env
     payload = _load(raw)
     if isinstance(payload, str):
@@ -72,7 +73,7 @@ def run(
         stub = Event(host=host.name, name=str(payload.get(host.event_key) or kind), kind=kind)
         return host.failed(stub, f"guard: cannot read this {stub.name} event ({exc}).", may_ask=False)
     try:
-        return handle(host, event, open_guard(), headless=headless, may_ask=may_ask)
+        return handle(host, event, open_guard(), headless=headless, may_ask=may_ask, via=via)
     except Exception as exc:
         message = f"guard: could not check this call ({type(exc).__name__}: {exc})."
         return host.failed(event, message, may_ask=may_ask and not (headless or event.headless))
@@ -99,7 +100,9 @@ def _load(raw: bytes | str) -> dict[str, Any] | str:
     return payload
 
 
-def handle(host: Host, event: Event, guard: Guard, *, headless: bool = False, may_ask: bool = True) -> Reply:
+def handle(
+    host: Host, event: Event, guard: Guard, *, headless: bool = False, may_ask: bool = True, via: str = "hook"
+) -> Reply:
     """Apply one parsed event to ``guard`` and shape the answer; errors propagate to ``run``."""
     if not guard.writable:
         raise OSError(f"workspace {guard.workspace} is not writable, so guard cannot record this call")
@@ -107,6 +110,7 @@ def handle(host: Host, event: Event, guard: Guard, *, headless: bool = False, ma
     headless = headless or event.headless or bool(config.get("hooks.headless")) or bool(config.get("guard.headless"))
     guard.human_present = not headless
     pending = Pending(guard.workspace, float(config.get("hooks.pending_ttl_seconds")))
+    event = attrs.evolve(event, via=via)
     if event.kind == PRE:
         return _before(host, event, guard, pending, may_ask=may_ask and not headless)
     if event.kind == PERMISSION:
@@ -135,7 +139,7 @@ def _decide(host: Host, event: Event, guard: Guard, *, track: bool = True) -> De
         save=False,  # the line below is the decision log, with the host's fields
         track=track,
     )
-    line = decision_line(record) | {"host": host.name, "event": event.name}
+    line = decision_line(record) | {"host": host.name, "event": event.name, "via": event.via}
     if event.call_id:
         line["call_id"] = event.call_id
     guard.state.decisions.append(line)
