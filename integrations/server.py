@@ -190,7 +190,7 @@ class HookServer:
         raw_env = request.get("env")
         env = {str(k): str(v) for k, v in raw_env.items()} if isinstance(raw_env, dict) else {}
         text = request.get("input")
-        with self._lock:
+        with self._lock:  # ``run`` answers every failure in the host's own refusal; it does not raise
             reply = run(
                 host,
                 text if isinstance(text, str) else "",

@@ -69,9 +69,10 @@ def run(
         event = host.parse(payload, env)
         if _truthy(env.get(HEADLESS_ENV)):
             event = attrs.evolve(event, headless=True)
-    except (InputError, TypeError, ValueError) as exc:
+    except Exception as exc:  # any payload guard cannot read is refused, never let through
         stub = Event(host=host.name, name=str(payload.get(host.event_key) or kind), kind=kind)
-        return host.failed(stub, f"guard: cannot read this {stub.name} event ({exc}).", may_ask=False)
+        why = exc if isinstance(exc, (InputError, TypeError, ValueError)) else f"{type(exc).__name__}: {exc}"
+        return host.failed(stub, f"guard: cannot read this {stub.name} event ({why}).", may_ask=False)
     try:
         return handle(host, event, open_guard(), headless=headless, may_ask=may_ask, via=via)
     except Exception as exc:
