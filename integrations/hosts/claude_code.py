@@ -38,7 +38,6 @@ from integrations.hosts.base import (
     req_str,
 )
 
-
 ATTENDED = "CLAUDE_CODE_SESSION_ATTENDED"  # 1: a person at the terminal; 0: headless (-p)
 
 

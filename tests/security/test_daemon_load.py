@@ -142,7 +142,9 @@ def test_a_killed_daemon_leaves_a_socket_the_next_one_replaces(ws: Path, tmp_pat
     try:
         info = daemon.call(ws, {"v": daemon.PROTOCOL, "op": "ping"})
         assert info is not None and info["pid"] != pid
-        answered = daemon.hook(ws, "claude-code", payload(2, tmp_path), headless=False, may_ask=True, version=__version__)
+        answered = daemon.hook(
+            ws, "claude-code", payload(2, tmp_path), headless=False, may_ask=True, version=__version__
+        )
         assert answered is not None and vias(ws) == ["daemon"]
     finally:
         finish(second)

@@ -10,7 +10,6 @@ matters, else through ``flow.run`` with a fresh ``Guard`` per event, as a per-ca
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -30,7 +29,9 @@ REFUSAL_TEXT = "opens an interactive shell whose input guard cannot see"
 def env_for(home: Path, **extra: str) -> dict[str, str]:
     env = guard_cli_env()
     for key in list(env):
-        if key.startswith(("CLAUDE_CODE_", "GEMINI_", "CODEX_")) or (key.startswith("GUARD_") and key != "GUARD_SYSTEM_HEALTH"):
+        if key.startswith(("CLAUDE_CODE_", "GEMINI_", "CODEX_")) or (
+            key.startswith("GUARD_") and key != "GUARD_SYSTEM_HEALTH"
+        ):
             del env[key]
     env |= {"HOME": str(home), "GUARD_HOOKS_DAEMON": "off", **extra}
     return env
@@ -159,7 +160,9 @@ class TestClaudeCodeAttended:
         assert pending(ws) == []
 
     def test_without_attended_the_child_session_flag_still_decides(self, home: Path, ws: Path) -> None:
-        out, _, _ = hook("claude-code", claude_pre(ASK, home / "proj"), ws, env_for(home, CLAUDE_CODE_CHILD_SESSION="1"))
+        out, _, _ = hook(
+            "claude-code", claude_pre(ASK, home / "proj"), ws, env_for(home, CLAUDE_CODE_CHILD_SESSION="1")
+        )
         assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
         out, _, _ = hook("claude-code", claude_pre(ASK, home / "proj"), ws, env_for(home))
         assert out["hookSpecificOutput"]["permissionDecision"] == "ask"
@@ -181,7 +184,9 @@ class TestCodexApplyPatch:
         assert reply.output is None, reply.stdout  # Codex: no output is "allow"
 
     @pytest.mark.parametrize(
-        "target", ["~/.codex/hooks.json", "{ws}/guard.toml", "~/.claude/settings.json"], ids=["codex", "guard", "claude"]
+        "target",
+        ["~/.codex/hooks.json", "{ws}/guard.toml", "~/.claude/settings.json"],
+        ids=["codex", "guard", "claude"],
     )
     @pytest.mark.parametrize("as_list", [False, True], ids=["text", "argv"])
     def test_a_patch_to_guard_or_hook_settings_is_blocked(
@@ -217,7 +222,9 @@ class TestInteractiveShells:
             {"cmd": "docker exec -it web sh", "tty": True},
         ],
     )
-    def test_an_interactive_shell_is_not_auto_allowed(self, in_process: Any, home: Path, params: dict[str, Any]) -> None:
+    def test_an_interactive_shell_is_not_auto_allowed(
+        self, in_process: Any, home: Path, params: dict[str, Any]
+    ) -> None:
         reply = in_process("codex", codex("PreToolUse", "exec_command", params, home / "proj"))
         text = reply.output["hookSpecificOutput"]["permissionDecisionReason"]
         assert reply.output["hookSpecificOutput"]["permissionDecision"] == "deny"
@@ -233,7 +240,9 @@ class TestInteractiveShells:
             {"cmd": "python3 --version", "tty": True},
         ],
     )
-    def test_commands_and_scripts_are_judged_as_before(self, in_process: Any, home: Path, params: dict[str, Any]) -> None:
+    def test_commands_and_scripts_are_judged_as_before(
+        self, in_process: Any, home: Path, params: dict[str, Any]
+    ) -> None:
         reply = in_process("codex", codex("PreToolUse", "exec_command", params, home / "proj"))
         assert reply.output is None, reply.stdout
 
@@ -252,13 +261,18 @@ class TestOutcomes:
         ],
     )
     def test_codex_post_tool_use(self, in_process: Any, ws: Path, home: Path, response: Any, status: str) -> None:
-        in_process("codex", codex("PostToolUse", "Bash", {"command": "make deploy"}, home / "proj", tool_response=response))
+        in_process(
+            "codex", codex("PostToolUse", "Bash", {"command": "make deploy"}, home / "proj", tool_response=response)
+        )
         assert [line["status"] for line in jsonl(ws, ".command-execution.jsonl")] == [status]
 
     @pytest.mark.parametrize(
         ("content", "status"),
         [
-            ("Command: make deploy\nDirectory: (root)\nOutput: Error 1\nError: (none)\nExit Code: 2\nSignal: (none)", "failure"),
+            (
+                "Command: make deploy\nDirectory: (root)\nOutput: Error 1\nError: (none)\nExit Code: 2\nSignal: (none)",
+                "failure",
+            ),
             ("Command: ls\nDirectory: (root)\nOutput: a.txt\nError: (none)\nExit Code: 0\nSignal: (none)", "success"),
             ("Command: cat log\nOutput: Exit Code: 2\nError: (none)\nExit Code: 0\nSignal: (none)", "success"),
             ("a.txt\nb.txt", "success"),
@@ -267,7 +281,9 @@ class TestOutcomes:
     def test_gemini_after_tool_reads_exit_code_in_llm_content(
         self, in_process: Any, ws: Path, home: Path, content: str, status: str
     ) -> None:
-        payload = gemini("AfterTool", "make deploy", home / "proj", tool_response={"llmContent": content, "returnDisplay": content})
+        payload = gemini(
+            "AfterTool", "make deploy", home / "proj", tool_response={"llmContent": content, "returnDisplay": content}
+        )
         in_process("gemini", payload)
         assert [line["status"] for line in jsonl(ws, ".command-execution.jsonl")] == [status]
 
@@ -286,7 +302,9 @@ class TestOpenClawRefusals:
         for i in range(5):
             blocked = in_process("openclaw", openclaw("before_tool_call", "rm -rf /", f"c{i}"))
             assert blocked.output["block"] is True
-            in_process("openclaw", openclaw("after_tool_call", "rm -rf /", f"c{i}", error=blocked.output["blockReason"]))
+            in_process(
+                "openclaw", openclaw("after_tool_call", "rm -rf /", f"c{i}", error=blocked.output["blockReason"])
+            )
         in_process("openclaw", openclaw("after_tool_call", "rm -rf /", "c9", error="denied", guardRefused=True))
         assert jsonl(ws, ".command-execution.jsonl") == []
         answer = in_process("openclaw", openclaw("before_tool_call", "ls", "c10")).output
@@ -304,9 +322,22 @@ class TestHeadlessEnv:
         ("host", "payload", "denied"),
         [
             ("gemini", lambda cwd: gemini("BeforeTool", ASK, cwd), lambda o: o["decision"] == "deny"),
-            ("claude-code", lambda cwd: claude_pre(ASK, cwd), lambda o: o["hookSpecificOutput"]["permissionDecision"] == "deny"),
-            ("cursor", lambda cwd: {"hook_event_name": "beforeShellExecution", "command": ASK, "cwd": str(cwd),
-                                    "conversation_id": "c1", "generation_id": "g1"}, lambda o: o["permission"] == "deny"),
+            (
+                "claude-code",
+                lambda cwd: claude_pre(ASK, cwd),
+                lambda o: o["hookSpecificOutput"]["permissionDecision"] == "deny",
+            ),
+            (
+                "cursor",
+                lambda cwd: {
+                    "hook_event_name": "beforeShellExecution",
+                    "command": ASK,
+                    "cwd": str(cwd),
+                    "conversation_id": "c1",
+                    "generation_id": "g1",
+                },
+                lambda o: o["permission"] == "deny",
+            ),
             ("openclaw", lambda cwd: openclaw("before_tool_call", ASK, "c1"), lambda o: o.get("block") is True),
         ],
     )
@@ -322,7 +353,10 @@ class TestHeadlessEnv:
     def test_install_gemini_says_how_to_run_headless(self, home: Path, ws: Path) -> None:
         proc = subprocess.run(
             [*GUARD_CMD, "install", "gemini", "--settings", str(home / "settings.json"), "--workspace", str(ws)],
-            capture_output=True, text=True, env=env_for(home), timeout=60,
+            capture_output=True,
+            text=True,
+            env=env_for(home),
+            timeout=60,
         )
         assert proc.returncode == 0 and "GUARD_HEADLESS=1 gemini -p" in proc.stdout
 
@@ -332,7 +366,9 @@ class TestCodexFailsClosed:
     def test_a_workspace_guard_cannot_use_denies_in_codex_schema(self, home: Path, tmp_path: Path) -> None:
         broken = tmp_path / "not-a-dir"
         broken.write_text("x")
-        out, code, _ = hook("codex", codex("PreToolUse", "Bash", {"command": ALLOW}, home / "proj"), broken, env_for(home))
+        out, code, _ = hook(
+            "codex", codex("PreToolUse", "Bash", {"command": ALLOW}, home / "proj"), broken, env_for(home)
+        )
         assert code == 0 and out["hookSpecificOutput"]["permissionDecision"] == "deny"
         assert sorted(out) == ["hookSpecificOutput"]
         assert sorted(out["hookSpecificOutput"]) == ["hookEventName", "permissionDecision", "permissionDecisionReason"]

@@ -176,7 +176,10 @@ class TestEveryEntryCountsOnce:
 
         engine = MultiSourceFusionEngine(workspace=workspace)
         try:
-            decisions = [classify_with_fusion("bash", {"command": COMMAND}, "s1", engine=engine)["decision"] for _ in range(CALLS)]
+            decisions = [
+                classify_with_fusion("bash", {"command": COMMAND}, "s1", engine=engine)["decision"]
+                for _ in range(CALLS)
+            ]
             assert decisions[:2] == ["auto_allow", "auto_allow"] and "auto_allow" not in decisions[2:]
         finally:
             engine.close()
