@@ -12,7 +12,9 @@ A subclass that overrides ``_evaluate_memory_relevance`` (or ``_evaluate_command
 used as that dimension's value with full confidence.
 
 The engine runs guard's whole chain, so a call the static layer rates critical is blocked
-whatever the fused score says; ``final_score`` is the fused score.
+whatever the fused score says; ``final_score`` is the fused score. Each
+``fuse_decision_context`` is one dispatch for the session layer (loops, bursts, refusal
+streaks); ``save_decision`` logs it without counting it again.
 """
 
 from __future__ import annotations
@@ -162,7 +164,8 @@ class MultiSourceFusionEngine:
     def fuse_decision_context(
         self, tool_name: str, params: Mapping[str, Any] | None = None, session_id: str | None = None
     ) -> FusionScore:
-        record = self._guard.decide(tool_name, params or {}, session_id=session_id, save=False)
+        # The seed fuses once per dispatch: count it in its session here (``save_decision`` only logs).
+        record = self._guard.decide(tool_name, params or {}, session_id=session_id, save=False, track=True)
         fusion = record.layer("fusion")
         dims = fusion.data.get("dimensions", {}) if fusion is not None else {}
         reasoning = {

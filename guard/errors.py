@@ -24,18 +24,30 @@ class ToolBlocked(GuardError, PermissionError):
 
     def __init__(self, record: DecisionRecord, message: str | None = None) -> None:
         self.record = record
-        super().__init__(message or f"guard blocked {record.tool}: {record.summary()}")
+        super().__init__(message or f"guard blocked {record.tool}: {record.summary()}. {_instead(record)}")
 
 
 class ConfirmationRequired(ToolBlocked):
-    """The call needs a person's confirmation and no confirm callback was given."""
+    """The call needs a person's confirmation and no confirm callback was given (``@guarded(confirm=...)``)."""
 
     def __init__(self, record: DecisionRecord) -> None:
         super().__init__(
             record,
-            f"guard needs a confirmation for {record.tool} and nobody can answer "
-            f"(pass confirm= to @guarded): {record.summary()}",
+            f"guard needs a confirmation for {record.tool} and nobody can answer here: {record.summary()}. "
+            "Do not retry it or work around it; tell the person which call needs their approval.",
         )
+
+
+def _instead(record: DecisionRecord) -> str:
+    """What the agent reading the exception should do: the rule's safer alternative, else stop and say so.
+
+    It names no way to switch guard off (no command, setting or environment variable): the
+    exception text reaches the agent as the tool's error.
+    """
+    alternative = next((r.alternative for r in record.reasons if r.alternative), None)
+    if alternative:
+        return f"Instead: {alternative}"
+    return "Do not retry it or work around it; tell the person what you wanted to do, and they can approve it."
 
 
 class ConfigError(GuardError, ValueError):

@@ -8,7 +8,7 @@ Protocol: one JSON line each way over a Unix socket.
 
     → {"v": 1, "op": "hook", "host": "claude-code", "input": "<stdin text>", "headless": false,
        "may_ask": true, "env": {...}, "version": "0.1.0"}
-    ← {"v": 1, "stdout": "...", "exit": 0, "stderr": ""}
+    ← " " (at once: the daemon is alive), then {"v": 1, "stdout": "...", "exit": 0, "stderr": ""}
 
 ``version`` is optional (the OpenClaw plugin does not know it); a daemon whose version differs
 from the client's answers with an ``error`` and exits, so the next hook starts a current one.
@@ -30,6 +30,8 @@ PROTOCOL = 1
 SOCKET_NAME = "guard.sock"
 MAX_SOCKET_PATH = 100  # bytes; sun_path holds 108 on Linux, 104 on macOS
 ENV_PREFIXES = ("GUARD_", "CLAUDE_CODE_", "GEMINI_", "CODEX_", "CURSOR_")
+ALIVE_TIMEOUT = 1.0  # seconds for a daemon to take the connection and say it is alive
+ALIVE = b" "  # what it says: a blank before the JSON answer
 
 
 def socket_path(workspace: Path) -> Path:
@@ -52,23 +54,28 @@ def private_dir(path: Path) -> bool:
     return st.st_uid == os.getuid() and not st.st_mode & 0o077
 
 
-def call(workspace: Path, message: dict[str, Any], *, timeout: float = 10.0) -> dict[str, Any] | None:
-    """Send one request; the decoded answer, or None when no usable daemon answered."""
+def call(
+    workspace: Path, message: dict[str, Any], *, timeout: float = 10.0, alive_timeout: float = ALIVE_TIMEOUT
+) -> dict[str, Any] | None:
+    """Send one request; the decoded answer, or None when no usable daemon answered.
+
+    A live daemon writes a blank the moment it takes the connection (JSON allows leading
+    whitespace). A daemon that cannot connect or send that within ``alive_timeout`` (stopped,
+    hung, its backlog full) is given up on at once, so the hook decides in-process instead of
+    waiting the whole ``timeout``, which bounds only the answer of a daemon known to be alive.
+    """
     path = socket_path(workspace)
     if not private_dir(path.parent):
         return None
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        sock.settimeout(0.5)
+        sock.settimeout(alive_timeout)
         sock.connect(str(path))
-        sock.settimeout(timeout)
         sock.sendall(json.dumps(message, ensure_ascii=False).encode() + b"\n")
-        chunks = []
-        while True:
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
+        chunks = [sock.recv(65536)]  # the first byte: the daemon is alive
+        sock.settimeout(timeout)
+        while chunks[-1]:
+            chunks.append(sock.recv(65536))
         answer = json.loads(b"".join(chunks))
     except (OSError, ValueError):
         return None

@@ -8,8 +8,10 @@ in-process and start it in the background (``hooks.daemon = "auto"``).
 
 One daemon per workspace: an ``flock`` on ``.guard-serve.lock`` guards the socket. The
 socket is 0600 in a private directory, and a connection from another user is refused
-(``SO_PEERCRED`` where the platform has it). Requests are answered one at a time: a
-decision takes well under a millisecond once warm. The daemon reloads its ``Guard`` when
+(``SO_PEERCRED`` where the platform has it). Each connection gets a worker thread (at
+most ``WORKERS``; the listen backlog holds ``BACKLOG``) that says it is alive at once and
+then waits its turn: decisions are made one at a time, well under a millisecond each once
+warm. Every decision line the daemon writes says ``"via": "daemon"``. The daemon reloads its ``Guard`` when
 ``guard.toml`` or the client's ``GUARD_*`` environment changes, flushes its aggregates to
 the workspace while idle, and exits after ``idle`` seconds without a request (0 = never),
 on ``stop``, or on SIGTERM/SIGINT.
@@ -29,12 +31,17 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from integrations.daemon import PROTOCOL, private_dir, socket_path
+from integrations.daemon import ALIVE, PROTOCOL, private_dir, socket_path
 
 LOCK_NAME = ".guard-serve.lock"
 SPAWN_MARK = ".guard-serve.spawned"
 MAX_REQUEST = 32 * 1024 * 1024
 FLUSH_EVERY = 5.0
+# Every hook of a busy agent host (parallel sub-agents, Codex running matching hooks at once) may
+# connect in the same instant: the kernel queues BACKLOG of them while the accept loop catches up
+# (64 answered only 65-69 of 100), and at most WORKERS are served at once, the rest wait in line.
+BACKLOG = 512
+WORKERS = 256
 
 
 class HookServer:
@@ -49,6 +56,7 @@ class HookServer:
         self._guard_key: tuple[Any, ...] | None = None
         self._last = time.monotonic()
         self._dirty = False
+        self._workers = threading.BoundedSemaphore(WORKERS)
 
     # -- lifecycle ----------------------------------------------------------------------
     def serve(self, ready: Callable[[Path], None] | None = None) -> bool:
@@ -101,7 +109,7 @@ class HookServer:
         finally:
             os.umask(old)
         os.chmod(self.path, 0o600)
-        sock.listen(64)
+        sock.listen(BACKLOG)
         sock.settimeout(0.5)
         return sock
 
@@ -123,7 +131,12 @@ class HookServer:
                     return
                 raise
             self._last = time.monotonic()
-            threading.Thread(target=self._serve_one, args=(conn,), daemon=True).start()
+            self._workers.acquire()
+            try:
+                threading.Thread(target=self._serve_one, args=(conn,), daemon=True).start()
+            except RuntimeError:  # no thread to be had: the client falls back in-process
+                self._workers.release()
+                conn.close()
 
     def _flush(self) -> None:
         with self._lock:
@@ -137,12 +150,14 @@ class HookServer:
             conn.settimeout(10.0)
             if not _same_user(conn):
                 return
+            conn.sendall(ALIVE)  # before any waiting: the client knows within a second that we live
             answer = self._answer(_read_line(conn))
             conn.sendall(json.dumps(answer, ensure_ascii=False).encode() + b"\n")
         except OSError:
             pass
         finally:
             conn.close()
+            self._workers.release()
 
     def _answer(self, data: bytes) -> dict[str, Any]:
         try:
@@ -175,7 +190,7 @@ class HookServer:
         raw_env = request.get("env")
         env = {str(k): str(v) for k, v in raw_env.items()} if isinstance(raw_env, dict) else {}
         text = request.get("input")
-        with self._lock:
+        with self._lock:  # ``run`` answers every failure in the host's own refusal; it does not raise
             reply = run(
                 host,
                 text if isinstance(text, str) else "",
@@ -183,6 +198,7 @@ class HookServer:
                 headless=request.get("headless") is True,
                 may_ask=request.get("may_ask") is not False,
                 env=env,
+                via="daemon",
             )
             self._dirty = True
         return {"v": PROTOCOL, "stdout": reply.stdout, "exit": reply.exit_code, "stderr": reply.stderr}

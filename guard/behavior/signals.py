@@ -354,7 +354,6 @@ def _breaker(
     if b is None:
         return None
     status = b.status(now, s)
-    reset = f"guard reset --session {session_id or '-'} --task {b.task}"
     if status == OPEN:
         if b.require_human:
             when = f"it opened {b.openings} times, so only a person can close it"
@@ -365,9 +364,11 @@ def _breaker(
             Signal(
                 "G210",
                 0.0,
-                f"'{b.text}' failed {b.fail_count} times in a row: circuit breaker open {when}; '{reset}' closes it",
+                # the agent reads this: it says who can close the breaker, never the command that does
+                f"'{b.text}' failed {b.fail_count} times in a row: circuit breaker open {when}; "
+                "the person can close it from their terminal",
                 BLOCK,
-                "find out why it fails before running it again",
+                "find out why it fails before running it again, and tell the person if it must run now",
             )
         )
     elif status == TRIAL:
@@ -384,7 +385,7 @@ def _breaker(
                 f"failure reopens it for {span(wait)}",
             )
         )
-    return b.public(now, s)
+    return b.public(now, s) | {"close_with": f"guard reset --session {session_id or '-'} --task {b.task}"}
 
 
 def _tier(state: SessionState | None, probe: Probe, card: Scorecard, out: list[Signal]) -> None:

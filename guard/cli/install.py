@@ -93,7 +93,19 @@ def run_install(args: argparse.Namespace) -> int:
         print(f"guard: {host} hooks installed in {path}\n  command: {command}")
     else:
         print(f"guard: {host} hooks already installed in {path}")
+    if not args.dry_run and host in HEADLESS_NOTES:
+        print(HEADLESS_NOTES[host])
     return 0
+
+
+# Hosts whose hooks cannot tell a run nobody watches from an interactive one.
+HEADLESS_NOTES = {
+    "gemini": (
+        "  headless: Gemini CLI does not tell its hooks when nobody can answer (gemini -p, CI), and an ask\n"
+        "  there waits forever. Run such sessions as GUARD_HEADLESS=1 gemini -p '...': guard then denies,\n"
+        "  with the reason, what it would have asked about (or install with --headless for every session)."
+    ),
+}
 
 
 def run_uninstall(args: argparse.Namespace) -> int:

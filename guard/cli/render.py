@@ -32,6 +32,9 @@ def explain_text(record: DecisionRecord, details: dict[str, Any] | None = None) 
                 lines.append(f"            instead: {r.alternative}")
         if v.layer == "behavior" and "health" in v.data:
             lines.append(f"      session health {float(v.data['health']):.0f}/100")
+        breaker = v.data.get("breaker") if v.layer == "behavior" else None
+        if isinstance(breaker, dict) and breaker.get("close_with") and breaker.get("state") != "closed":
+            lines.append(f"      circuit breaker {breaker.get('state')}: close it with `{breaker['close_with']}`")
         if v.layer == "fusion":
             dims = v.data.get("dimensions", {})
             weights = v.data.get("weights", {})

@@ -132,6 +132,7 @@ def session_text(m: Any) -> str:
         ]
         table_text = table(rows, ["task", "state", "failing", "failCount", "nextRetryAt", "requireHuman", "call"])
         lines += ["  " + line for line in table_text.splitlines()]
+        lines.append("  close one with: guard reset --session SESSION --task TASK")
     else:
         lines.append("circuit breakers: none")
     if m.taint:

@@ -23,7 +23,7 @@ from guard.behavior.signals import assess
 from guard.behavior.tracker import SessionTracker
 from guard.config import Config
 from guard.layers.base import Context
-from guard.model import Risk, ToolCall, Verdict
+from guard.model import BLOCK, Risk, ToolCall, Verdict
 
 __all__ = ["BehaviorLayer", "SessionTracker"]
 
@@ -86,10 +86,12 @@ class BehaviorLayer:
             data["taint"] = taint
         if not result.signals:
             return Verdict(self.name, data=data)
+        if result.decision == BLOCK:  # the signal that blocks first: messages show the first few reasons
+            signals = tuple(sorted(signals, key=lambda x: x.effect != BLOCK))
         return Verdict(
             self.name,
             decision=result.decision,
             ceiling=result.ceiling,
-            reasons=tuple(x.reason() for x in result.signals),
+            reasons=tuple(x.reason() for x in signals),
             data=data,
         )

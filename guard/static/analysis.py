@@ -72,6 +72,7 @@ def analyse(
     engine = Engine(scan)
     lines: int | None = None
     if kind == "bash":
+        scan.tty = params.get("tty") is True
         if text is None:
             text = tools.command_text(params)
         if text is None:

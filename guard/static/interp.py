@@ -370,7 +370,34 @@ def _interpreter(cmd: Cmd, scan: Scan) -> Flow | None:
     if cmd.stdin == EMPTY and not code and script is None and only_version(args):
         scan.hit("G180", cmd.name)
         return EMPTY
+    if cmd.stdin is EMPTY and not _opens_repl(args, family):
+        scan.hit("G181", f"{cmd.name} {' '.join(args)}"[:120])  # ``node --test``, ``php -m``: no prompt
+        return None
     return scan.engine.consume(cmd.stdin, lang)
+
+
+# Options that leave an interpreter waiting at its prompt; any other (``node --test``, ``php -m``,
+# ``ruby -cscript.rb``) is a mode of its own, judged as an ordinary development command, as before.
+_REPL_FLAGS = wordset(
+    "-i --interactive -q --quiet -u -B -E -s -I -O -OO -b -bb -d -v -w -W --no-warnings --inspect --inspect-brk "
+    "--experimental-repl-await -a"
+)
+
+
+def _opens_repl(args: list[str], family: str) -> bool:
+    """With no code, no script and nothing on stdin: does the interpreter sit at its prompt?"""
+    if family == "php":  # ``php -i``/``-m`` print information; ``-a`` is the interactive shell
+        return all(a == "-a" for a in args)
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in _VALUE_OPTS and family != "perl" and a not in _REPL_FLAGS:
+            i += 2  # ``python3 -X dev``: the option and its value
+            continue
+        if a not in _REPL_FLAGS and not a.startswith(("--inspect=", "--inspect-brk=")):
+            return False
+        i += 1
+    return True
 
 
 def only_version(args: list[str]) -> bool:

@@ -153,6 +153,7 @@ G408 | high     | persistence | persistence,write                      | Changes
 G415 | critical | protected   | protected_path,write                   | Writes, deletes or moves a path that leads on disk to guard's own files or an agent host's hook settings (through a symbolic or hard link, "..", /proc or a second mount), which would switch guard off.
 G416 | critical | protected   | protected_path,write                   | Makes a link or a bind mount onto guard's own files or an agent host's hook settings: a later write to the link's ordinary-looking name would switch guard off. | ln -s src/app.py app.py
 G417 | medium   | protected   | write,asks                             | Writes to a path guard could not follow on disk (a loop of symbolic links, or no permission to look), so where the write lands is unknown.
+G425 | medium   | unknown     | execute,asks                           | Opens an interactive shell whose input guard cannot see (a shell, interpreter, remote login or database console with no command or script): what is typed into it later is not checked. | sh -c 'ls -la'
 """
 
 

@@ -47,6 +47,9 @@ class Flow:
 
 
 EMPTY = Flow()
+# stdin redirected from a plain file (``bash < x.sh``): equal to EMPTY (no taint, no known text) but
+# another object, so a shell or interpreter can tell a script it reads from a terminal it waits on.
+FROM_FILE = Flow()
 OPAQUE_FLOW = Flow(OPAQUE)
 
 
@@ -108,6 +111,7 @@ class Scan:
         "substs",
         "tags",
         "targets",
+        "tty",
         "urls",
         "vars",
         "written",
@@ -138,6 +142,7 @@ class Scan:
         self.parse_error = False
         self.shell_stdin = False  # a shell ran on its stdin (with a /dev/tcp redirect: a reverse shell)
         self.netdev = False
+        self.tty = False  # the host runs the command on a terminal it can type into later (Codex ``tty``)
         self.engine: Engine = None  # type: ignore[assignment]  # set by the Engine that runs this scan
         self.subscan: Callable[[str], Risk] = lambda text: Risk.SAFE
         self.subcode: Callable[[str, str], Risk] = lambda text, lang: Risk.SAFE
@@ -210,3 +215,10 @@ def display(scan: Scan, text: str) -> str:
         shown = scan.substs[i].display if i < len(scan.substs) else "$…"
         out = out.replace(marker(i), shown, 1)
     return out
+
+
+def interactive_shell(scan: Scan, detail: str) -> None:
+    """A shell, REPL or console opened with no command or script: what it runs arrives later."""
+    if scan.tty:
+        detail += ", with a terminal"
+    scan.hit("G425", detail)

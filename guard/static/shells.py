@@ -11,7 +11,20 @@ from typing import TYPE_CHECKING
 
 from guard.static import paths as P
 from guard.static.families.db import resets_database
-from guard.static.scan import BUILT, DECODED, EMPTY, OPAQUE, OPAQUE_FLOW, PACKED, REMOTE, SPELLED, Flow, display
+from guard.static.scan import (
+    BUILT,
+    DECODED,
+    EMPTY,
+    FROM_FILE,
+    OPAQUE,
+    OPAQUE_FLOW,
+    PACKED,
+    REMOTE,
+    SPELLED,
+    Flow,
+    display,
+    interactive_shell,
+)
 from guard.static.text import DYN_OPEN, strip_markers
 
 if TYPE_CHECKING:
@@ -47,7 +60,13 @@ def shell(engine: Engine, argv: tuple[str, ...], stdin: Flow) -> Flow:
         return engine.script(rest[0], stdin, tuple(rest[1:]))
     if rest and not from_stdin and rest[0] not in ("/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"):
         return exec_file(engine, rest[0], stdin)
+    if stdin == EMPTY and argv[1:] and all(a in _INFO for a in argv[1:]):
+        scan.hit("G180", " ".join(argv))  # ``bash --version``: prints and exits
+        return EMPTY
     return consume(engine, stdin, "shell", interactive)
+
+
+_INFO = frozenset({"--version", "--help", "-h", "--usage"})
 
 
 def consume(engine: Engine, stdin: Flow, kind: str, interactive: bool = False) -> Flow:
@@ -70,9 +89,13 @@ def consume(engine: Engine, stdin: Flow, kind: str, interactive: bool = False) -
             analyse_code(scan, stdin.text, kind)
     elif stdin.bits:  # with a /dev/tcp descriptor open, what the shell reads may come from the socket
         scan.hit("G144" if scan.netdev else "G194", f"{kind} reads a script from a pipe")
-    else:
+    elif stdin is FROM_FILE:  # ``bash < x.sh``: a script from a file, as before
         scan.shell_stdin = True
-        scan.hit("G181", f"interactive {kind}")
+        scan.hit("G181", f"{kind} reads a script from a file")
+        return Flow(SHELL)
+    else:  # nothing on stdin: it waits for input the agent sends later (Codex write_stdin), unseen
+        scan.shell_stdin = True
+        interactive_shell(scan, f"interactive {kind}")
         return Flow(SHELL)
     scan.tag("execute")
     return Flow(SHELL if interactive else OPAQUE)

@@ -57,6 +57,7 @@ _EDIT_NEW_KEYS = ("new_string", "newText", "new_text", "newString", "replacement
 _MOVE_KEYS = (("source", "destination"), ("src", "dst"), ("src", "dest"), ("from", "to"), ("old_path", "new_path"))
 _MOVE_WORDS = lazyre.compile(r"move|rename|copy|cp\b|mv\b", re.I)
 _PROMPT_URL = lazyre.compile(r"(?:https?|file)://[^\s\"'<>)]+", re.I)
+_BEGIN_PATCH = "*** Begin Patch"
 _PATCH_FILE = lazyre.compile(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+)$|^\+\+\+ (?:b/)?(\S+)", re.M)
 _WRITE_WORDS = lazyre.compile(
     r"write|edit|create|save|put|upload|append|replace|insert|patch|update|move|rename|copy", re.I
@@ -117,11 +118,29 @@ def written_parts(params: Mapping[str, Any]) -> list[str]:
     if isinstance(edits, list):
         # Claude's MultiEdit ``new_string``; the MCP filesystem server's ``edit_file`` ``newText``
         parts += [str(first(e, _EDIT_NEW_KEYS) or "") for e in edits if isinstance(e, Mapping)]
-    patch = params.get("input") or params.get("patch")
+    patch = patch_text(params)
     if isinstance(patch, str) and ("*** " in patch or "+++ " in patch):
         added = [line[1:] for line in patch.splitlines() if line.startswith("+") and not line.startswith("+++")]
         parts.append("\n".join(added) + ("\n" if added else ""))
     return parts
+
+
+def patch_text(params: Mapping[str, Any]) -> str | None:
+    """The patch of an ``apply_patch`` call: ``input``/``patch``, or Codex's ``command``.
+
+    Codex sends the patch as ``command``: the text ``*** Begin Patch … *** End Patch`` (maybe
+    after ``apply_patch`` and a heredoc), or the argv ``["apply_patch", "<patch>"]``.
+    """
+    patch = params.get("input") or params.get("patch")
+    if isinstance(patch, str):
+        return patch
+    for key in ("command", "cmd"):
+        value = params.get(key)
+        words = value if isinstance(value, (list, tuple)) else [value]
+        for word in words:
+            if isinstance(word, str) and _BEGIN_PATCH in word:
+                return word
+    return None
 
 
 def lines_of(text: str) -> int:
@@ -131,7 +150,7 @@ def lines_of(text: str) -> int:
 def targets(params: Mapping[str, Any]) -> list[str]:
     path = first(params, PATH_KEYS)
     found = [str(path)] if isinstance(path, str) else [str(p) for p in path] if isinstance(path, list) else []
-    patch = params.get("input") or params.get("patch")
+    patch = patch_text(params)
     if isinstance(patch, str):
         found += [a or b for a, b in _PATCH_FILE.findall(patch)]
     return [p[7:] if p.startswith("file://") else p for p in found]

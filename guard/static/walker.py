@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from guard.static import effects, expand
 from guard.static.expand import MAX_NEST
-from guard.static.scan import EMPTY, OPAQUE_FLOW, Flow
+from guard.static.scan import EMPTY, FROM_FILE, OPAQUE_FLOW, Flow
 from guard.static.text import (
     IFS,
     wordset,
@@ -290,7 +290,8 @@ class Walker:
             word = " ".join(self.words(dest))
             if word.startswith("\ue000"):
                 return self.scan.flow_of(word)
-            return effects.read_flow(self.scan, word)
+            flow = effects.read_flow(self.scan, word)
+            return FROM_FILE if flow == EMPTY else flow
         outputs.append((("append" if op in (">>", "&>>") else "write") + (":2" if fd == "2" else ""), dest))
         if fd.isdigit() and int(fd) > 2 and op in (">", ">>", ">|", "<>"):
             for word in self.words(dest):

@@ -58,6 +58,7 @@ class Event:
     prompt: str | None = None
     answer: bool | None = None  # resolution: approved / denied / no answer
     headless: bool = False  # the payload says nobody can answer a prompt
+    via: str = "hook"  # who decided: the hook process itself or ``guard serve`` (the decision log says)
 
 
 @attrs.frozen
@@ -177,26 +178,54 @@ def _describe(value: Any) -> str:
     return "nothing" if value is None else type(value).__name__
 
 
-_EXIT_CODE = re.compile(r"\s*Exit code:?\s*(-?\d+)")
+# How shells report their exit status in a tool's text output: Claude Code's ``Exit code 2``, Codex's
+# ``Exit code: 1`` / ``Process exited with code 1`` header lines, Gemini CLI's ``Exit Code: 2`` line.
+_EXIT_LINE = re.compile(r"^[ \t]*(?:exit[ _]code|process exited with code)\b[ \t:=]*(-?\d+)[ \t]*$", re.I | re.M)
+_HEADER_END = re.compile(r"^Output:", re.M)
+_TAIL = 2048
+
+
+def exit_code_in(text: str, *, tail: bool = False) -> int | None:
+    """The exit status a shell tool's output text reports, else None.
+
+    Only where a host puts it, so a command that *prints* ``Exit code: 1`` is not misread: the
+    header before the ``Output:`` line (Claude Code, Codex), or with ``tail`` the last such line
+    of the text (Gemini CLI writes ``Exit Code: N`` after the output).
+    """
+    if tail:
+        found = list(_EXIT_LINE.finditer(text[-_TAIL:]))
+        return int(found[-1].group(1)) if found else None
+    end = _HEADER_END.search(text, 0, 4096)
+    header = text[: end.start()] if end else text.split("\n", 3)[0] if "\n" in text else text
+    match = _EXIT_LINE.search(header[:4096])
+    return int(match.group(1)) if match else None
 
 
 def outcome_of(response: Any) -> tuple[bool | None, str | None]:
     """How a call went, from a host's tool response: (success, error); success None = unknown.
 
-    Understands ``success``/``ok`` flags, ``exit_code``/``exitCode`` (also under ``details``),
-    MCP's ``isError``, an
-    ``error`` field, a user interrupt (unknown, not a failure) and output text that starts
-    with ``Exit code N``. Any other response means the tool ran and returned: success.
+    Understands ``success``/``ok`` flags, ``exit_code``/``exitCode`` (also under ``details`` or
+    ``metadata``), MCP's ``isError``, an ``error`` field, a user interrupt (unknown, not a
+    failure), output text whose header reports ``Exit code N`` (also inside ``output``), and a
+    response that is itself JSON text (Codex). Any other response means the tool ran and
+    returned: success.
     """
     if response is None:
         return None, None
+    if isinstance(response, str) and response.lstrip().startswith("{"):
+        try:
+            decoded = json.loads(response)
+        except ValueError:
+            decoded = None
+        if isinstance(decoded, Mapping):
+            response = decoded
     if isinstance(response, Mapping):
         for key in ("success", "ok"):
             if isinstance(response.get(key), bool):
                 ok = response[key]
                 return ok, None if ok else _error_text(response.get("error")) or f"{key}: false"
-        details = response.get("details")
-        for where in (response, details if isinstance(details, Mapping) else {}):
+        nested = [response.get(k) for k in ("details", "metadata")]
+        for where in (response, *(n for n in nested if isinstance(n, Mapping))):
             for key in ("exit_code", "exitCode", "returncode"):
                 code = where.get(key)
                 if isinstance(code, int) and not isinstance(code, bool):
@@ -207,12 +236,17 @@ def outcome_of(response: Any) -> tuple[bool | None, str | None]:
             return False, _error_text(response.get("error"))
         if response.get("interrupted") is True:
             return None, None
+        output = response.get("output")
+        if isinstance(output, str):
+            code = exit_code_in(output)
+            if code is not None:
+                return code == 0, None if code == 0 else f"Exit code {code}"
         return True, None
     if isinstance(response, str):
-        m = _EXIT_CODE.match(response)
-        if m:
-            code = int(m.group(1))
-            return code == 0, None if code == 0 else response.splitlines()[0]
+        code = exit_code_in(response)
+        if code is not None:
+            line = next((m.group(0).strip() for m in _EXIT_LINE.finditer(response, 0, 4096)), "")
+            return code == 0, None if code == 0 else line or f"Exit code {code}"
     return True, None
 
 

@@ -7,8 +7,11 @@ UserPromptSubmit blocks with top-level ``decision: "block"``. Exit 0 with JSON i
 structured answer; exit 2 blocks with stderr as the reason and is the only refusal that
 works whatever the event, so input guard cannot read gets both.
 
-Nobody can answer an ask when ``permission_mode`` is ``dontAsk`` or inside a child session
-(``CLAUDE_CODE_CHILD_SESSION=1``, where an ask was seen to fail open).
+Nobody can answer an ask when ``permission_mode`` is ``dontAsk`` or when
+``CLAUDE_CODE_SESSION_ATTENDED=0`` (``claude -p``; an attended terminal session sets ``1``).
+``CLAUDE_CODE_CHILD_SESSION=1`` is set for every hook, interactive sessions included, so it
+decides only when a Claude Code too old to set ``..._ATTENDED`` leaves nothing better.
+A headless refusal leaves no pending question behind: nothing would ever answer it.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ from integrations.hosts.base import (
     req_obj,
     req_str,
 )
+
+ATTENDED = "CLAUDE_CODE_SESSION_ATTENDED"  # 1: a person at the terminal; 0: headless (-p)
 
 
 class ClaudeDialect(Host):
@@ -63,7 +68,10 @@ class ClaudeDialect(Host):
         return Event(host=self.name, name=name, kind=kind, **fields)
 
     def outcome(self, name: str, payload: Mapping[str, Any]) -> dict[str, Any]:
-        success, error = outcome_of(payload.get("tool_response"))
+        response = payload.get("tool_response")
+        if response is None:
+            response = payload.get("tool_output")  # some Codex builds
+        success, error = outcome_of(response)
         return {"success": success, "error": error}
 
     def headless(self, payload: Mapping[str, Any], env: Mapping[str, str]) -> bool:
@@ -92,7 +100,12 @@ class ClaudeCode(ClaudeDialect):
         return super().outcome(name, payload)
 
     def headless(self, payload: Mapping[str, Any], env: Mapping[str, str]) -> bool:
-        return super().headless(payload, env) or env.get("CLAUDE_CODE_CHILD_SESSION") == "1"
+        if super().headless(payload, env):
+            return True
+        attended = env.get(ATTENDED, "").strip()
+        if attended in ("0", "1"):
+            return attended == "0"
+        return env.get("CLAUDE_CODE_CHILD_SESSION") == "1"
 
     def _pre(self, decision: str, reason: str) -> Reply:
         return Reply(

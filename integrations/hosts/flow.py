@@ -7,7 +7,9 @@ Before a call (``pre``): ``Guard.decide`` with the host's session, cwd and agent
 decision goes to ``.fusion-decisions.jsonl`` with the host, event and call id. auto_allow →
 allow; block → deny, saying what to do instead; request_confirm → ask where the host can
 ask (and remember the question), else deny with an out-of-band approval (``guard approve
-ID``). With nobody to answer (headless), request_confirm is a block and the record says so.
+ID``). With nobody to answer (headless, or ``GUARD_HEADLESS=1``), request_confirm is a block
+and the record says so. The ``pre`` decision is the dispatch the session layer counts (loops,
+bursts, refusal streaks); a later ``permission`` event for the same call is not counted again.
 
 After a call (``post``): the result goes to ``.command-execution.jsonl``; if guard had asked
 about this call, the person evidently approved it (``.user-interactions.jsonl``). A new
@@ -25,6 +27,8 @@ import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from guard.errors import InputError
 from guard.model import AUTO_ALLOW, BLOCK, DecisionRecord
 from integrations.hosts import words
@@ -33,6 +37,10 @@ from integrations.pending import APPROVED, ASKED, AWAITING, Pending
 
 if TYPE_CHECKING:
     from guard.core import Guard
+
+# Set by the person for a run nobody watches (``gemini -p``, CI): every host's hook then denies
+# what it would have asked about, with the reason, instead of waiting for an answer.
+HEADLESS_ENV = "GUARD_HEADLESS"
 
 
 def run(
@@ -43,8 +51,9 @@ def run(
     headless: bool = False,
     may_ask: bool = True,
     env: Mapping[str, str] | None = None,
+    via: str = "hook",
 ) -> Reply:
-    """One hook invocation, failing closed."""
+    """One hook invocation, failing closed; ``via`` (``hook``, ``daemon``) goes to the decision log."""
     env = os.environ if env is None else env
     payload = _load(raw)
     if isinstance(payload, str):
@@ -58,14 +67,21 @@ def run(
         )
     try:
         event = host.parse(payload, env)
-    except (InputError, TypeError, ValueError) as exc:
+        if _truthy(env.get(HEADLESS_ENV)):
+            event = attrs.evolve(event, headless=True)
+    except Exception as exc:  # any payload guard cannot read is refused, never let through
         stub = Event(host=host.name, name=str(payload.get(host.event_key) or kind), kind=kind)
-        return host.failed(stub, f"guard: cannot read this {stub.name} event ({exc}).", may_ask=False)
+        why = exc if isinstance(exc, (InputError, TypeError, ValueError)) else f"{type(exc).__name__}: {exc}"
+        return host.failed(stub, f"guard: cannot read this {stub.name} event ({why}).", may_ask=False)
     try:
-        return handle(host, event, open_guard(), headless=headless, may_ask=may_ask)
+        return handle(host, event, open_guard(), headless=headless, may_ask=may_ask, via=via)
     except Exception as exc:
         message = f"guard: could not check this call ({type(exc).__name__}: {exc})."
         return host.failed(event, message, may_ask=may_ask and not (headless or event.headless))
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def _load(raw: bytes | str) -> dict[str, Any] | str:
@@ -85,7 +101,9 @@ def _load(raw: bytes | str) -> dict[str, Any] | str:
     return payload
 
 
-def handle(host: Host, event: Event, guard: Guard, *, headless: bool = False, may_ask: bool = True) -> Reply:
+def handle(
+    host: Host, event: Event, guard: Guard, *, headless: bool = False, may_ask: bool = True, via: str = "hook"
+) -> Reply:
     """Apply one parsed event to ``guard`` and shape the answer; errors propagate to ``run``."""
     if not guard.writable:
         raise OSError(f"workspace {guard.workspace} is not writable, so guard cannot record this call")
@@ -93,6 +111,7 @@ def handle(host: Host, event: Event, guard: Guard, *, headless: bool = False, ma
     headless = headless or event.headless or bool(config.get("hooks.headless")) or bool(config.get("guard.headless"))
     guard.human_present = not headless
     pending = Pending(guard.workspace, float(config.get("hooks.pending_ttl_seconds")))
+    event = attrs.evolve(event, via=via)
     if event.kind == PRE:
         return _before(host, event, guard, pending, may_ask=may_ask and not headless)
     if event.kind == PERMISSION:
@@ -108,7 +127,8 @@ def handle(host: Host, event: Event, guard: Guard, *, headless: bool = False, ma
     return host.quiet(event)
 
 
-def _decide(host: Host, event: Event, guard: Guard) -> DecisionRecord:
+def _decide(host: Host, event: Event, guard: Guard, *, track: bool = True) -> DecisionRecord:
+    """Decide and log one call; ``track`` counts it in its session (the dispatch, once)."""
     from guard.core import decision_line
 
     record = guard.decide(
@@ -117,9 +137,10 @@ def _decide(host: Host, event: Event, guard: Guard) -> DecisionRecord:
         session_id=event.session_id,
         cwd=event.cwd,
         agent_id=event.agent_id,
-        save=False,
+        save=False,  # the line below is the decision log, with the host's fields
+        track=track,
     )
-    line = decision_line(record) | {"host": host.name, "event": event.name}
+    line = decision_line(record) | {"host": host.name, "event": event.name, "via": event.via}
     if event.call_id:
         line["call_id"] = event.call_id
     guard.state.decisions.append(line)
@@ -147,7 +168,8 @@ def _permission(host: Host, event: Event, guard: Guard, pending: Pending) -> Rep
     """The host's own approval dialog is about to show."""
     if pending.find(event, (ASKED,)) is not None:
         return host.permission(event, None, "")  # this dialog is guard's ask: let the person answer
-    record = _decide(host, event, guard)
+    # Installed hosts run PreToolUse first for the same call, and that hook counted it.
+    record = _decide(host, event, guard, track=False)
     if record.decision == BLOCK:
         why, instead = words.headless(record) if words.nobody_to_ask(record) else words.blocked(record)
         return host.permission(event, DENY, f"{why} {instead}")

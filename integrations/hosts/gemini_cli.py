@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 import attrs
 
-from integrations.hosts.base import POST, PRE, PROMPT, STOP, Event, Reply
+from integrations.hosts.base import POST, PRE, PROMPT, STOP, Event, Reply, exit_code_in
 from integrations.hosts.claude_code import ClaudeDialect
 
 
@@ -41,6 +41,11 @@ class GeminiCli(ClaudeDialect):
             error = response["error"]
             message = error.get("message") if isinstance(error, Mapping) else error
             return {"success": False, "error": str(message)[:500]}
+        # run_shell_command reports a failed command only in its text: ``Exit Code: 2`` after the output
+        text = response.get("llmContent") if isinstance(response, Mapping) else response
+        code = exit_code_in(text, tail=True) if isinstance(text, str) else None
+        if code is not None:
+            return {"success": code == 0, "error": None if code == 0 else f"Exit Code: {code}"}
         return {"success": True if response is not None else None, "error": None}
 
     def headless(self, payload: Mapping[str, Any], env: Mapping[str, str]) -> bool:

@@ -3,7 +3,8 @@
 The plugin sends ``{"hook", "event", "ctx"}``: ``before_tool_call`` (answered with nothing,
 ``{"block": true, "blockReason"}`` or ``{"requireApproval": {...}}``), ``after_tool_call``
 (``result`` / ``error`` / ``durationMs``; neither means the outcome is unknown, not a
-success) and ``approval_resolution`` with the person's ``resolution`` from
+success; a call guard itself refused, flagged ``guardRefused`` by the plugin or carrying guard's
+block reason as its error, is no tool failure: the refusal was counted once, as a denial) and ``approval_resolution`` with the person's ``resolution`` from
 ``requireApproval.onResolution`` (``allow-once`` / ``allow-always`` / ``deny`` are answers;
 ``timeout`` / ``cancelled`` are not). Without ``hook`` the kind is read from the event.
 A cron run (``ctx.jobId``) has nobody to ask.
@@ -66,7 +67,9 @@ class OpenClaw(Host):
         }
         if kind == POST:
             fields["duration_ms"] = opt_number(event, "durationMs")
-            if event.get("error") is not None:
+            if event.get("guardRefused") is True or _refusal(event.get("error")):
+                pass  # guard's own refusal, already counted as one: not a failure of the tool
+            elif event.get("error") is not None:
                 fields["success"], fields["error"] = False, str(event["error"])[:500]
             elif "result" in event:
                 fields["success"], fields["error"] = outcome_of(event["result"])
@@ -103,6 +106,15 @@ class OpenClaw(Host):
 
     def unreadable(self, message: str) -> Reply:
         return Reply({"block": True, "blockReason": message}, stderr=message + "\n")
+
+
+def _refusal(error: Any) -> bool:
+    """The error OpenClaw reports for a call guard blocked: guard's own block reason."""
+    return isinstance(error, str) and any(mark in error[:200] for mark in _REFUSAL_MARKS)
+
+
+# Every block reason guard gives OpenClaw starts like one of these (words.py, the plugin).
+_REFUSAL_MARKS = ("guard: this ", "guard: the ", "guard could not check", "guard: could not check", "guard: blocked")
 
 
 def _first_str(obj: Mapping[str, Any], *keys: str) -> str | None:

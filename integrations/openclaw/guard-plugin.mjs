@@ -198,6 +198,12 @@ export function createGuardClient(config = {}, env = process.env) {
   };
 }
 
+/** The tool call's id, from the event or its context. */
+function callIdOf(event, ctx) {
+  const id = (event && event.toolCallId) || (ctx && ctx.toolCallId);
+  return typeof id === "string" && id ? id : null;
+}
+
 /** guard's answer as OpenClaw's before_tool_call result; throws on anything it does not recognise. */
 export function toHookResult(answer, onResolution) {
   if (answer.block === true) {
@@ -220,6 +226,15 @@ export function registerGuard(api, config = {}, deps = {}) {
   const client = deps.client ?? createGuardClient(config, deps.env ?? process.env);
   const failClosed = config.failClosed !== false;
   const priority = config.priority ?? 1000;
+  // Calls guard refused (blocked, or the person denied): OpenClaw still reports them to
+  // after_tool_call with an error, which is not a tool failure; guard already counted the refusal.
+  const refused = new Set();
+  const refuse = (event, ctx) => {
+    const id = callIdOf(event, ctx);
+    if (!id) return;
+    refused.add(id);
+    if (refused.size > 1024) refused.delete(refused.values().next().value);
+  };
 
   api.on(
     "before_tool_call",
@@ -228,15 +243,19 @@ export function registerGuard(api, config = {}, deps = {}) {
       try {
         const answer = await client.hook(payload);
         const onResolution = async (resolution) => {
+          if (resolution !== "allow-once" && resolution !== "allow-always") refuse(event, ctx);
           try {
             await client.hook({ hook: "approval_resolution", event: payload.event, ctx: payload.ctx, resolution });
           } catch {
             // the person's answer stands; guard only misses one data point
           }
         };
-        return toHookResult(answer, onResolution);
+        const result = toHookResult(answer, onResolution);
+        if (result && result.block) refuse(event, ctx);
+        return result;
       } catch (err) {
         if (!failClosed) return undefined;
+        refuse(event, ctx);
         const why = err instanceof Error ? err.message : String(err);
         return { block: true, blockReason: `guard could not check this call (${why}), so it is blocked.` };
       }
@@ -247,6 +266,8 @@ export function registerGuard(api, config = {}, deps = {}) {
   api.on("after_tool_call", async (event, ctx) => {
     const copy = plain(event);
     if ("result" in copy) copy.result = summarizeResult(copy.result);
+    const id = callIdOf(event, ctx);
+    if (id && refused.delete(id)) copy.guardRefused = true;
     try {
       await client.hook({ hook: "after_tool_call", event: copy, ctx: plain(ctx) });
     } catch {

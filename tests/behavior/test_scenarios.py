@@ -78,7 +78,8 @@ class TestFailingCommandBreaker:
             retry = datetime.fromisoformat(b["nextRetryAt"])
             assert retry - datetime.now().astimezone() == timedelta(seconds=300 - 20)
             msg = next(r.message for r in v.reasons if r.rule_id == "G210")
-            assert "guard reset --session s1 --task" in msg and "4m 40s" in msg
+            assert "guard reset" not in msg and "the person can close it" in msg and "4m 40s" in msg
+            assert b["close_with"].startswith("guard reset --session s1 --task ")  # the person's view
             # still blocked a second before the retry time
             clock.move_to(retry - timedelta(seconds=1))
             assert g.decide("bash", DEPLOY, session_id="s1").decision == BLOCK

@@ -13,7 +13,7 @@ import re
 from guard import lazyre
 from guard.static import effects
 from guard.static.families.base import Handler, parse_opts
-from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
+from guard.static.scan import EMPTY, FROM_FILE, Cmd, Flow, Scan, display, interactive_shell
 from guard.static.text import wordset
 
 _STRINGS = lazyre.compile(r"'(?:[^']|'')*'|\"(?:[^\"\\]|\\.)*\"|--[^\n]*|/\*.*?\*/|\$\$.*?\$\$", re.S)
@@ -89,8 +89,18 @@ def _sql_client(cmd: Cmd, scan: Scan) -> Flow:
         effects.read(scan, f)
     if cmd.stdin.text:
         texts.append(cmd.stdin.text)
+    elif not texts and not opts.all("-f", "--file") and _console(cmd, opts.flags):
+        interactive_shell(scan, f"{cmd.name} console")
     _judge_sql(scan, cmd, texts)
     return None  # type: ignore[return-value]
+
+
+_NOT_CONSOLE = wordset("-l --list -V --version --help -? -h")
+
+
+def _console(cmd: Cmd, flags: frozenset[str]) -> bool:
+    """A database client with no statement, file or piped input: it waits for what is typed next."""
+    return cmd.stdin == EMPTY and cmd.stdin is not FROM_FILE and not flags & _NOT_CONSOLE
 
 
 def _sqlite(cmd: Cmd, scan: Scan) -> Flow:
@@ -103,6 +113,8 @@ def _sqlite(cmd: Cmd, scan: Scan) -> Flow:
         rule = sql_rule(text)
         if rule:
             scan.hit(rule, shown)
+    if not texts and not cmd.stdin.text and _console(cmd, opts.flags):
+        interactive_shell(scan, f"{cmd.name} console")  # its dot-commands include .shell and .system
     scan.hit("G181", shown)  # a local file database in the project
     return None  # type: ignore[return-value]
 

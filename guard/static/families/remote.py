@@ -11,9 +11,9 @@ import re
 
 from guard import lazyre
 from guard.static import effects
-from guard.static.families.base import Handler, parse_opts
+from guard.static.families.base import Handler, Opts, parse_opts
 from guard.static.families.net import _is_local
-from guard.static.scan import EMPTY, REMOTE, SECRET, Cmd, Flow, Scan, display
+from guard.static.scan import EMPTY, FROM_FILE, REMOTE, SECRET, Cmd, Flow, Scan, display, interactive_shell
 from guard.static.text import wordset
 
 SOCKET, SHELL = 16, 32
@@ -78,8 +78,15 @@ def _ssh(cmd: Cmd, scan: Scan) -> Flow:
         scan.hit("G143", display(scan, " ".join(cmd.argv)))
     if len(operands) >= 2:
         scan.engine.script(" ".join(operands[1:]))  # the remote command is still a command that runs
+    elif operands and cmd.stdin == EMPTY and cmd.stdin is not FROM_FILE and not _no_shell(opts):
+        interactive_shell(scan, f"{cmd.name} {operands[0]} logs in with no command")
     scan.hit("G149", display(scan, " ".join(cmd.argv)))
     return Flow(REMOTE)
+
+
+def _no_shell(opts: Opts) -> bool:
+    """``ssh -N`` (forwarding only), ``-W host:port`` (a pipe), ``-O check`` (the control master)."""
+    return opts.has("-N", "-W", "-O") or bool(opts.all("-W", "-O"))
 
 
 def _copy_remote(cmd: Cmd, scan: Scan) -> Flow:

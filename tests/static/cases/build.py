@@ -5250,6 +5250,72 @@ FAMILIES = {
 }
 
 
+# Interactive shells and REPLs (G425): opened with no command or script, what they run arrives later
+# (Codex ``exec_command`` with ``tty: true``, then ``write_stdin``, which no hook sees).
+UNKNOWN += [
+    ("confirm", "bash", "G425"),
+    ("confirm", "sh", "G425"),
+    ("confirm", "zsh", "G425"),
+    ("confirm", "bash -i", "G425"),
+    ("confirm", "bash -l", "G425"),
+    ("confirm", "exec bash", "G425"),
+    ("confirm", "python3", "G425"),
+    ("confirm", "python3 -i", "G425"),
+    ("confirm", "node", "G425"),
+    ("confirm", "ruby", "G425"),
+    ("confirm", "perl", "G425"),
+    ("confirm", "psql", "G425"),
+    ("confirm", "psql -d app", "G425"),
+    ("confirm", "mysql", "G425"),
+    ("confirm", "sqlite3 app.db", "G425"),
+    ("confirm", "ssh build-host", "G425"),
+    ("confirm", "docker exec -it web sh", "G425"),
+    ("confirm", "irb"),
+    ("allow", "bash -c 'ls -la'"),
+    ("allow", "sh -c ls"),
+    ("allow", "bash script.sh"),
+    ("allow", "bash < script.sh"),
+    ("allow", "python3 script.py"),
+    ("allow", "python3 -c 'print(1)'"),
+    ("allow", "node app.js"),
+    ("allow", "node --test"),
+    ("allow", "bash --version"),
+    ("allow", "python3 --version"),
+    ("allow", "sqlite3 app.db 'select 1'"),
+    ("notblock", "psql -c 'select 1'"),
+    ("notblock", "ssh build-host ls"),
+]
+TOOLS += [
+    ("confirm", "exec_command", {"cmd": "bash", "tty": True}, "G425"),
+    ("confirm", "exec_command", {"cmd": "python3", "tty": True}, "G425"),
+    ("allow", "exec_command", {"cmd": "ls -la", "tty": True}),
+    ("allow", "exec_command", {"cmd": "python3 script.py", "tty": True}),
+    # Codex sends apply_patch's patch as ``command`` (text, or ``["apply_patch", patch]``)
+    (
+        "allow",
+        "apply_patch",
+        {"command": "*** Begin Patch\n*** Update File: src/app.py\n@@\n-x = 1\n+x = 2\n*** End Patch\n"},
+    ),
+    (
+        "allow",
+        "apply_patch",
+        {"command": ["apply_patch", "*** Begin Patch\n*** Add File: notes.md\n+hello\n*** End Patch\n"]},
+    ),
+    (
+        "block",
+        "apply_patch",
+        {"command": "*** Begin Patch\n*** Update File: ~/.codex/hooks.json\n@@\n-{}\n+{}\n*** End Patch\n"},
+        "G156",
+    ),
+    (
+        "block",
+        "apply_patch",
+        {"command": ["apply_patch", "*** Begin Patch\n*** Add File: /home/u/.guard/guard.toml\n+x\n*** End Patch\n"]},
+        "G156",
+    ),
+]
+
+
 def main() -> None:
     for name, seeds in FAMILIES.items():
         _write(name, list(_rows(seeds, cwd=FLOW2_CWD if name == "flow2" else None)))
