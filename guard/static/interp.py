@@ -121,6 +121,10 @@ _RECURSIVE = ("rmtree", "rm_rf", "rm_r", "remove_dir", "RemoveAll", "remove_tree
 
 def analyse_code(scan: Scan, code: str, lang: str) -> None:
     """Judge interpreter source ``code`` by its effects (records rule ids on ``scan``)."""
+    if lang == "python":
+        from guard.static.families import selfguard
+
+        selfguard.python_code(scan, code[:65536])  # before unaliasing: ``__import__("guard")`` names guard
     code = _unalias(code[:65536])
     scan.tag("execute")
     literal_shell = False
@@ -290,6 +294,7 @@ _INLINE = {
     "expect": ("tcl", ("-c",)),
 }
 _VALUE_OPTS = wordset("-W -X -r --require --import --loader -I -M -m --input-type -C -f -F -d -x -S -E -T")
+_PYTHON_VALUE_OPTS = wordset("-W -X --check-hash-based-pycs")  # ``python -I -m x``: -I, -E, -S, -x take none
 
 
 def _family(name: str) -> str:
@@ -310,6 +315,8 @@ def _interpreter(cmd: Cmd, scan: Scan) -> Flow | None:
     i, script = 0, None
     while i < len(args):
         a = args[i]
+        if lang == "python" and a.startswith("-") and not a.startswith("--") and len(a) > 2:
+            a = _python_cluster(a)  # ``-Im guard``, ``-mguard``, ``-Bc 'code'``: one option letter takes a value
         if a == "--":
             script = args[i + 1] if i + 1 < len(args) else None
             break
@@ -322,13 +329,16 @@ def _interpreter(cmd: Cmd, scan: Scan) -> Flow | None:
         if lang == "python" and a.startswith("-c") and len(a) > 2:
             code.append(a[2:])
             break
+        if lang == "python" and a.startswith("-m") and len(a) > 2:
+            return _module(cmd, scan, a[2:], args[i + 1 :])
         if lang == "python" and a == "-m" and i + 1 < len(args):
             return _module(cmd, scan, args[i + 1], args[i + 2 :])
         if lang in ("perl", "ruby") and a.startswith("-") and "i" in a.lstrip("-") and not a.startswith("--"):
             for f in [x for x in args[i + 1 :] if not x.startswith("-")][1:]:
                 effects.write(scan, f, EMPTY, "edit")
         if a.startswith("-") and a != "-":
-            i += 2 if a in _VALUE_OPTS and family != "perl" else 1
+            takes = _PYTHON_VALUE_OPTS if lang == "python" else _VALUE_OPTS
+            i += 2 if a in takes and family != "perl" else 1
             continue
         script = a
         break
@@ -354,6 +364,17 @@ def _interpreter(cmd: Cmd, scan: Scan) -> Flow | None:
     return scan.engine.consume(cmd.stdin, lang)
 
 
+def _python_cluster(a: str) -> str:
+    """``-Im`` -> ``-m``, ``-Bcprint(1)`` -> ``-cprint(1)``: CPython reads a cluster of short options
+    letter by letter until one that takes a value (``-c``, ``-m``, ``-W``, ``-X``)."""
+    for j, ch in enumerate(a[1:], start=1):
+        if ch in "cm":
+            return "-" + a[j:]
+        if ch in "WX" or not ch.isalpha():
+            return a
+    return a
+
+
 def only_version(args: list[str]) -> bool:
     return bool(args) and all(a in ("--version", "-V", "-v", "--help", "-h", "-VV") for a in args)
 
@@ -377,8 +398,10 @@ def _loopback_bind(args: list[str]) -> bool:
 
 
 def _module(cmd: Cmd, scan: Scan, module: str, rest: list[str]) -> Flow | None:
-    from guard.static.families import HANDLERS
+    from guard.static.families import HANDLERS, selfguard
 
+    if selfguard.is_guard_module(module):
+        return selfguard.module(cmd, scan, module, rest)
     tool = module.replace("_", "-")
     if module in _SAFE_MODULES:
         scan.hit("G180", f"python -m {module}")

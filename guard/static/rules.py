@@ -13,7 +13,8 @@ so wording and severity change in one place and ids never move. ``G1xx`` is the 
 - G170-G179 publishing and system control
 - G180-G189 the ordinary levels (read-only, development, unknown, tools)
 - G190-G199 user rules and what guard cannot see (parse failures, dynamic names, depth, size)
-- G400-G499 the static range continued, once G1xx was full (each row says its family)
+- G400-G499 the static range continued, once G1xx was full (each row says its family); G410-G414
+  guard's own control commands (self-protection)
 
 An ``alternative`` is a command a person could run instead; the test suite checks that guard
 itself does not block it (peers were caught recommending commands they then refused).
@@ -150,6 +151,10 @@ G405 | medium   | persistence | write                                  | Points 
 G406 | medium   | remote_code | execute,asks                           | Runs a command spelled backwards or letter-shifted (rev, tr); guard decoded and checked it, but asks because the spelling hides what runs.
 G407 | critical | git         | delete                                 | Discards or deletes files across the filesystem root, a home or a system directory through git (clean, reset --hard, checkout run there). | git -C ~ status
 G408 | high     | persistence | persistence,write                      | Changes a program that runs by itself: a hook script an agent host runs on every tool call, a command in ~/.local/bin that is found before the system's (a git or ls there shadows the real one), or a program named like a common command (git, ls, sudo, python, node, npm, ssh, …) in another folder on the usual PATH (~/bin, ~/.cargo/bin, ~/go/bin, ~/.npm-global/bin, /usr/local/bin, …). | cp target/release/mytool ~/.cargo/bin/mytool
+G410 | critical | protected   | protected_path                         | Runs one of guard's own control commands (approve, reset, install or uninstall hooks, feed history, run a hook, start or stop its daemon, tidy, apply or revert rules, change configuration): only the person may do this, from their own terminal.
+G411 | critical | protected   | protected_path                         | Stops or kills guard's daemon: only the person may do this, from their own terminal.
+G412 | critical | protected   | execute,protected_path                 | Runs Python that imports guard and changes its state, or calls it in a way guard cannot read: only the person may do this, from their own terminal.
+G413 | medium   | protected   | asks                                   | Runs a guard subcommand, option or module guard does not know; it may change guard's own state.
 """
 
 
