@@ -148,6 +148,8 @@ def analyse_code(scan: Scan, code: str, lang: str) -> None:
             scan.engine.script(m.group(1))
     for m in _SHELL_LIST.finditer(code):
         argv = _STRING.findall(m.group(1))
+        if argv and re.match(r"\s*sys\.executable\s*,", m.group(1)):
+            argv.insert(0, "python")  # ``[sys.executable, "-m", "pip", …]``: this Python runs the rest
         if argv:
             literal_shell = True
             scan.engine.run(argv)
