@@ -151,12 +151,12 @@ def test_read_only_verb_runs_in_every_spelling(command: str) -> None:
 
 
 CODE_HITS = [
-    ("python -c '__import__(\"guard\").cli.main([\"reset\"])'", "G412"),
-    ("python -c 'import importlib; importlib.import_module(\"guard.cli\").main([\"reset\"])'", "G412"),
-    ("python -c 'import runpy, sys; sys.argv = [\"guard\", \"reset\"]; runpy.run_module(\"guard\")'", "G412"),
+    ('python -c \'__import__("guard").cli.main(["reset"])\'', "G412"),
+    ('python -c \'import importlib; importlib.import_module("guard.cli").main(["reset"])\'', "G412"),
+    ('python -c \'import runpy, sys; sys.argv = ["guard", "reset"]; runpy.run_module("guard")\'', "G412"),
     ("python -c 'from guard.cli import main; main()' approve last", "G412"),
     ("python -c 'import guard.cli, sys; guard.cli.main(sys.argv[1:])' reset", "G412"),
-    ("python -c 'import guard.cli as c; getattr(c, \"ma\" + \"in\")([\"re\" + \"set\"])'", "G412"),
+    ('python -c \'import guard.cli as c; getattr(c, "ma" + "in")(["re" + "set"])\'', "G412"),
     ("python -c 'from guard import Guard; Guard().record_interaction(\"bash\", approved=True)'", "G412"),
     ("python -c 'from guard.cli.reset import run; run(None)'", "G412"),
     ("python -m guard.cli.reset --all", "G410"),
@@ -171,7 +171,7 @@ CODE_HITS = [
     ("python -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"/home/u/.guard/guard.sock\")'", "G411"),
     ("guard frobnicate", "G413"),
     ("guard config --set x=1", "G410"),
-    ("guard check bash \"$(cat call.json)\"", "G410"),
+    ('guard check bash "$(cat call.json)"', "G410"),
 ]
 
 
@@ -247,7 +247,7 @@ BASES = [
     "guard reset --all",
     "./.venv/bin/guard approve last",
     "python3 -m guard uninstall codex",
-    "python -c 'from guard.cli import main; main([\"feed\", \"x.jsonl\"])'",
+    'python -c \'from guard.cli import main; main(["feed", "x.jsonl"])\'',
     "pkill -f 'guard serve'",
 ]
 

@@ -218,9 +218,7 @@ def kills_daemon(scan: Scan, cmd: Cmd) -> bool:
                 patterns.append(args[i])
             i += 1
         lines, names = (_DAEMON_LINES, _OTHER_LINES) if full and not exact else (_DAEMON_NAMES, _OTHER_NAMES)
-        hit = any(
-            DYN_OPEN not in p and _matches(p, lines, exact) and not _matches(p, names, exact) for p in patterns
-        )
+        hit = any(DYN_OPEN not in p and _matches(p, lines, exact) and not _matches(p, names, exact) for p in patterns)
     if hit:
         scan.hit("G411", display(scan, " ".join(cmd.argv)))
     return hit
