@@ -110,7 +110,7 @@ def module(cmd: Cmd, scan: Scan, name: str, rest: list[str]) -> Flow | None:
     if name in _CLI_MODULES:
         return scan.engine.run(("guard", *rest))
     leaf = name.split(".")[-1]
-    if leaf in CONTROL or leaf in ("serve", "rules", "config_cmd", "daemon", "server", "install"):
+    if leaf in CONTROL or leaf in ("serve", "rules", "config_cmd", "daemon", "server", "pending", "integrations"):
         scan.hit("G410", f"{leaf}: {display(scan, ' '.join(cmd.argv))}")
         return None
     scan.hit("G413", f"python -m {name}")
@@ -118,21 +118,23 @@ def module(cmd: Cmd, scan: Scan, name: str, rest: list[str]) -> Flow | None:
 
 
 def is_guard_module(name: str) -> bool:
-    return name == "guard" or name.startswith("guard.")
+    return name.split(".")[0] in ("guard", "integrations")
 
 
 # --- Python source that imports guard
+_PKG = r"(?:guard|integrations)\b"  # the two packages guard installs (``integrations`` holds hooks and the daemon)
 _IMPORTS = lazyre.compile(
-    r"(?<![\w.])(?:import\s+(?:[\w.]+(?:\s+as\s+\w+)?\s*,\s*)*guard\b(?!\s*=)|from\s+guard\b)"
-    r"|(?:__import__|import_module|run_module|find_spec|spec_from_file_location)\s*\(\s*(?:name\s*=\s*)?['\"]guard\b"
+    rf"(?<![\w.])(?:import\s+(?:[\w.]+(?:\s+as\s+\w+)?\s*,\s*)*{_PKG}(?!\s*=)|from\s+{_PKG})"
+    rf"|(?:__import__|import_module|run_module|find_spec|spec_from_file_location)\s*\(\s*(?:name\s*=\s*)?['\"]{_PKG}"
     r"|run_path\s*\(\s*['\"][^'\"]*\bguard\b"
 )
 _MAIN_CALL = lazyre.compile(r"(?<![\w.])(?:\w+\.)*main\s*\(\s*(?:argv\s*=\s*)?[\[(]([^\])]*)[\])]\s*\)")
 _STRINGS = lazyre.compile(r"['\"]([^'\"]*)['\"]")
 _MUTATES = lazyre.compile(
-    r"\b(?:approve|reset|install|uninstall|feed|tidy|hook|serve|apply|revert|stop|kill|record_\w+|save\w*"
-    r"|append\w*|write\w*|add|put|delete|remove|clear|optimi[sz]e|compact|unlink|rmtree|truncate|setattr|replace)\b"
-)
+    r"\b(?:approve|reset|install|uninstall|feed|tidy|hook|serve|apply|revert|stop|kill|record\w*|save\w*"
+    r"|append\w*|write\w*|remember|on_dispatch|on_interaction|on_result|catch_up|add|put|extend|update|delete"
+    r"|remove|optimi[sz]e|compact|unlink|rmtree|truncate)\b"
+)  # guard's own API that writes (stores, memory, behaviour state) and its verbs
 _HIDDEN = lazyre.compile(
     r"getattr|setattr|(?<![\w.])(?:exec|eval|compile|globals|vars|chr)\s*\(|__dict__|sys\.modules|b64decode|codecs"
     r"|bytes\.fromhex|\\x[0-9a-fA-F]{2}|\[::-1\]"
