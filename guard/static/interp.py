@@ -25,6 +25,8 @@ _SHELL_STR = lazyre.compile(
     r"|child_process\.exec|(?<![\w.])exec(?=\s*+\(?\s*+['\"][^'\"]*\s)|popen|shell_exec|passthru|proc_open|IO\.popen"
     r"|Kernel\.(?:system|exec|spawn)|do shell script|Runtime\.getRuntime\(\)\.exec|qx|os\.execute)\s*+\(?\s*+" + _Q
 )
+_MORE_ARGS = lazyre.compile(r"(?:\s*,\s*['\"][^'\"]*['\"])+(?=\s*\))")  # more literal words before the ``)``
+_EXECV = lazyre.compile(r"os\.exec[lv]p?e?\s*\(\s*['\"][^'\"]*['\"]\s*,\s*\[([^\]]*)\]")  # argv[0] is the name
 _BACKTICK = lazyre.compile(r"`([^`]+)`|%x\{([^}]*)\}|qx\{([^}]*)\}")
 _SHELL_LIST = lazyre.compile(
     r"(?:subprocess\.\w+|Popen|spawnSync|spawn|execFile(?:Sync)?|execvp?e?|system)\s*\(\s*\[([^\]]*)\]"
@@ -130,7 +132,12 @@ def analyse_code(scan: Scan, code: str, lang: str) -> None:
     literal_shell = False
     for m in _SHELL_STR.finditer(code):
         literal_shell = True
-        scan.engine.script(m.group("s").replace('\\"', '"').replace("\\'", "'"))
+        first = m.group("s").replace('\\"', '"').replace("\\'", "'")
+        more = _MORE_ARGS.match(code, m.end())
+        if more and more.group(0).strip():  # ``system("rm", "-rf", "/")``: a list of words, no shell
+            scan.engine.run([first, *_STRING.findall(more.group(0))])
+        else:
+            scan.engine.script(first)
     for m in _TCL_EXEC.finditer(code if lang == "tcl" else ""):
         literal_shell = True
         scan.engine.script(m.group(1))
@@ -146,6 +153,11 @@ def analyse_code(scan: Scan, code: str, lang: str) -> None:
         for m in _JS_TEMPLATE.finditer(code):
             literal_shell = True
             scan.engine.script(m.group(1))
+    for m in _EXECV.finditer(code):
+        argv = _STRING.findall(m.group(1))
+        if argv:
+            literal_shell = True
+            scan.engine.run(argv)
     for m in _SHELL_LIST.finditer(code):
         argv = _STRING.findall(m.group(1))
         if argv and re.match(r"\s*sys\.executable\s*,", m.group(1)):
@@ -354,6 +366,8 @@ def _interpreter(cmd: Cmd, scan: Scan) -> Flow | None:
     if code:
         analyse_code(scan, "\n".join(code), lang)
         return None
+    if script and script != "-" and lang == "python" and _runs_guard(script):  # ``python .venv/bin/guard reset``
+        return scan.engine.run(("guard", *args[args.index(script) + 1 :]))
     if script and script != "-":
         earlier = scan.written.get(scan.place(script).path)
         if earlier is not None and earlier.text is not None and not earlier.bits & (REMOTE | DECODED):
@@ -364,6 +378,11 @@ def _interpreter(cmd: Cmd, scan: Scan) -> Flow | None:
         scan.hit("G180", cmd.name)
         return EMPTY
     return scan.engine.consume(cmd.stdin, lang)
+
+
+def _runs_guard(script: str) -> bool:
+    path = script.rstrip("/")
+    return path.rsplit("/", 1)[-1] == "guard" or path.endswith(("guard/__main__.py", "guard/cli/__init__.py"))
 
 
 def _python_cluster(a: str) -> str:

@@ -171,6 +171,15 @@ CODE_HITS = [
     ("kill $(cat ~/.guard/daemon.pid)", "G411"),
     ("kill -9 $GUARD_PID", "G411"),
     ("python -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"/home/u/.guard/guard.sock\")'", "G411"),
+    ("$(which guard) reset", "G410"),
+    ('"$(command -v guard)" approve last', "G410"),
+    ("python .venv/bin/guard reset --all", "G410"),
+    ("python guard reset", "G410"),
+    ('perl -e \'system("guard", "reset")\'', "G410"),
+    ('python -c \'import os; os.execvp("guard", ["guard", "reset"])\'', "G410"),
+    ('echo \'{"op": "stop"}\' | nc -U ~/.guard/guard.sock', "G411"),
+    ("socat - UNIX-CONNECT:$HOME/.guard/guard.sock", "G411"),
+    ("fuser -k ~/.guard/guard.sock", "G411"),
     ("guard frobnicate", "G413"),
     ("guard config --set x=1", "G410"),
     ('guard check bash "$(cat call.json)"', "G410"),
@@ -204,6 +213,8 @@ NEAR_MISSES = [
     "ps aux | grep guard",
     "pgrep -f 'guard serve'",
     "cat docs/static-rules.md | grep G410",
+    "python .venv/bin/guard log",
+    "ls -la ~/.guard/guard.sock",
 ]
 
 

@@ -141,14 +141,13 @@ _HIDDEN = lazyre.compile(
 )
 _MAIN_LEFT = lazyre.compile(r"(?<![\w.])(?:\w+\.)*main\s*\(")  # ``main(sys.argv[1:])``, ``main()``
 _LIST = lazyre.compile(r"\[([^\]]*)\]")
-_SOCKET = lazyre.compile(r"guard\.sock\b")
 
 
 def python_code(scan: Scan, code: str) -> None:
     """Python that imports guard runs guard's own code: its CLI with literal arguments is judged as
     the command line; anything that changes state, or that guard cannot read, blocks (G412)."""
     shown = code.strip().replace("\n", "; ")[:100]
-    if _SOCKET.search(code):
+    if _SOCKET_PATH.search(code):
         scan.hit("G411", f"talks to guard's daemon socket: {shown}")
     for m in _LIST.finditer(code):  # ``subprocess.run([sys.executable, "-m", "guard", "reset"])``
         words = _STRINGS.findall(m.group(1))
@@ -186,6 +185,18 @@ _OTHER_LINES = (
     "/usr/sbin/sshd -D",
 )
 _OTHER_NAMES = ("python3", "python", "node", "bash", "sshd", "vim", "npm")
+
+
+_SOCKET_PATH = re.compile(r"guard\.sock\b|guard-\d+/[0-9a-f]{16}\.sock\b")
+
+
+def daemon_socket(scan: Scan, cmd: Cmd) -> bool:
+    """``nc -U ~/.guard/guard.sock``, ``socat - UNIX-CONNECT:…/guard.sock``, ``fuser -k …/guard.sock``:
+    a client of guard's daemon socket can stop the daemon or answer hooks in its place (G411)."""
+    if any(_SOCKET_PATH.search(display(scan, a)) for a in cmd.args):
+        scan.hit("G411", display(scan, " ".join(cmd.argv)))
+        return True
+    return False
 
 
 def _matches(pattern: str, texts: tuple[str, ...], exact: bool) -> bool:

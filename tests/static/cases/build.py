@@ -5313,6 +5313,27 @@ SELF_PROTECTION = [
     (A, "python -c 'import guardrails; guardrails.reset()'"),
     (A, "ps aux | grep guard"),
     (A, "pgrep -f 'guard serve'"),
+    (B, "$(which guard) reset", "G410"),
+    (B, '"$(command -v guard)" approve last', "G410"),
+    (B, "python .venv/bin/guard reset --all", "G410"),
+    (B, "python guard/__main__.py reset", "G410"),
+    (B, 'perl -e \'system("guard", "reset")\'', "G410"),
+    (B, 'python -c \'import os; os.execvp("guard", ["guard", "reset"])\'', "G410"),
+    (B, 'echo \'{"op": "stop"}\' | nc -U ~/.guard/guard.sock', "G411"),
+    (B, "socat - UNIX-CONNECT:$HOME/.guard/guard.sock", "G411"),
+    (B, "fuser -k ~/.guard/guard.sock", "G411"),
+    (A, "python .venv/bin/guard log"),
+    (A, "ls -la ~/.guard/guard.sock"),
+    (C, "fuser -k 3000/tcp", "G178"),
+    # general holes the spellings above exposed: a looked-up command name, perl/ruby list-form system, execvp
+    (B, "$(which rm) -rf /", "G101"),
+    (B, "`command -v rm` -rf ~", "G101"),
+    (C, "$(which ls) -la", "G196"),
+    (B, 'perl -e \'system("rm", "-rf", "/")\'', "G101"),
+    (B, 'ruby -e \'system("rm", "-rf", "/")\'', "G101"),
+    (B, 'python -c \'import os; os.execvp("rm", ["rm", "-rf", "/"])\'', "G101"),
+    (A, 'ruby -e \'system("ls", "-la")\''),
+    (A, "python -c 'import subprocess; subprocess.run(\"ls\", shell=True)'"),
 ]
 
 
