@@ -166,6 +166,8 @@ CODE_HITS = [
     ("pkill -f 'guard serve'", "G411"),
     ("pkill -f guard", "G411"),
     ("pkill guard", "G411"),
+    ("pkill -f 'gu.rd'", "G411"),
+    ("pkill -f '(guard|x)+ serve'", "G411"),  # not run as a regular expression (it could backtrack): it names guard
     ("killall guard", "G411"),
     ("kill $(pgrep -f 'guard serve')", "G411"),
     ("kill $(cat ~/.guard/daemon.pid)", "G411"),
@@ -225,9 +227,13 @@ def test_text_and_reads_about_guard_run(command: str) -> None:
     assert cold(v) == AUTO_ALLOW, (command, v.reasons)
 
 
-@pytest.mark.parametrize("command", ["pkill -f python", "kill 4242", "killall node", "pkill -f serve"])
+@pytest.mark.parametrize(
+    "command",
+    ["pkill -f python", "kill 4242", "killall node", "pkill -f serve", "pkill -f '(.*)*x'", "pkill -f '(\\S+\\s*)+Z'"],
+)
 def test_broad_kills_stay_ordinary(command: str) -> None:
-    """A kill that is not aimed at guard keeps its ordinary rule: it asks, it does not block."""
+    """A kill that is not aimed at guard keeps its ordinary rule: it asks, it does not block (and a
+    pattern that would backtrack for ever against the daemon's command line is never run)."""
     v = verdict(command)
     assert "G411" not in rules(v) and cold(v) == REQUEST_CONFIRM, (command, v.reasons)
 

@@ -199,14 +199,20 @@ def daemon_socket(scan: Scan, cmd: Cmd) -> bool:
     return False
 
 
-def _matches(pattern: str, texts: tuple[str, ...], exact: bool) -> bool:
+def _aimed(pattern: str, full: bool, exact: bool) -> bool:
+    """Does pkill's ``pattern`` match guard's daemon and no ordinary program? An expression that could
+    backtrack for long (groups, alternation, repeats, more than two quantifiers) is never run: it is
+    aimed at guard when it names guard."""
+    mine, others = (_DAEMON_LINES, _OTHER_LINES) if full and not exact else (_DAEMON_NAMES, _OTHER_NAMES)
     if exact:
-        return pattern in texts
+        return pattern in mine and pattern not in others
+    if len(pattern) > 80 or any(c in pattern for c in "(){}|") or sum(pattern.count(q) for q in "*+?") > 2:
+        return bool(_NAMES_GUARD.search(pattern))
     try:
         rx = re.compile(pattern)
-    except re.error:
-        return any(pattern in t for t in texts)
-    return any(rx.search(t) for t in texts)
+    except re.error:  # pkill refuses it: nothing is killed
+        return False
+    return any(rx.search(t) for t in mine) and not any(rx.search(t) for t in others)
 
 
 def kills_daemon(scan: Scan, cmd: Cmd) -> bool:
@@ -230,8 +236,7 @@ def kills_daemon(scan: Scan, cmd: Cmd) -> bool:
             if not args[i].startswith("-"):
                 patterns.append(args[i])
             i += 1
-        lines, names = (_DAEMON_LINES, _OTHER_LINES) if full and not exact else (_DAEMON_NAMES, _OTHER_NAMES)
-        hit = any(DYN_OPEN not in p and _matches(p, lines, exact) and not _matches(p, names, exact) for p in patterns)
+        hit = any(DYN_OPEN not in p and _aimed(p, full, exact) for p in patterns)
     if hit:
         scan.hit("G411", display(scan, " ".join(cmd.argv)))
     return hit
