@@ -184,7 +184,9 @@ CODE_HITS = [
     ("fuser -k ~/.guard/guard.sock", "G411"),
     ("guard frobnicate", "G413"),
     ("guard config --set x=1", "G410"),
-    ('guard check bash "$(cat call.json)"', "G410"),
+    ('guard check bash "$(cat call.json)"', "G413"),
+    ("guard $(echo reset)", "G410"),
+    ("guard reset $(cat flags.txt)", "G410"),
 ]
 
 

@@ -64,8 +64,15 @@ def judge(argv: tuple[str, ...]) -> tuple[str, str]:
     verb, args = _verb(argv)
     if verb is None or _help(args) or verb in ("--version", *_HELP):
         return "G180", "help"
-    if any(DYN_OPEN in a for a in (verb, *args)):
-        return "G410", f"{verb}: arguments only known at runtime"
+    if DYN_OPEN in verb:
+        return "G410", "a subcommand only known at runtime"
+    rule_id, what = _judge_verb(verb, args)
+    if rule_id == "G180" and any(DYN_OPEN in a for a in args):  # ``check bash $(cat x)`` could split into --save
+        return "G413", f"{what} with arguments only known at runtime"
+    return rule_id, what
+
+
+def _judge_verb(verb: str, args: tuple[str, ...]) -> tuple[str, str]:
     if verb in CONTROL:
         return "G410", verb
     if verb == "check":
