@@ -176,7 +176,7 @@ def python_code(scan: Scan, code: str) -> None:
 
 
 # --- stopping the daemon
-_NAMES_GUARD = re.compile(r"(?<![a-z])guard(?![a-z])", re.I)
+_NAMES_GUARD = lazyre.compile(r"(?<![a-z])guard(?![a-z])", re.I)
 _DAEMON_LINES = (
     "/home/u/.venv/bin/python3 /home/u/.venv/bin/guard serve --on-demand --workspace /home/u/.guard",
     "python3 -m guard serve --on-demand",
@@ -194,7 +194,7 @@ _OTHER_LINES = (
 _OTHER_NAMES = ("python3", "python", "node", "bash", "sshd", "vim", "npm")
 
 
-_SOCKET_PATH = re.compile(r"guard\.sock\b|guard-\d+/[0-9a-f]{16}\.sock\b")
+_SOCKET_PATH = lazyre.compile(r"guard\.sock\b|guard-\d+/[0-9a-f]{16}\.sock\b")
 
 
 def daemon_socket(scan: Scan, cmd: Cmd) -> bool:
