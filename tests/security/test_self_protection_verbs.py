@@ -182,6 +182,8 @@ CODE_HITS = [
     ('echo \'{"op": "stop"}\' | nc -U ~/.guard/guard.sock', "G411"),
     ("socat - UNIX-CONNECT:$HOME/.guard/guard.sock", "G411"),
     ("fuser -k ~/.guard/guard.sock", "G411"),
+    ("guard check bash '{}' --sav", "G410"),  # argparse expands an unambiguous prefix
+    ("guard serve --status --sto", "G410"),
     ("guard frobnicate", "G413"),
     ("guard config --set x=1", "G410"),
     ('guard check bash "$(cat call.json)"', "G413"),
@@ -209,6 +211,8 @@ NEAR_MISSES = [
     "guard rules apply --dry-run",
     "guard",
     "guard --version",
+    "guard --help reset",
+    "guard report --html=out.html",
     "python -c 'import guard; print(guard.__version__)'",
     "python -c 'from guard.static.rules import rule; print(rule(\"G410\"))'",
     'python -c \'from guard.cli import main; main(["log", "-n", "3"])\'',

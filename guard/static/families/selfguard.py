@@ -39,11 +39,21 @@ _CLI_MODULES = wordset("guard guard.cli guard.__main__")
 def _verb(argv: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
     """The subcommand and its arguments: ``guard reset --all`` -> ``("reset", ("--all",))``."""
     for i, a in enumerate(argv[1:], start=1):
-        if not a.startswith("-") or a == "-":
-            return a, argv[i + 1 :]
-        if a not in ("--version", *_HELP):
-            return a, argv[i + 1 :]  # ``guard --workspace x reset``: no such global option
+        if a in ("--version", *_HELP):  # argparse answers it and stops before the subcommand
+            return None, ()
+        return a, argv[i + 1 :]  # (``guard --workspace x reset``: no such global option, G413)
     return None, ()
+
+
+def _flag(args: tuple[str, ...], name: str, shortest: int) -> bool:
+    """``--save`` given, or a prefix argparse expands to it (``--sav``), before ``--``."""
+    for a in args:
+        if a == "--":
+            return False
+        key = a.split("=", 1)[0]
+        if key.startswith("--") and len(key) >= shortest and name.startswith(key):
+            return True
+    return False
 
 
 def _help(args: tuple[str, ...]) -> bool:
@@ -76,11 +86,12 @@ def _judge_verb(verb: str, args: tuple[str, ...]) -> tuple[str, str]:
     if verb in CONTROL:
         return "G410", verb
     if verb == "check":
-        return ("G410", "check --save") if "--save" in args else ("G180", verb)
+        return ("G410", "check --save") if _flag(args, "--save", 4) else ("G180", verb)
     if verb in READ_ONLY:
         return "G180", verb
-    if verb == "serve":
-        return ("G180", "serve --status") if "--status" in args and "--stop" not in args else ("G410", "serve")
+    if verb == "serve":  # (``--st`` is ambiguous: argparse refuses it)
+        status = "--status" in args and not _flag(args, "--stop", 4)
+        return ("G180", "serve --status") if status else ("G410", "serve")
     if verb == "rules":
         action = next((a for a in args if not a.startswith("-")), None)
         if action in ("list", "suggest"):
@@ -104,9 +115,9 @@ def _guard(cmd: Cmd, scan: Scan) -> Flow | None:
     verb, args = _verb(cmd.argv)
     if verb == "report":
         for i, a in enumerate(args):
-            target = args[i + 1] if a == "--html" and i + 1 < len(args) else a[7:] if a.startswith("--html=") else None
-            if target:
-                effects.write(scan, target)  # the page is an ordinary file the person asked for
+            key, eq, value = a.partition("=")
+            if len(key) >= 4 and "--html".startswith(key) and (eq or i + 1 < len(args)):
+                effects.write(scan, value if eq else args[i + 1])  # an ordinary file the person asked for
     if rule_id == "G410":
         scan.tag("protected_path")
     return EMPTY if rule_id == "G180" else None
