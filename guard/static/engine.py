@@ -199,6 +199,9 @@ class Engine:
             scan.commands.append(shown[:200])
         if scan.depth == 0:
             scan.segments.append(shown)
+        if DYN_OPEN in head and (found := _looked_up(scan, head)):  # ``$(which rm) -rf /`` runs rm
+            scan.hit("G196", shown)  # (still a name found at runtime: it asks at least)
+            head = argv[0] = found
         if DYN_OPEN in head:
             flow = scan.flow_of(head)
             if head.startswith(DYN_OPEN) or "/" not in strip_markers(head, ""):
@@ -359,6 +362,18 @@ class Engine:
             scan.vars = saved
         scan.hit("G181", f"function {name}")
         return out
+
+
+_LOOKUP = re.compile(r"(?:\$\(|`)\s*(?:which|command\s+-[vV]|type\s+-[pP]|whereis\s+-b)\s+([\w.+-]+)\s*(?:\)|`)")
+
+
+def _looked_up(scan: Scan, head: str) -> str | None:
+    """The program a command name found at runtime by ``which NAME`` / ``command -v NAME`` runs."""
+    ids = marker_ids(head)
+    if len(ids) != 1 or strip_markers(head, "").strip() or ids[0] >= len(scan.substs):
+        return None
+    m = _LOOKUP.fullmatch(scan.substs[ids[0]].display.strip())
+    return m.group(1) if m else None
 
 
 def _unquoted(text: str) -> str:

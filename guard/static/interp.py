@@ -25,6 +25,8 @@ _SHELL_STR = lazyre.compile(
     r"|child_process\.exec|(?<![\w.])exec(?=\s*+\(?\s*+['\"][^'\"]*\s)|popen|shell_exec|passthru|proc_open|IO\.popen"
     r"|Kernel\.(?:system|exec|spawn)|do shell script|Runtime\.getRuntime\(\)\.exec|qx|os\.execute)\s*+\(?\s*+" + _Q
 )
+_MORE_ARGS = lazyre.compile(r"(?:\s*,\s*['\"][^'\"]*['\"])+(?=\s*\))")  # more literal words before the ``)``
+_EXECV = lazyre.compile(r"os\.exec[lv]p?e?\s*\(\s*['\"][^'\"]*['\"]\s*,\s*\[([^\]]*)\]")  # argv[0] is the name
 _BACKTICK = lazyre.compile(r"`([^`]+)`|%x\{([^}]*)\}|qx\{([^}]*)\}")
 _SHELL_LIST = lazyre.compile(
     r"(?:subprocess\.\w+|Popen|spawnSync|spawn|execFile(?:Sync)?|execvp?e?|system)\s*\(\s*\[([^\]]*)\]"
@@ -133,12 +135,21 @@ _RECURSIVE = ("rmtree", "rm_rf", "rm_r", "remove_dir", "RemoveAll", "remove_tree
 
 def analyse_code(scan: Scan, code: str, lang: str) -> None:
     """Judge interpreter source ``code`` by its effects (records rule ids on ``scan``)."""
+    if lang == "python":
+        from guard.static.families import selfguard
+
+        selfguard.python_code(scan, code[:65536])  # before unaliasing: ``__import__("guard")`` names guard
     code = _unalias(code[:65536])
     scan.tag("execute")
     literal_shell = False
     for m in _SHELL_STR.finditer(code):
         literal_shell = True
-        scan.engine.script(m.group("s").replace('\\"', '"').replace("\\'", "'"))
+        first = m.group("s").replace('\\"', '"').replace("\\'", "'")
+        more = _MORE_ARGS.match(code, m.end())
+        if more and more.group(0).strip():  # ``system("rm", "-rf", "/")``: a list of words, no shell
+            scan.engine.run([first, *_STRING.findall(more.group(0))])
+        else:
+            scan.engine.script(first)
     for m in _TCL_EXEC.finditer(code if lang == "tcl" else ""):
         literal_shell = True
         scan.engine.script(m.group(1))
@@ -154,8 +165,15 @@ def analyse_code(scan: Scan, code: str, lang: str) -> None:
         for m in _JS_TEMPLATE.finditer(code):
             literal_shell = True
             scan.engine.script(m.group(1))
+    for m in _EXECV.finditer(code):
+        argv = _STRING.findall(m.group(1))
+        if argv:
+            literal_shell = True
+            scan.engine.run(argv)
     for m in _SHELL_LIST.finditer(code):
         argv = _STRING.findall(m.group(1))
+        if argv and re.match(r"\s*sys\.executable\s*,", m.group(1)):
+            argv.insert(0, "python")  # ``[sys.executable, "-m", "pip", …]``: this Python runs the rest
         if argv:
             literal_shell = True
             scan.engine.run(argv)
@@ -309,6 +327,7 @@ _INLINE = {
     "expect": ("tcl", ("-c",)),
 }
 _VALUE_OPTS = wordset("-W -X -r --require --import --loader -I -M -m --input-type -C -f -F -d -x -S -E -T")
+_PYTHON_VALUE_OPTS = wordset("-W -X --check-hash-based-pycs")  # ``python -I -m x``: -I, -E, -S, -x take none
 
 
 def _family(name: str) -> str:
@@ -329,6 +348,8 @@ def _interpreter(cmd: Cmd, scan: Scan) -> Flow | None:
     i, script = 0, None
     while i < len(args):
         a = args[i]
+        if lang == "python" and a.startswith("-") and not a.startswith("--") and len(a) > 2:
+            a = _python_cluster(a)  # ``-Im guard``, ``-mguard``, ``-Bc 'code'``: one option letter takes a value
         if a == "--":
             script = args[i + 1] if i + 1 < len(args) else None
             break
@@ -341,13 +362,16 @@ def _interpreter(cmd: Cmd, scan: Scan) -> Flow | None:
         if lang == "python" and a.startswith("-c") and len(a) > 2:
             code.append(a[2:])
             break
+        if lang == "python" and a.startswith("-m") and len(a) > 2:
+            return _module(cmd, scan, a[2:], args[i + 1 :])
         if lang == "python" and a == "-m" and i + 1 < len(args):
             return _module(cmd, scan, args[i + 1], args[i + 2 :])
         if lang in ("perl", "ruby") and a.startswith("-") and "i" in a.lstrip("-") and not a.startswith("--"):
             for f in [x for x in args[i + 1 :] if not x.startswith("-")][1:]:
                 effects.write(scan, f, EMPTY, "edit")
         if a.startswith("-") and a != "-":
-            i += 2 if a in _VALUE_OPTS and family != "perl" else 1
+            takes = _PYTHON_VALUE_OPTS if lang == "python" else _VALUE_OPTS
+            i += 2 if a in takes and family != "perl" else 1
             continue
         script = a
         break
@@ -361,6 +385,8 @@ def _interpreter(cmd: Cmd, scan: Scan) -> Flow | None:
     if code:
         analyse_code(scan, "\n".join(code), lang)
         return None
+    if script and script != "-" and lang == "python" and _runs_guard(script):  # ``python .venv/bin/guard reset``
+        return scan.engine.run(("guard", *args[args.index(script) + 1 :]))
     if script and script != "-":
         earlier = scan.written.get(scan.place(script).path)
         if earlier is not None and earlier.text is not None and not earlier.bits & (REMOTE | DECODED):
@@ -398,6 +424,20 @@ def _opens_repl(args: list[str], family: str) -> bool:
             return False
         i += 1
     return True
+def _runs_guard(script: str) -> bool:
+    path = script.rstrip("/")
+    return path.rsplit("/", 1)[-1] == "guard" or path.endswith(("guard/__main__.py", "guard/cli/__init__.py"))
+
+
+def _python_cluster(a: str) -> str:
+    """``-Im`` -> ``-m``, ``-Bcprint(1)`` -> ``-cprint(1)``: CPython reads a cluster of short options
+    letter by letter until one that takes a value (``-c``, ``-m``, ``-W``, ``-X``)."""
+    for j, ch in enumerate(a[1:], start=1):
+        if ch in "cm":
+            return "-" + a[j:]
+        if ch in "WX" or not ch.isalpha():
+            return a
+    return a
 
 
 def only_version(args: list[str]) -> bool:
@@ -423,8 +463,10 @@ def _loopback_bind(args: list[str]) -> bool:
 
 
 def _module(cmd: Cmd, scan: Scan, module: str, rest: list[str]) -> Flow | None:
-    from guard.static.families import HANDLERS
+    from guard.static.families import HANDLERS, selfguard
 
+    if selfguard.is_guard_module(module):
+        return selfguard.module(cmd, scan, module, rest)
     tool = module.replace("_", "-")
     if module in _SAFE_MODULES:
         scan.hit("G180", f"python -m {module}")

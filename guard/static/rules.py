@@ -13,7 +13,8 @@ so wording and severity change in one place and ids never move. ``G1xx`` is the 
 - G170-G179 publishing and system control
 - G180-G189 the ordinary levels (read-only, development, unknown, tools)
 - G190-G199 user rules and what guard cannot see (parse failures, dynamic names, depth, size)
-- G400-G499 the static range continued, once G1xx was full (each row says its family)
+- G400-G499 the static range continued, once G1xx was full (each row says its family); G410-G414
+  guard's own control commands (self-protection)
 
 An ``alternative`` is a command a person could run instead; the test suite checks that guard
 itself does not block it (peers were caught recommending commands they then refused).
@@ -154,6 +155,10 @@ G415 | critical | protected   | protected_path,write                   | Writes,
 G416 | critical | protected   | protected_path,write                   | Makes a link or a bind mount onto guard's own files or an agent host's hook settings: a later write to the link's ordinary-looking name would switch guard off. | ln -s src/app.py app.py
 G417 | medium   | protected   | write,asks                             | Writes to a path guard could not follow on disk (a loop of symbolic links, or no permission to look), so where the write lands is unknown.
 G425 | medium   | unknown     | execute,asks                           | Opens an interactive shell whose input guard cannot see (a shell, interpreter, remote login or database console with no command or script): what is typed into it later is not checked. | sh -c 'ls -la'
+G410 | critical | protected   | protected_path                         | Runs one of guard's own control commands (approve, reset, install or uninstall hooks, feed history, run a hook, start or stop its daemon, tidy, apply or revert rules, change configuration): only the person may do this, from their own terminal.
+G411 | critical | protected   | protected_path                         | Stops or kills guard's daemon: only the person may do this, from their own terminal.
+G412 | critical | protected   | execute,protected_path                 | Runs Python that imports guard and changes its state, or calls it in a way guard cannot read: only the person may do this, from their own terminal.
+G413 | medium   | protected   | asks                                   | Runs a guard subcommand, option or module guard does not know; it may change guard's own state.
 """
 
 

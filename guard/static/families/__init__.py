@@ -20,6 +20,7 @@ from guard.static.families import (
     remote,
     runners,
     secrets,
+    selfguard,
     system,
     windows,
 )
@@ -41,6 +42,7 @@ FAMILIES = {
     "system": system.HANDLERS,
     "development": dev.HANDLERS,
     "windows": windows.HANDLERS,
+    "self_protection": selfguard.HANDLERS,
 }
 
 

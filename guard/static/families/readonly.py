@@ -14,6 +14,7 @@ import re
 from guard import lazyre
 from guard.static import effects, filters
 from guard.static import paths as P
+from guard.static.families import selfguard
 from guard.static.families.base import Handler, Opts, parse_opts, read_only, table
 from guard.static.families.secrets import is_secret_var, secret_words
 from guard.static.scan import DECODED, EMPTY, OPAQUE, OPAQUE_FLOW, PACKED, SECRET, SPELLED, Cmd, Flow, Scan
@@ -547,7 +548,8 @@ def _envsubst(cmd: Cmd, scan: Scan) -> Flow:
 def _fuser(cmd: Cmd, scan: Scan) -> Flow:
     """``fuser 3000/tcp`` names the processes using a port or file; ``-k`` kills them."""
     if any(a.startswith("-") and not a.startswith("--") and "k" in a for a in cmd.args) or "--kill" in cmd.args:
-        scan.hit("G178", " ".join(cmd.argv))
+        if not selfguard.daemon_socket(scan, cmd):
+            scan.hit("G178", " ".join(cmd.argv))
     else:
         scan.hit("G180", "fuser")
     return EMPTY

@@ -11,6 +11,7 @@ import re
 
 from guard import lazyre
 from guard.static import effects
+from guard.static.families import selfguard
 from guard.static.families.base import Handler, Opts, parse_opts
 from guard.static.families.net import _is_local
 from guard.static.scan import EMPTY, FROM_FILE, REMOTE, SECRET, Cmd, Flow, Scan, display, interactive_shell
@@ -32,6 +33,8 @@ def _socket(cmd: Cmd, scan: Scan) -> Flow:
     )
     if executes:
         scan.hit("G144", shown)
+        return Flow(REMOTE | SOCKET)
+    if selfguard.daemon_socket(scan, cmd):
         return Flow(REMOTE | SOCKET)
     if cmd.name == "socat":
         for addr in cmd.args:

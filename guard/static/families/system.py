@@ -13,6 +13,7 @@ from guard import lazyre
 from guard.model import Risk
 from guard.static import effects, ondisk
 from guard.static import paths as P
+from guard.static.families import selfguard
 from guard.static.families.base import Handler, only_help, parse_opts
 from guard.static.scan import DECODED, EMPTY, REMOTE, Cmd, Flow, Scan, display
 from guard.static.text import wordset
@@ -53,7 +54,7 @@ def _kill(cmd: Cmd, scan: Scan) -> Flow:
         i += 1
     if any(t in ("-1",) for t in targets):
         scan.hit("G172", _shown(scan, cmd))
-    else:
+    elif not selfguard.kills_daemon(scan, cmd):
         scan.hit("G178", _shown(scan, cmd))
     return EMPTY
 
@@ -62,7 +63,7 @@ def _pkill(cmd: Cmd, scan: Scan) -> Flow:
     patterns = [a for a in cmd.args if not a.startswith("-")]
     if cmd.name == "killall5" or any(p in (".", ".*", "", "^") for p in patterns):
         scan.hit("G172", _shown(scan, cmd))
-    else:
+    elif not selfguard.kills_daemon(scan, cmd):
         scan.hit("G178", _shown(scan, cmd))
     return EMPTY
 
