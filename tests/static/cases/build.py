@@ -5337,6 +5337,22 @@ SELF_PROTECTION = [
 ]
 
 
+# Links onto protected places, and the OpenClaw files (sp-paths)
+PERSISTENCE += [
+    (B, "ln -s ~/.claude/settings.json cfg.json", "G416"),
+    (B, "ln ~/.guard/.user-interactions.jsonl x", "G416"),
+    (B, "ln -sf ~/.guard ./w", "G416"),
+    (B, "cp -s ~/.codex/hooks.json hooks.json", "G416"),
+    (B, "sudo mount --bind ~/.guard /mnt/w", "G416"),
+    (B, "mount -t tmpfs none ~/.claude", "G156"),
+    (B, 'python3 -c \'import os; os.symlink(os.path.expanduser("~/.gemini/settings.json"), "g.json")\'', "G416"),
+    (B, "echo '{}' > ~/.openclaw/openclaw.json", "G156"),
+    (B, "rm -rf ~/.openclaw/extensions/guard", "G156"),
+    (A, "ln -s src/app.py app.py"),
+    (A, "cp -s ../shared/config.json config.json"),
+    (N, "cat ~/.openclaw/openclaw.json"),
+]
+
 FAMILIES = {
     "filesystem": FILESYSTEM,
     "disk": DISK,
