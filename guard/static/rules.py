@@ -150,6 +150,8 @@ G405 | medium   | persistence | write                                  | Points 
 G406 | medium   | remote_code | execute,asks                           | Runs a command spelled backwards or letter-shifted (rev, tr); guard decoded and checked it, but asks because the spelling hides what runs.
 G407 | critical | git         | delete                                 | Discards or deletes files across the filesystem root, a home or a system directory through git (clean, reset --hard, checkout run there). | git -C ~ status
 G408 | high     | persistence | persistence,write                      | Changes a program that runs by itself: a hook script an agent host runs on every tool call, a command in ~/.local/bin that is found before the system's (a git or ls there shadows the real one), or a program named like a common command (git, ls, sudo, python, node, npm, ssh, …) in another folder on the usual PATH (~/bin, ~/.cargo/bin, ~/go/bin, ~/.npm-global/bin, /usr/local/bin, …). | cp target/release/mytool ~/.cargo/bin/mytool
+G420 | medium   | unknown     | asks                                   | The call is too complex to check in time, so guard asks instead of guessing.
+G421 | medium   | unknown     | asks                                   | A variable's value grows too large to follow, so guard cannot tell what it holds.
 """
 
 
