@@ -383,6 +383,13 @@ SETTINGS: tuple[Setting, ...] = (
         "'off': every hook decides in its own process",
     ),
     Setting(
+        "hooks.timeout_seconds",
+        10.0,
+        _float(0.05, 3600),
+        "a hook answers within this long whatever happens (past it: a refusal, never an allow); keep it under "
+        "the host's own hook timeout (guard installs 30 s; a host that times out a hook lets the call through)",
+    ),
+    Setting(
         "hooks.daemon_idle_seconds",
         900.0,
         _float(0, 7 * 86_400),

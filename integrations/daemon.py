@@ -52,17 +52,32 @@ def private_dir(path: Path) -> bool:
     return st.st_uid == os.getuid() and not st.st_mode & 0o077
 
 
-def call(workspace: Path, message: dict[str, Any], *, timeout: float = 10.0) -> dict[str, Any] | None:
-    """Send one request; the decoded answer, or None when no usable daemon answered."""
+ANSWER_TIMEOUT = 5.0  # seconds a hook waits for the daemon's answer (hooks.timeout_seconds caps it)
+
+
+class Unanswered(Exception):
+    """The daemon took the request and did not answer in time: the hook refuses rather than wait on."""
+
+
+def call(
+    workspace: Path, message: dict[str, Any], *, timeout: float = ANSWER_TIMEOUT, raise_timeout: bool = False
+) -> dict[str, Any] | None:
+    """Send one request; the decoded answer, or None when no usable daemon answered.
+
+    ``raise_timeout``: a daemon that accepted the request but stays silent past ``timeout`` raises
+    :class:`Unanswered` instead of returning None (a hook must not spend its host's time twice).
+    """
     path = socket_path(workspace)
     if not private_dir(path.parent):
         return None
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sent = False
     try:
-        sock.settimeout(0.5)
+        sock.settimeout(min(0.5, timeout))
         sock.connect(str(path))
         sock.settimeout(timeout)
         sock.sendall(json.dumps(message, ensure_ascii=False).encode() + b"\n")
+        sent = True
         chunks = []
         while True:
             chunk = sock.recv(65536)
@@ -70,6 +85,10 @@ def call(workspace: Path, message: dict[str, Any], *, timeout: float = 10.0) -> 
                 break
             chunks.append(chunk)
         answer = json.loads(b"".join(chunks))
+    except TimeoutError:
+        if sent and raise_timeout:
+            raise Unanswered(f"guard serve did not answer within {timeout:g} s") from None
+        return None
     except (OSError, ValueError):
         return None
     finally:
@@ -78,9 +97,18 @@ def call(workspace: Path, message: dict[str, Any], *, timeout: float = 10.0) -> 
 
 
 def hook(
-    workspace: Path, host: str, data: bytes, *, headless: bool, may_ask: bool, version: str
+    workspace: Path,
+    host: str,
+    data: bytes,
+    *,
+    headless: bool,
+    may_ask: bool,
+    version: str,
+    timeout: float = ANSWER_TIMEOUT,
 ) -> tuple[str, int, str] | None:
-    """Ask the daemon to answer one hook: (stdout, exit code, stderr), or None to decide in-process."""
+    """Ask the daemon to answer one hook: (stdout, exit code, stderr), or None to decide in-process.
+
+    Raises :class:`Unanswered` when the daemon took the event and stayed silent past ``timeout``."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -98,6 +126,8 @@ def hook(
             "env": env,
             "version": version,
         },
+        timeout=timeout,
+        raise_timeout=True,
     )
     if answer is None:
         return None
