@@ -145,6 +145,9 @@ class StaticLayer:
             int(config.get("static.max_steps")),
         )
         self.budget_ms = float(config.get("decision.budget_ms"))
+        # the analysis stops a little before the decision's deadline: the verdict and the later
+        # layers still have to run (10% of the budget, at most 20 ms)
+        self.reserve_s = min(0.02, self.budget_ms / 10_000)
         self.analyser = Analyser(int(config.get("static.cache_size")))
         origin = str(config.file) if config.file else "guard.toml"
         self.rules = userrules.load(config.section("permissions"), origin, None, self.home)
@@ -156,11 +159,7 @@ class StaticLayer:
     def judge(self, call: ToolCall, deadline: float | None = None) -> Verdict:
         """The verdict without a Context (what ``__call__`` returns; the chain times it). ``deadline``
         (``time.perf_counter()`` seconds) is the chain's; without one, ``decision.budget_ms`` from now."""
-        budget = (
-            Budget(deadline, self.limits.max_steps)
-            if deadline is not None
-            else Budget.start(self.budget_ms, self.limits.max_steps)
-        )
+        budget = self._budget(deadline)
         try:
             analysis, verdict = self.analyser(call, self.home, self.workspace, self.limits, budget)
             rules = self._rules_for(call)
@@ -178,6 +177,11 @@ class StaticLayer:
             )
         return verdict
 
+    def _budget(self, deadline: float | None) -> Budget:
+        if deadline is None:
+            deadline = Budget.start(self.budget_ms).deadline
+        return Budget(None if deadline is None else deadline - self.reserve_s, self.limits.max_steps)
+
     def _rules_for(self, call: ToolCall) -> userrules.RuleSet:
         if self.project is None or not call.cwd:
             return self.rules
@@ -187,8 +191,7 @@ class StaticLayer:
         """Everything behind the verdict: parse, unwrapped commands, effects, rules that fired."""
         from guard.static.explain import explain
 
-        budget = Budget.start(self.budget_ms, self.limits.max_steps)
-        analysis, _ = self.analyser(call, self.home, self.workspace, self.limits, budget)
+        analysis, _ = self.analyser(call, self.home, self.workspace, self.limits, self._budget(None))
         rules = self._rules_for(call)
         return explain(call, analysis, rules, verdict_for(call, analysis, rules))
 

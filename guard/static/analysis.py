@@ -87,6 +87,9 @@ def analyse(
                 if size > limits.max_bytes:  # not read in full: a cheap look for what is plainly critical
                     scan.hit("G198", f"{size} bytes")
                     oversized.glance(engine, text)
+                elif (ops := oversized.operators(text)) > oversized.MAX_OPERATORS:
+                    scan.hit("G420", f"{ops} shell operators: more than can be parsed in time")
+                    oversized.glance(engine, text)
                 else:
                     engine.top(text, EMPTY)
                 if not scan.hits:

@@ -5,7 +5,8 @@ Over ``static.max_command_bytes`` a call is never judged in full (rule G198 asks
 cut at line ends, ``;``, ``&&`` and ``||`` (quotes ignored: a wrong cut only loses a piece), and
 each piece that looks able to do critical harm is judged on its own, cut to its first few KB,
 the most dangerous-looking pieces first, all within the decision's budget. Only critical
-findings are kept; the rest of the verdict is G198's request_confirm.
+findings are kept; the rest of the verdict is G198's request_confirm. The same glance serves a
+text within the size limit that holds too many shell operators to parse in time (G420).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from guard.static.rules import CATALOG
 if TYPE_CHECKING:
     from guard.static.engine import Engine
 
+MAX_OPERATORS = 16_000  # tree-sitter-bash takes ≈ 2 µs per operator and ≈ 20 µs per pipe: ≈ 35 ms at this count
+_OPERATORS = "|&;$\"'()`<>{}"
 MAX_PIECES = 512
 PIECE_CHARS = 2048
 _CUT = lazyre.compile(r"\r?\n|;|&&|\|\|")
@@ -34,6 +37,16 @@ _TARGET = lazyre.compile(
     r"(?:^|[\s=\"'])(?:/|~|\$\{?HOME\b|/(?:etc|usr|bin|boot|var|lib|dev|sys|home|root)\b|\.ssh|\.aws|\.gnupg)"
     r"|\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b|-(?:\w*[rRf]\w*)\b"
 )
+
+
+def operators(text: str) -> int:
+    """A count of shell operators in ``text``, a pipe for eight: what parsing it costs.
+
+    The grammar is C and cannot be interrupted, so a text that would take longer to parse than a
+    decision may is not parsed at all (``a | a | …`` 16,000 times is 64 KB and a second of parsing)."""
+    if len(text) < 8192:
+        return 0
+    return sum(text.count(c) for c in _OPERATORS) + 7 * text.count("|")
 
 
 def glance(engine: Engine, text: str) -> None:

@@ -167,12 +167,22 @@ class Scan:
         return marker(len(self.substs) - 1)
 
     def flow_of(self, word: str) -> Flow:
-        """The union of what the runtime values inside ``word`` carry."""
-        out = EMPTY
-        for i in marker_ids(word):
-            if i < len(self.substs):
-                out = out | self.substs[i].flow
-        return out
+        """The union of what the runtime values inside ``word`` carry (``a | b | …`` in one pass:
+        a word of 20,000 values built 20,000 flows and copied their paths each time)."""
+        ids = marker_ids(word)
+        if not ids:
+            return EMPTY
+        substs, tick = self.substs, self.budget.tick
+        bits, text, paths = 0, None, []
+        for i in ids:
+            if i < len(substs):
+                tick()
+                flow = substs[i].flow
+                bits |= flow.bits
+                if flow.text is not None:
+                    text = flow.text
+                paths.extend(flow.paths)
+        return Flow(bits, text, tuple(paths))
 
     def guarded(self, word: str) -> bool:
         ids = marker_ids(word)
@@ -215,8 +225,11 @@ def display(scan: Scan, text: str) -> str:
     known = len(substs)
     unknown = False
 
+    tick = scan.budget.tick
+
     def shown(m: re.Match[str]) -> str:
         nonlocal unknown
+        tick()
         i = int(m.group(1))
         if i < known:
             return substs[i].display
