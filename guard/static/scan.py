@@ -173,7 +173,8 @@ class Scan:
         if not ids:
             return EMPTY
         substs, tick = self.substs, self.budget.tick
-        bits, text, paths = 0, None, []
+        bits, text = 0, None
+        paths: list[str] = []
         for i in ids:
             if i < len(substs):
                 tick()
