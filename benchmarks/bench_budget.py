@@ -46,7 +46,7 @@ def _nested_quotes(depth: int) -> str:
 CRAFTED: dict[str, Callable[[], tuple[str, dict[str, Any]]]] = {
     "1,600 words with variables (rm -f $x ...)": lambda: _bash("rm -f " + " ".join(f"$x{i % 7}" for i in range(1600))),
     "3,000 words with variables": lambda: _bash("rm -f " + " ".join(f"$x{i % 7}" for i in range(3000))),
-    "4,000 globbed paths": lambda: _bash("rm -f " + " ".join(f"/tmp/d{i}/*.log" for i in range(4000))),
+    "3,000 globbed paths": lambda: _bash("rm -f " + " ".join(f"/tmp/d{i}/*.log" for i in range(3000))),
     "5,000-stage pipeline": lambda: _bash(" | ".join("a" for _ in range(5000))),
     "nested $( ) 1,000 deep": lambda: _bash("echo " + "$( " * 1000 + "ls" + " )" * 1000),
     'bash -c "$( ... )" 200 deep': lambda: _bash('bash -c "$( ' * 200 + "ls" + ' )"' * 200),
