@@ -243,4 +243,4 @@ def display(scan: Scan, text: str) -> str:
     return out
 
 
-_MEMO_SIZE = 4096
+_MEMO_SIZE = 256  # the costly pattern is one long text shown again and again, not many texts
