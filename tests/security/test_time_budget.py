@@ -147,6 +147,23 @@ def test_padded_block_through_the_hook_is_denied(tmp_path: Path) -> None:
     assert claude_hook(tmp_path, PADDED_BLOCKS["after"])["permissionDecision"] == "deny"
 
 
+def test_more_operators_than_parse_in_time_asks_without_parsing(guard_for: Any) -> None:
+    """The grammar cannot be interrupted: 2,100 pipe stages (16,800 operator units) are not parsed."""
+    record = guard_for().decide("Bash", {"command": "true | " * 2100 + "true"}, save=False)
+    assert record.decision == REQUEST_CONFIRM and "G420" in rule_ids(record)
+
+
+def test_as_many_plain_commands_are_still_judged_in_full(guard_for: Any) -> None:
+    """(No deadline here: the count alone must not stop it, whatever the machine's load.)"""
+    record = guard_for(**{"decision.budget_ms": 0}).decide("Bash", {"command": "true; " * 2100 + "true"}, save=False)
+    assert record.decision == AUTO_ALLOW and "G420" not in rule_ids(record)
+
+
+def test_a_critical_command_among_too_many_operators_still_blocks(guard_for: Any) -> None:
+    record = guard_for().decide("Bash", {"command": "true | " * 2100 + "true; rm -rf ~"}, save=False)
+    assert record.decision == BLOCK and {"G101", "G420"} <= rule_ids(record)
+
+
 # -- (b) the budget path, triggered by counted work ------------------------------------------
 ECHOES = "; ".join(f"echo {i}" for i in range(300))  # read-only: allowed when judged in full
 
