@@ -66,12 +66,6 @@ class Budget:
         """True when the deadline has passed (for loops that would rather stop than raise)."""
         return bool(self.spent) or (self.deadline is not None and time.perf_counter() > self.deadline)
 
-    def remaining_ms(self) -> float | None:
-        return None if self.deadline is None else max(0.0, (self.deadline - time.perf_counter()) * 1000)
-
     def _stop(self, why: str) -> None:
         self.spent = self.spent or why
         raise OverBudget(why)
-
-
-UNLIMITED = Budget(None, 0)  # for callers outside a decision (``guard explain`` internals, tests)
