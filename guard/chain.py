@@ -51,8 +51,13 @@ class Chain:
 
     def run(self, call: ToolCall, ctx: Context) -> DecisionRecord:
         start = time.perf_counter()
-        for layer in self.layers:
+        if ctx.deadline is None:
+            ctx.deadline = _deadline(ctx, start)
+        for i, layer in enumerate(self.layers):
             t0 = time.perf_counter()
+            if i and ctx.deadline is not None and t0 > ctx.deadline:  # the layers so far used the whole budget
+                ctx.verdicts.append(_out_of_time(ctx, self.names[i:], (t0 - start) * 1000))
+                break
             try:
                 verdict = layer(call, ctx)
             except Exception as exc:
@@ -61,6 +66,31 @@ class Chain:
             if verdict.decision == BLOCK:
                 break
         return combine(call, ctx, elapsed_us=(time.perf_counter() - start) * 1e6)
+
+
+def _deadline(ctx: Context, start: float) -> float | None:
+    """``decision.budget_ms`` from ``start`` (``time.perf_counter`` seconds); None when it is 0."""
+    try:
+        ms = float(ctx.config.get("decision.budget_ms"))
+    except (KeyError, TypeError, ValueError):  # a config object without the key (a custom one)
+        return None
+    return start + ms / 1000 if ms > 0 else None
+
+
+def _out_of_time(ctx: Context, skipped: tuple[str, ...], elapsed_ms: float) -> Verdict:
+    """The budget ran out before every layer ran: ask (a block found by then still stands)."""
+    return Verdict(
+        layer="budget",
+        risk=Risk.MEDIUM,
+        ceiling=REQUEST_CONFIRM,
+        reasons=[
+            Reason(
+                "G420",
+                f"The call is too complex to check in time ({elapsed_ms:.0f} ms; not run: {', '.join(skipped)}); asking.",
+            )
+        ],
+        unavailable=skipped,
+    )
 
 
 _COPIERS: dict[type, Callable[[Any, float], Any]] = {}

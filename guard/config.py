@@ -153,6 +153,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("system.smoothing", 0.3, _float(0, 1), "EWMA factor for new system samples (1 = no smoothing)"),
     Setting("system.disk_path", "/", _str, "filesystem whose usage counts towards system health"),
     Setting("guard.headless", False, _bool, "no human can answer: request_confirm acts as block"),
+    Setting(
+        "decision.budget_ms",
+        200.0,
+        _float(0, 600_000),
+        "time one decision may take; past it the call is 'too complex to check in time' and asked "
+        "(never allowed; a block found by then stays); keep it well under the host's hook timeout (0 = no limit)",
+    ),
     # -- static layer (guard/static)
     Setting(
         "static.max_command_bytes",
@@ -165,6 +172,13 @@ SETTINGS: tuple[Setting, ...] = (
         10,
         _int(1, 64),
         "how deep wrappers, nested shells and substitutions are unwrapped; deeper asks",
+    ),
+    Setting(
+        "static.max_steps",
+        100_000,
+        _int(0, 100_000_000),
+        "statements, commands and word parts one analysis may walk before it asks (0 = no limit); "
+        "unlike decision.budget_ms it gives the same answer on every machine",
     ),
     Setting(
         "static.cache_size",
@@ -367,6 +381,13 @@ SETTINGS: tuple[Setting, ...] = (
         _choice("auto", "off"),
         "'auto': hooks ask a running 'guard serve' and start one when absent (deciding in-process meanwhile); "
         "'off': every hook decides in its own process",
+    ),
+    Setting(
+        "hooks.timeout_seconds",
+        10.0,
+        _float(0.05, 3600),
+        "a hook answers within this long whatever happens (past it: a refusal, never an allow); keep it under "
+        "the host's own hook timeout (guard installs 30 s; a host that times out a hook lets the call through)",
     ),
     Setting(
         "hooks.daemon_idle_seconds",

@@ -54,8 +54,20 @@ def private_dir(path: Path) -> bool:
     return st.st_uid == os.getuid() and not st.st_mode & 0o077
 
 
+ANSWER_TIMEOUT = 5.0  # seconds a hook waits for a live daemon's answer (hooks.timeout_seconds caps it)
+
+
+class Unanswered(Exception):
+    """The daemon said it was alive and did not answer in time: the hook refuses rather than wait on."""
+
+
 def call(
-    workspace: Path, message: dict[str, Any], *, timeout: float = 10.0, alive_timeout: float = ALIVE_TIMEOUT
+    workspace: Path,
+    message: dict[str, Any],
+    *,
+    timeout: float = ANSWER_TIMEOUT,
+    alive_timeout: float = ALIVE_TIMEOUT,
+    raise_timeout: bool = False,
 ) -> dict[str, Any] | None:
     """Send one request; the decoded answer, or None when no usable daemon answered.
 
@@ -63,20 +75,28 @@ def call(
     whitespace). A daemon that cannot connect or send that within ``alive_timeout`` (stopped,
     hung, its backlog full) is given up on at once, so the hook decides in-process instead of
     waiting the whole ``timeout``, which bounds only the answer of a daemon known to be alive.
+    ``raise_timeout``: a daemon that said it was alive and then stays silent past ``timeout``
+    raises :class:`Unanswered` instead of returning None (a hook must not spend its host's time twice).
     """
     path = socket_path(workspace)
     if not private_dir(path.parent):
         return None
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    alive = False
     try:
-        sock.settimeout(alive_timeout)
+        sock.settimeout(min(alive_timeout, timeout))
         sock.connect(str(path))
         sock.sendall(json.dumps(message, ensure_ascii=False).encode() + b"\n")
         chunks = [sock.recv(65536)]  # the first byte: the daemon is alive
+        alive = bool(chunks[0])
         sock.settimeout(timeout)
         while chunks[-1]:
             chunks.append(sock.recv(65536))
         answer = json.loads(b"".join(chunks))
+    except TimeoutError:
+        if alive and raise_timeout:
+            raise Unanswered(f"guard serve did not answer within {timeout:g} s") from None
+        return None
     except (OSError, ValueError):
         return None
     finally:
@@ -85,9 +105,18 @@ def call(
 
 
 def hook(
-    workspace: Path, host: str, data: bytes, *, headless: bool, may_ask: bool, version: str
+    workspace: Path,
+    host: str,
+    data: bytes,
+    *,
+    headless: bool,
+    may_ask: bool,
+    version: str,
+    timeout: float = ANSWER_TIMEOUT,
 ) -> tuple[str, int, str] | None:
-    """Ask the daemon to answer one hook: (stdout, exit code, stderr), or None to decide in-process."""
+    """Ask the daemon to answer one hook: (stdout, exit code, stderr), or None to decide in-process.
+
+    Raises :class:`Unanswered` when the daemon took the event and stayed silent past ``timeout``."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -105,6 +134,8 @@ def hook(
             "env": env,
             "version": version,
         },
+        timeout=timeout,
+        raise_timeout=True,
     )
     if answer is None:
         return None

@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 
 from guard.cli import EXIT_CODES, add_workspace
-from guard.cli.common import add_call_arguments, decide_from_args, error, open_guard, parse_params, print_json
+from guard.cli.common import (
+    add_call_arguments,
+    decide_from_args,
+    error,
+    open_guard,
+    parse_params,
+    print_json,
+    read_params,
+)
 from guard.cli.render import explain_text
 from guard.errors import InputError
 
@@ -16,6 +24,7 @@ examples:
   guard check bash '{"command": "ls"}'
   guard check write '{"file_path": "notes.txt", "content": "hi"}' --session-id s1 --save
   guard check bash '{"command": "rm -rf ~"}' --json
+  guard check bash - < call.json          # parameters on stdin (large calls)
 
 exit codes: 0 auto_allow, 10 request_confirm, 20 block, 2 bad input.
 """
@@ -33,6 +42,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    read_params(args)
     try:
         parse_params(args.params)  # a usage error before any workspace is touched
     except InputError as exc:

@@ -71,9 +71,17 @@ def table(rows: list[list[Any]], headers: list[str]) -> str:
 def add_call_arguments(p: argparse.ArgumentParser) -> None:
     """TOOL PARAMS_JSON [--session-id S] [--cwd DIR]: one tool call on the command line."""
     p.add_argument("tool", help="tool name, e.g. bash, write, Read, WebFetch")
-    p.add_argument("params", metavar="PARAMS_JSON", help="the call's parameters as a JSON object")
+    p.add_argument(
+        "params", metavar="PARAMS_JSON", help="the call's parameters as a JSON object ('-': read it from stdin)"
+    )
     p.add_argument("--session-id", help="session the call belongs to")
     p.add_argument("--cwd", help="working directory the call runs in")
+
+
+def read_params(args: argparse.Namespace) -> None:
+    """PARAMS_JSON ``-``: the parameters come on stdin (a call too large for the command line)."""
+    if args.params == "-":
+        args.params = sys.stdin.read()
 
 
 def decide_from_args(g: Any, args: argparse.Namespace, *, save: bool) -> Any:

@@ -110,14 +110,27 @@ def _answer(host_arg: str, workspace_arg: str | None, flags: set[str], data: byt
         return _last_resort(host_arg, f"guard: {exc}; the call is refused.")
     workspace = resolve(workspace_arg)
     headless, may_ask = "--headless" in flags, "--no-ask" not in flags
-    if "--no-daemon" in flags or _daemon_mode(workspace) == "off":
-        return _in_process(host, workspace, data, headless=headless, may_ask=may_ask)
+    hooks = _hooks_table(workspace)
+    limit = _hook_timeout(hooks)
+    if "--no-daemon" in flags or _daemon_mode(hooks) == "off":
+        return _in_time(host, limit, lambda: _in_process(host, workspace, data, headless=headless, may_ask=may_ask))
     from integrations import daemon
 
-    answered = daemon.hook(workspace, host, data, headless=headless, may_ask=may_ask, version=__version__)
+    try:
+        answered = daemon.hook(
+            workspace,
+            host,
+            data,
+            headless=headless,
+            may_ask=may_ask,
+            version=__version__,
+            timeout=min(daemon.ANSWER_TIMEOUT, limit / 2),
+        )
+    except daemon.Unanswered as exc:  # deciding again here could outlast the host's own timeout
+        return _last_resort(host, f"guard: {exc}; the call is refused, retry it.")
     if answered is not None:
         return answered
-    reply = _in_process(host, workspace, data, headless=headless, may_ask=may_ask)
+    reply = _in_time(host, limit / 2, lambda: _in_process(host, workspace, data, headless=headless, may_ask=may_ask))
     try:
         daemon.spawn(workspace)  # for the next call; this one is answered
     except Exception:  # an optimisation that failed changes no answer
@@ -154,20 +167,83 @@ def _in_process(host_name: str, workspace: Path, data: bytes, *, headless: bool,
     return reply.stdout, reply.exit_code, reply.stderr
 
 
-def _daemon_mode(workspace: Path) -> str:
-    """``hooks.daemon`` without loading the configuration machinery: the file, then the env."""
+def _hooks_table(workspace: Path) -> dict[str, Any]:
+    """The ``[hooks]`` table of ``guard.toml``, read without loading the configuration machinery."""
     path = workspace / "guard.toml"
-    if path.is_file():
-        import tomllib
+    if not path.is_file():
+        return {}
+    import tomllib
 
-        try:
-            value = tomllib.loads(path.read_text(encoding="utf-8")).get("hooks", {}).get("daemon")
-        except (OSError, ValueError, AttributeError):
-            value = None
-        if value in ("auto", "off"):
-            return str(value)
+    try:
+        table = tomllib.loads(path.read_text(encoding="utf-8")).get("hooks", {})
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return table if isinstance(table, dict) else {}
+
+
+def _daemon_mode(hooks: dict[str, Any]) -> str:
+    """``hooks.daemon``: the file, then the env."""
+    value = hooks.get("daemon")
+    if value in ("auto", "off"):
+        return str(value)
     value = os.environ.get("GUARD_HOOKS_DAEMON", "").strip().lower()
     return value if value in ("auto", "off") else "auto"
+
+
+HOOK_TIMEOUT = 10.0  # seconds: under every hook timeout guard installs (30 s) or that a host defaults to
+
+
+def _hook_timeout(hooks: dict[str, Any]) -> float:
+    """``hooks.timeout_seconds``: the file, then the env, then 10 s (a bad value falls through)."""
+    for raw in (hooks.get("timeout_seconds"), os.environ.get("GUARD_HOOKS_TIMEOUT_SECONDS")):
+        if raw is None or isinstance(raw, bool):
+            continue
+        try:
+            value = float(raw)
+        except (TypeError, ValueError):
+            continue
+        if 0.05 <= value <= 3600:
+            return value
+    return HOOK_TIMEOUT
+
+
+def _in_time(host: str, seconds: float, decide: Any) -> tuple[str, int, str]:
+    """``decide()``'s answer, or, when it is not ready within ``seconds``, a refusal printed by a
+    watchdog thread that then ends the process: a host that times out a hook lets the call through,
+    so the host must hear "no" from guard first. (A thread and ``os._exit``, not a signal: the
+    decision itself stops on its own budget; this is the backstop for everything around it.)"""
+    import threading
+
+    lock = threading.Lock()
+    answered = False
+
+    def too_late() -> None:
+        nonlocal answered
+        with lock:
+            if answered:
+                return
+            answered = True
+            out, code, err = _last_resort(
+                host, f"guard: no decision within {seconds:g} s (hooks.timeout_seconds); the call is refused."
+            )
+            try:
+                os.write(1, out.encode())
+                os.write(2, err.encode())
+            finally:
+                os._exit(code)
+
+    timer = threading.Timer(seconds, too_late)
+    timer.daemon = True
+    timer.start()
+    try:
+        reply: tuple[str, int, str] = decide()
+    finally:
+        with lock:
+            late, answered = answered, True
+        timer.cancel()
+    if late:  # (the watchdog is exiting the process)
+        threading.Event().wait()
+    return reply
 
 
 # What each host reads as a refusal, for when even guard's own modules fail to load.

@@ -27,6 +27,7 @@ class Context:
     state: Any = None  # guard.state.State: stores, sessions, memory (None in pure use)
     human_present: bool = True
     verdicts: list[Verdict] = attrs.field(factory=list)
+    deadline: float | None = None  # ``time.perf_counter()`` by which the decision must be made (the chain sets it)
 
     def verdict(self, layer: str) -> Verdict | None:
         for v in self.verdicts:

@@ -25,6 +25,7 @@ from guard.layers.base import Context
 from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM, Reason, Risk, ToolCall, Verdict
 from guard.static import userrules
 from guard.static.analysis import DEFAULT_LIMITS, Analysis, Limits, analyse, cache_key, on_disk
+from guard.static.budget import Budget
 from guard.static.rules import CATALOG
 from guard.static.tools import command_text
 
@@ -33,12 +34,14 @@ _MAX_REASONS = 5
 
 
 class _Key:
-    """Cache key: hashes the canonical parameters, carries the originals for a miss."""
+    """Cache key: hashes the canonical parameters, carries the originals (and the budget) for a miss."""
 
-    __slots__ = ("hash", "key", "params", "text", "tool")
+    __slots__ = ("budget", "hash", "key", "params", "text", "tool")
 
-    def __init__(self, key: tuple[Any, ...], tool: str, params: Mapping[str, Any], text: str | None) -> None:
-        self.key, self.tool, self.params, self.text = key, tool, params, text
+    def __init__(
+        self, key: tuple[Any, ...], tool: str, params: Mapping[str, Any], text: str | None, budget: Budget | None
+    ) -> None:
+        self.key, self.tool, self.params, self.text, self.budget = key, tool, params, text, budget
         self.hash = hash(key)
 
     def __hash__(self) -> int:
@@ -48,10 +51,21 @@ class _Key:
         return isinstance(other, _Key) and self.key == other.key
 
 
+class _Uncached(Exception):
+    """Carries an analysis out of the cache wrapper without storing it (one cut short by its budget
+    says how busy the machine was, not what the call does)."""
+
+    def __init__(self, result: tuple[Analysis, Verdict]) -> None:
+        self.result = result
+
+
 def _compute(k: _Key) -> tuple[Analysis, Verdict]:
     kind, _key, cwd, home, workspace, limits = k.key
-    analysis = analyse(kind, k.tool, k.params, cwd, home, workspace, limits, k.text)
-    return analysis, verdict_for(None, analysis, _NO_RULES)  # the verdict when no user rule applies
+    analysis = analyse(kind, k.tool, k.params, cwd, home, workspace, limits, k.text, k.budget)
+    result = analysis, verdict_for(None, analysis, _NO_RULES)  # the verdict when no user rule applies
+    if analysis.over_budget:
+        raise _Uncached(result)
+    return result
 
 
 class Analyser:
@@ -60,7 +74,9 @@ class Analyser:
     def __init__(self, cache_size: int = 4096) -> None:
         self.cached = lru_cache(maxsize=cache_size)(_compute) if cache_size > 0 else _compute
 
-    def __call__(self, call: ToolCall, home: str, workspace: str | None, limits: Limits) -> tuple[Analysis, Verdict]:
+    def __call__(
+        self, call: ToolCall, home: str, workspace: str | None, limits: Limits, budget: Budget | None = None
+    ) -> tuple[Analysis, Verdict]:
         kind = call.kind
         text = command_text(call.params) if kind == "bash" else None
         key = (
@@ -71,7 +87,10 @@ class Analyser:
             workspace,
             limits,
         )
-        analysis, verdict = self.cached(_Key(key, call.tool, call.params, text))
+        try:
+            analysis, verdict = self.cached(_Key(key, call.tool, call.params, text, budget))
+        except _Uncached as cut_short:
+            analysis, verdict = cut_short.result
         if analysis.targets:  # the disk is looked at every time: a link can appear between two calls
             checked = on_disk(analysis, home, call.cwd, workspace)
             if checked is not analysis:
@@ -95,8 +114,10 @@ def classify(
     workspace: str | Path | None = None,
     permissions: Mapping[str, Any] | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    budget_ms: float | None = None,
 ) -> Verdict:
-    """The static verdict for ``call``, without a chain or a Context.
+    """The static verdict for ``call``, without a chain or a Context (``budget_ms``: a deadline;
+    the step limit of ``limits`` applies either way).
 
     >>> classify(ToolCall("Bash", {"command": "rm -rf ~"})).decision
     'block'
@@ -104,7 +125,7 @@ def classify(
     home = home or os.path.expanduser("~")
     ws = _workspace(workspace)
     rules = userrules.load(permissions or {}, "permissions", None, home)
-    analysis, base = _DEFAULT(call, home, ws, limits)
+    analysis, base = _DEFAULT(call, home, ws, limits, Budget.start(budget_ms, limits.max_steps))
     return base if not rules.rules and not rules.ignored else verdict_for(call, analysis, rules)
 
 
@@ -123,19 +144,29 @@ class StaticLayer:
         self.config = config
         self.home = os.path.normpath(home or os.path.expanduser("~"))
         self.workspace = _workspace(workspace)
-        self.limits = Limits(int(config.get("static.max_command_bytes")), int(config.get("static.max_depth")))
+        self.limits = Limits(
+            int(config.get("static.max_command_bytes")),
+            int(config.get("static.max_depth")),
+            int(config.get("static.max_steps")),
+        )
+        self.budget_ms = float(config.get("decision.budget_ms"))
+        # the analysis stops a little before the decision's deadline: the verdict and the later
+        # layers still have to run (10% of the budget, at most 20 ms)
+        self.reserve_s = min(0.02, self.budget_ms / 10_000)
         self.analyser = Analyser(int(config.get("static.cache_size")))
         origin = str(config.file) if config.file else "guard.toml"
         self.rules = userrules.load(config.section("permissions"), origin, None, self.home)
         self.project = userrules.ProjectRules(self.home) if config.get("static.project_rules") else None
 
     def __call__(self, call: ToolCall, ctx: Context) -> Verdict:
-        return self.judge(call)
+        return self.judge(call, ctx.deadline)
 
-    def judge(self, call: ToolCall) -> Verdict:
-        """The verdict without a Context (what ``__call__`` returns; the chain times it)."""
+    def judge(self, call: ToolCall, deadline: float | None = None) -> Verdict:
+        """The verdict without a Context (what ``__call__`` returns; the chain times it). ``deadline``
+        (``time.perf_counter()`` seconds) is the chain's; without one, ``decision.budget_ms`` from now."""
+        budget = self._budget(deadline)
         try:
-            analysis, verdict = self.analyser(call, self.home, self.workspace, self.limits)
+            analysis, verdict = self.analyser(call, self.home, self.workspace, self.limits, budget)
             rules = self._rules_for(call)
             if rules.rules or rules.ignored:
                 verdict = verdict_for(call, analysis, rules)
@@ -151,6 +182,11 @@ class StaticLayer:
             )
         return verdict
 
+    def _budget(self, deadline: float | None) -> Budget:
+        if deadline is None:
+            deadline = Budget.start(self.budget_ms).deadline
+        return Budget(None if deadline is None else deadline - self.reserve_s, self.limits.max_steps)
+
     def _rules_for(self, call: ToolCall) -> userrules.RuleSet:
         if self.project is None or not call.cwd:
             return self.rules
@@ -160,7 +196,7 @@ class StaticLayer:
         """Everything behind the verdict: parse, unwrapped commands, effects, rules that fired."""
         from guard.static.explain import explain
 
-        analysis, _ = self.analyser(call, self.home, self.workspace, self.limits)
+        analysis, _ = self.analyser(call, self.home, self.workspace, self.limits, self._budget(None))
         rules = self._rules_for(call)
         return explain(call, analysis, rules, verdict_for(call, analysis, rules))
 

@@ -15,7 +15,8 @@ from typing import Any
 import attrs
 
 from guard.model import Risk
-from guard.static import ondisk, tools
+from guard.static import ondisk, oversized, tools
+from guard.static.budget import DEFAULT_STEPS, Budget, OverBudget
 from guard.static.engine import Engine
 from guard.static.paths import Resolver
 from guard.static.rules import CATALOG
@@ -23,7 +24,6 @@ from guard.static.scan import EMPTY, Hit, Scan
 
 MAX_BYTES = 64 * 1024
 MAX_DEPTH = 10
-_HARD_LIMIT = 1024 * 1024  # beyond this the text is not even parsed
 
 
 @attrs.frozen
@@ -40,12 +40,14 @@ class Analysis:
     lines_written: int | None = None
     text: str | None = None  # the shell command judged, for ``guard explain``
     targets: tuple[tuple[str, str], ...] = ()  # what the call writes, as spelled: checked on disk per decision
+    over_budget: str = ""  # why the analysis stopped early (G420); such an analysis is never cached
 
 
 @attrs.frozen
 class Limits:
     max_bytes: int = MAX_BYTES
     max_depth: int = MAX_DEPTH
+    max_steps: int = DEFAULT_STEPS
 
 
 DEFAULT_LIMITS = Limits()
@@ -65,36 +67,48 @@ def analyse(
     workspace: str | None,
     limits: Limits = DEFAULT_LIMITS,
     text: str | None = None,
+    budget: Budget | None = None,
 ) -> Analysis:
     """Judge one call; ``kind`` is the canonical tool kind (``bash``, ``write`` …); ``text`` is the
-    shell command when the caller already took it out of ``params``."""
-    scan = Scan(resolver(home, cwd, workspace), cwd, limits.max_depth)
+    shell command when the caller already took it out of ``params``; ``budget`` bounds the work
+    (see :mod:`guard.static.budget`; default: the step limit, no deadline)."""
+    if budget is None:
+        budget = Budget(None, limits.max_steps)
+    scan = Scan(resolver(home, cwd, workspace), cwd, limits.max_depth, budget)
     engine = Engine(scan)
     lines: int | None = None
-    if kind == "bash":
-        scan.tty = params.get("tty") is True
-        if text is None:
-            text = tools.command_text(params)
-        if text is None:
-            scan.hit("G195", "no command given")
+    try:
+        if kind == "bash":
+            scan.tty = params.get("tty") is True
+            if text is None:
+                text = tools.command_text(params)
+            if text is None:
+                scan.hit("G195", "no command given")
+            else:
+                size = len(text.encode("utf-8", "replace"))
+                if size > limits.max_bytes:  # not read in full: a cheap look for what is plainly critical
+                    scan.hit("G198", f"{size} bytes")
+                    oversized.glance(engine, text)
+                elif (ops := oversized.operators(text)) > oversized.MAX_OPERATORS:
+                    scan.hit("G420", f"{ops} shell operators: more than can be parsed in time")
+                    oversized.glance(engine, text)
+                else:
+                    engine.top(text, EMPTY)
+                if not scan.hits:
+                    scan.hit("G180", "empty command")
+        elif kind in ("write", "edit"):
+            lines = tools.judge_write(scan, params)
+        elif kind == "read":
+            tools.judge_read(scan, params, content=True)
+        elif kind in ("glob", "grep"):
+            tools.judge_read(scan, params, content=kind == "grep")
+        elif kind == "web_fetch":
+            tools.judge_fetch(scan, params)
         else:
-            size = len(text.encode("utf-8", "replace"))
-            if size > limits.max_bytes:
-                scan.hit("G198", f"{size} bytes")
-            if size <= _HARD_LIMIT:
-                engine.top(text, EMPTY)
-            if not scan.hits:
-                scan.hit("G180", "empty command")
-    elif kind in ("write", "edit"):
-        lines = tools.judge_write(scan, params)
-    elif kind == "read":
-        tools.judge_read(scan, params, content=True)
-    elif kind in ("glob", "grep"):
-        tools.judge_read(scan, params, content=kind == "grep")
-    elif kind == "web_fetch":
-        tools.judge_fetch(scan, params)
-    else:
-        lines = tools.judge_unknown(scan, tool, params)
+            lines = tools.judge_unknown(scan, tool, params)
+    except OverBudget as exc:  # what was found so far stands (a block stays a block); the rest is unknown
+        scan.hit("G420", exc.why)
+        return attrs.evolve(finish(scan, kind, lines, text), over_budget=exc.why)
     return finish(scan, kind, lines, text)
 
 

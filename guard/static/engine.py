@@ -21,7 +21,7 @@ from guard.model import Risk
 from guard.static import envvars, lexer, shells
 from guard.static.families import HANDLERS, windows
 from guard.static.parser import parse
-from guard.static.scan import DECODED, EMPTY, OPAQUE_FLOW, REMOTE, SECRET, Cmd, Flow, Scan, display
+from guard.static.scan import DECODED, EMPTY, OPAQUE_FLOW, REMOTE, SECRET, Cmd, Flow, Hit, Scan, display
 from guard.static.text import (
     _MARKER_RE,
     DYN_OPEN,
@@ -159,16 +159,22 @@ class Engine:
 
     def _subscan(self, text: str) -> Risk:
         """The risk of ``text`` as a script, judged apart (content written to a startup file …)."""
-        sub = Scan(self.scan.resolver, self.scan.cwd, self.scan.max_depth)
+        sub = Scan(self.scan.resolver, self.scan.cwd, self.scan.max_depth, self.scan.budget)
         sub.depth = self.scan.depth + 1
         Engine(sub).top(text[:65536])
         return sub.risk
+
+    def isolated(self, text: str) -> list[Hit]:
+        """The hits of ``text`` judged as a script of its own (fresh shell state, the same budget)."""
+        sub = Scan(self.scan.resolver, self.scan.cwd, self.scan.max_depth, self.scan.budget)
+        Engine(sub).top(text)
+        return sub.hits
 
     def _subcode(self, code: str, lang: str) -> Risk:
         """The risk of interpreter source ``code``, judged apart (a script being written)."""
         from guard.static.interp import analyse_code
 
-        sub = Scan(self.scan.resolver, self.scan.cwd, self.scan.max_depth)
+        sub = Scan(self.scan.resolver, self.scan.cwd, self.scan.max_depth, self.scan.budget)
         sub.depth = self.scan.depth + 1
         Engine(sub)
         analyse_code(sub, code, lang)
@@ -191,6 +197,7 @@ class Engine:
 
     def simple(self, argv: list[str], stdin: Flow, env: dict[str, str]) -> Flow:
         scan = self.scan
+        scan.budget.tick(1 + len(argv) // 64)
         for key, value in env.items():
             self.env_var(key, value, env)
         head = argv[0]
@@ -336,7 +343,9 @@ class Engine:
             return
         name = walker.text(name_node)
         # quotes and backslashes do not change which function a word calls: ``f|'f'&`` is ``f|f&``
-        if re.search(_FORK_BOMB.format(n=re.escape(name)), _unquoted(walker.text(body))):
+        text = walker.text(body)
+        # (``|`` or ``&`` first: compiling a pattern per function made 2,000 definitions cost a second)
+        if ("|" in text or "&" in text) and re.search(_FORK_BOMB.format(n=re.escape(name)), _unquoted(text)):
             self.scan.hit("G175", walker.text(node)[:80])
         self.functions[name] = (walker, body)
 

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from guard.static.walker import Walker
 
 MAX_NEST = 120  # nesting bound shared with statements: Python recursion, not the shell's, sets it
+MAX_VALUE = 16 * 1024  # a longer value is not copied into words (``x=$x$x`` doubles it each time)
 
 
 def words(w: Walker, node: Any) -> list[str]:
@@ -48,6 +49,7 @@ def words(w: Walker, node: Any) -> list[str]:
 
 
 def value(w: Walker, node: Any, quoted: bool, first: bool) -> str:
+    w.scan.budget.tick()
     w.nest += 1
     try:
         if w.nest > MAX_NEST:  # words nest too (``${a:-${b:-…}}``): same bound as statements
@@ -135,6 +137,11 @@ def spliced(w: Walker, node: Any, quoted: bool, first: bool) -> str:
 def variable(scan: Scan, name: str, quoted: bool) -> str:
     value = scan.vars.get(name)
     if value is not None:
+        if len(value) > MAX_VALUE:
+            scan.hit("G421", f"${name}: {len(value)} characters")
+            return scan.dynamic("$" + name)
+        if len(value) > 256:
+            scan.budget.tick(len(value) >> 8)  # copying it is work too
         if not quoted and name != "IFS":  # unquoted values are split into words, on the script's IFS if it set one
             for ch in set(scan.vars.get("IFS", " \t\n")) - {IFS}:
                 if ch in value:

@@ -36,8 +36,11 @@ def _keep(name: str) -> str:
     return "$" + name
 
 
-def split(text: str, cmd: bool = False, var: Callable[[str], str] = _keep) -> Split:
-    """Statements of ``text`` as ``(separator before, words)``; ``cmd=True`` reads cmd.exe syntax."""
+def split(
+    text: str, cmd: bool = False, var: Callable[[str], str] = _keep, tick: Callable[[], None] | None = None
+) -> Split:
+    """Statements of ``text`` as ``(separator before, words)``; ``cmd=True`` reads cmd.exe syntax.
+    ``tick`` is called once per word (a decision's budget: :mod:`guard.static.budget`)."""
     text = text[:MAX_CHARS]
     n = len(text)
     esc = "^" if cmd else "`"
@@ -54,6 +57,8 @@ def split(text: str, cmd: bool = False, var: Callable[[str], str] = _keep) -> Sp
     def flush() -> None:
         nonlocal in_word, redirect
         if in_word:
+            if tick is not None:
+                tick()
             word = "".join(cur)
             if redirect:
                 redirects.append(word)

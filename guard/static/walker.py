@@ -47,6 +47,7 @@ class Walker:
 
     # -- statements
     def stmt(self, node: Any, stdin: Flow = EMPTY) -> Flow:
+        self.scan.budget.tick()
         self.nest += 1
         try:
             if self.nest > MAX_NEST:

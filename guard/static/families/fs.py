@@ -24,8 +24,9 @@ def _rm(cmd: Cmd, scan: Scan) -> Flow:
     recursive = opts.has("-r", "-R", "--recursive")
     if not opts.operands:
         scan.hit("G184", "rm without operands")
+    shown = display(scan, f"rm {' '.join(cmd.args)}") if opts.operands else ""  # once, not per operand
     for target in opts.operands:
-        effects.delete(scan, target, recursive, display(scan, f"rm {' '.join(cmd.args)}"))
+        effects.delete(scan, target, recursive, shown)
     return EMPTY
 
 
@@ -36,8 +37,9 @@ def _trash(cmd: Cmd, scan: Scan) -> Flow:
         scan.hit("G182", " ".join(cmd.argv))
         return EMPTY
     operands = [a for a in args if not a.startswith("-")]
+    shown = display(scan, " ".join(cmd.argv)) if operands else ""
     for target in operands:
-        effects.delete(scan, target, True, display(scan, " ".join(cmd.argv)))
+        effects.delete(scan, target, True, shown)
     if not operands:
         scan.hit("G184", cmd.name)
     return EMPTY

@@ -33,8 +33,10 @@ def is_secret_var(name: str) -> bool:
 def secret_vars(scan: Scan, words: tuple[str, ...] | list[str]) -> list[str]:
     """Names of secret-looking variables whose values appear in ``words``."""
     found = []
+    tick = scan.budget.tick
     for word in words:
         for i in marker_ids(word):
+            tick()
             if i < len(scan.substs):
                 m = _VAR_NAME.match(scan.substs[i].display)
                 if m and is_secret_var(m.group(1)):

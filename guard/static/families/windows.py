@@ -107,7 +107,7 @@ def run(scan: Scan, text: str, mode: str, stdin: Flow = EMPTY) -> bool:
     if scan.depth >= scan.max_depth:
         scan.hit("G197", text[:80])
         return False
-    split = pwsh.split(text, cmd=mode == "cmd", var=lambda name: _variable(scan, name))
+    split = pwsh.split(text, cmd=mode == "cmd", var=lambda name: _variable(scan, name), tick=scan.budget.tick)
     before = len(scan.hits)
     saved = scan.cwd
     scan.depth += 1

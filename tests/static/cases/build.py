@@ -1263,6 +1263,10 @@ UNKNOWN = [
     (C, "$1", "G196"),
     (C, "x=$(cat f); $x", "G196"),
     (C, "some-unknown-binary --flag", "G182"),
+    # a value that doubles at each step (``x="$x$x"``) is followed up to 16 KB, then unknown (G421)
+    (C, "x=ab; " + 'x="$x$x"; ' * 14 + "echo $x", "G421"),
+    (B, "x=ab; " + 'x="$x$x"; ' * 14 + "rm -rf ~ $x", "G101"),
+    (A, "x=ab; " + 'x="$x$x"; ' * 4 + "echo $x"),
     (C, "foo | bar", "G182"),
     (C, 'bash "$SCRIPT"', "G194"),
     (C, 'source "$F"', "G194"),
