@@ -12,6 +12,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -264,20 +265,58 @@ def test_hook_answers_with_a_refusal_when_it_cannot_decide_in_time(tmp_path: Pat
     assert out["permissionDecision"] == "deny" and "no decision within" in out["permissionDecisionReason"]
 
 
-def test_hook_refuses_when_the_daemon_takes_the_call_and_stays_silent(tmp_path: Path) -> None:
+class _FakeDaemon:
+    """A socket where guard's daemon would listen that never answers; with ``says_alive`` it takes
+    each connection and writes the blank a live daemon sends, then stays silent."""
+
+    def __init__(self, ws: Path, *, says_alive: bool) -> None:
+        self.path = daemon.socket_path(ws)
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.server.bind(str(self.path))
+        self.server.listen(8)
+        self.held: list[socket.socket] = []
+        if says_alive:
+            threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            self.held.append(conn)
+            conn.sendall(b" ")
+
+    def close(self) -> None:
+        self.server.close()
+        for conn in self.held:
+            conn.close()
+        os.unlink(self.path)
+
+
+def test_hook_refuses_when_a_live_daemon_takes_the_call_and_stays_silent(tmp_path: Path) -> None:
+    """The daemon said it was alive, then no answer: deny (deciding again could outlast the host)."""
     ws = tmp_path / "ws"
     ws.mkdir(mode=0o700)
-    path = daemon.socket_path(ws)
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    silent.bind(str(path))
-    silent.listen(1)  # accepts the connection (backlog) and never answers
+    fake = _FakeDaemon(ws, says_alive=True)
     try:
-        out = claude_hook(tmp_path, "ls", GUARD_HOOKS_DAEMON="auto", GUARD_HOOKS_TIMEOUT_SECONDS="1")
+        out = claude_hook(tmp_path, "ls", GUARD_HOOKS_DAEMON="auto", GUARD_HOOKS_TIMEOUT_SECONDS="4")
     finally:
-        silent.close()
-        os.unlink(path)
+        fake.close()
     assert out["permissionDecision"] == "deny" and "did not answer" in out["permissionDecisionReason"]
+
+
+def test_hook_decides_itself_when_the_daemon_never_says_it_is_alive(tmp_path: Path) -> None:
+    """A hung daemon (connection queued, no first byte) is given up on and the hook decides in-process."""
+    ws = tmp_path / "ws"
+    ws.mkdir(mode=0o700)
+    fake = _FakeDaemon(ws, says_alive=False)
+    try:
+        out = claude_hook(tmp_path, "ls", GUARD_HOOKS_DAEMON="auto", GUARD_HOOKS_TIMEOUT_SECONDS="4")
+    finally:
+        fake.close()
+    assert out["permissionDecision"] == "allow"
 
 
 def test_installed_hook_timeouts_leave_room_for_guard_to_answer() -> None:
