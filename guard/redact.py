@@ -38,6 +38,7 @@ def use_key(key: bytes | None) -> bool:
         return False
     _key[0] = key
     _redact_short.cache_clear()
+    _key_info.cache_clear()
     return True
 
 
@@ -52,25 +53,74 @@ def _inside_placeholder(text: str, pos: int) -> bool:
     return start >= 0 and text.find("]", start) >= pos
 
 
-def _apply(shape: Shape, text: str) -> str:
-    def repl(m: re.Match[str]) -> str:
-        groups = shape.pick(m) if shape.pick is not None else shape.groups
-        whole, base = m.group(0), m.start()
-        out, at = [], 0
-        for g in groups:
-            value = m.group(g)
-            if not value or _OPEN in value or _inside_placeholder(m.string, m.start(g)):
-                continue
-            s, e = m.start(g) - base, m.end(g) - base
-            out.append(whole[at:s])
-            out.append(placeholder(shape.kind, value))
-            at = e
-        if not out:
-            return whole
-        out.append(whole[at:])
-        return "".join(out)
+_RESCAN = 256
 
-    return shape.pattern.sub(repl, text)
+
+def _apply(shape: Shape, text: str, depth: int = 0) -> str:
+    """``text`` with every match of ``shape`` masked.
+
+    A match whose name is no secret may hold one in its value (``Error: token: x``,
+    ``--from-literal=password=x``, ``'command': '… "password":"x" …'``): the search goes on
+    from the value's start when the value is short, and a long value is read again on its own,
+    at most twice deep; so each character is read a bounded number of times.
+    """
+    pattern, pick = shape.pattern, shape.pick
+    out: list[str] = []
+    last = pos = 0
+    while True:
+        m = pattern.search(text, pos)
+        if m is None:
+            break
+        groups = pick(m) if pick is not None else shape.groups
+        masked = _masked_match(shape, m, groups)
+        if masked is None and pick is not None:
+            value_at = max((m.start(g) for g in shape.groups if m.group(g)), default=-1)  # the value's
+            if value_at >= 0 and m.end() - value_at <= _RESCAN:
+                pos = max(value_at, m.start() + 1)
+                continue
+            if depth < 2:
+                masked = _masked_inner(shape, m, depth)
+        if masked is not None:
+            out += [text[last : m.start()], masked]
+            last = m.end()
+        pos = max(m.end(), m.start() + 1)
+    if not out:
+        return text
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _masked_match(shape: Shape, m: re.Match[str], groups: tuple[int, ...]) -> str | None:
+    whole, base = m.group(0), m.start()
+    out, at = [], 0
+    for g in groups:
+        value = m.group(g)
+        if not value or _OPEN in value or _inside_placeholder(m.string, m.start(g)):
+            continue
+        s, e = m.start(g) - base, m.end(g) - base
+        out += [whole[at:s], placeholder(shape.kind, value)]
+        at = e
+    if not out:
+        return None
+    out.append(whole[at:])
+    return "".join(out)
+
+
+def _masked_inner(shape: Shape, m: re.Match[str], depth: int) -> str | None:
+    whole, base = m.group(0), m.start()
+    out, at = [], 0
+    for g in shape.groups:
+        value = m.group(g)
+        if value and any(c in value for c in "=:\"'"):
+            inner = _apply(shape, value, depth + 1)
+            if inner != value:
+                s, e = m.start(g) - base, m.end(g) - base
+                out += [whole[at:s], inner]
+                at = e
+    if not out:
+        return None
+    out.append(whole[at:])
+    return "".join(out)
 
 
 def redact_text(text: str) -> str:
@@ -80,19 +130,40 @@ def redact_text(text: str) -> str:
     return _redact(text)
 
 
+def _triggers() -> tuple[tuple[str, ...], tuple[str, ...], dict[str, tuple[int, ...]]]:
+    """The shortest triggers (one of them is in any text a shape may match), without and with
+    the ones only long texts need, and which shapes each of them may wake."""
+    every = {t for shape in SHAPES for t in shape.triggers}
+    roots = sorted(t for t in every if not any(o != t and o in t for o in every))
+    wakes = {r: tuple(i for i, shape in enumerate(SHAPES) if any(r in t for t in shape.triggers)) for r in roots}
+    # "." wakes only the Discord shape, whose tokens are 59+ characters: a shorter text skips it.
+    return tuple(r for r in roots if r != "."), tuple(roots), wakes
+
+
+_ROOTS_SHORT, _ROOTS, _WAKES = _triggers()
+_LONG = 59
+
+
 def _redact(text: str) -> str:
     if len(text) > 1_000_000:
         text = text[:1_000_000] + "…[truncated]"
-    # Non-ASCII text tries every shape: case folding makes some non-ASCII letters match ASCII ones.
-    low = text.lower() if text.isascii() else None
-    for shape in SHAPES:
-        if low is not None:
-            for trigger in shape.triggers:
-                if trigger in low:
-                    break
-            else:
-                continue
-        text = _apply(shape, text)
+    if not text.isascii():  # case folding makes some non-ASCII letters match ASCII ones: try all
+        for shape in SHAPES:
+            text = _apply(shape, text)
+        return text
+    low = text.lower()
+    woken: set[int] = set()
+    for root in _ROOTS if len(text) >= _LONG else _ROOTS_SHORT:
+        if root in low:
+            woken.update(_WAKES[root])
+    if not woken:
+        return text
+    for i in sorted(woken):
+        shape = SHAPES[i]
+        for trigger in shape.triggers:
+            if trigger in low:
+                text = _apply(shape, text)
+                break
     return text
 
 
@@ -106,19 +177,26 @@ def redact(value: Any, _key: str | None = None, _depth: int = 0) -> Any:
     """A copy of ``value`` (params, nested dicts/lists) with secrets masked, keys included."""
     if _depth > 32:
         return "[nested too deep]"
-    if _key is not None and value not in (None, "", [], {}) and _secret_key(_key):
-        if isinstance(value, (str, int, float, bytes)) and not isinstance(value, bool):
-            text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
-            return text if text.startswith(_OPEN) else placeholder("field", text)
-        if isinstance(value, (list, tuple)):  # ("user", "pw") under "auth"
-            return [redact(v, _key, _depth + 1) for v in value]
+    if _key is not None and value not in (None, "", [], {}) and _key_info(_key)[1]:
+        return _masked(value, _key, _depth)
     # Cheap concrete checks first: a decision line is mostly small dicts, strings and numbers.
     if isinstance(value, str):
         return redact_text(value)
     if value is None or isinstance(value, (bool, int, float)):
         return value
     if isinstance(value, (dict, Mapping)):
-        return {redact_text(str(k)): redact(v, str(k), _depth + 1) for k, v in value.items()}
+        out = {}
+        for k, v in value.items():
+            name, secret = _key_info(k if isinstance(k, str) else str(k))
+            if secret and v not in (None, "", [], {}):
+                out[name] = _masked(v, name, _depth + 1)
+            elif type(v) is str:
+                out[name] = redact_text(v)
+            elif v is None or type(v) in (int, float, bool):
+                out[name] = v
+            else:
+                out[name] = redact(v, None, _depth + 1)
+        return out
     if isinstance(value, (list, tuple)):
         return [redact(v, None, _depth + 1) for v in value]
     if isinstance(value, bytes):
@@ -126,6 +204,17 @@ def redact(value: Any, _key: str | None = None, _depth: int = 0) -> Any:
     return redact_text(repr(value))
 
 
+def _masked(value: Any, key: str, depth: int) -> Any:
+    """The value under a secret-named key: a scalar masked whole, each item of a list, a dict walked."""
+    if isinstance(value, (str, int, float, bytes)) and not isinstance(value, bool):
+        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+        return text if text.startswith(_OPEN) else placeholder("field", text)
+    if isinstance(value, (list, tuple)):  # ("user", "pw") under "auth"
+        return [_masked(v, key, depth + 1) if depth < 32 else "[nested too deep]" for v in value]
+    return redact(value, None, depth)
+
+
 @functools.lru_cache(maxsize=4096)
-def _secret_key(key: str) -> bool:
-    return len(key) <= 80 and name_strength(key) == 2
+def _key_info(key: str) -> tuple[str, bool]:
+    """A dict key as written (itself redacted) and whether it names a secret."""
+    return redact_text(key), len(key) <= 80 and name_strength(key) == 2

@@ -37,23 +37,22 @@ class Shape(NamedTuple):
 # A value as it follows ``=``, ``:`` or a flag: quoted (the quotes are part of it) or bare.
 _DQ = r'"(?:[^"\\\n]|\\.)*"'
 _SQ = r"'[^'\n]*'"
-_VALUE = rf"""({_DQ}|{_SQ}|[^\s"'$;&|`]+)"""
-_SHELL_VALUE = rf"""({_DQ}|{_SQ}|[^\s"'|;&`]+)"""
+# Quotes escaped once (JSON inside a JSON string, an error quoting a dump) and lists
+# (``auth: [user, pw]``) come first: read bare, only their first character would be masked.
+_ESC = r"""\\"[^"\\\n]*\\"|\\'[^'\\\n]*\\'"""
+_LIST = r"\[[^\[\]\n]{0,400}\]"
+_VALUE = rf"""({_ESC}|{_DQ}|{_SQ}|{_LIST}|[^\s"'$;&|`{{][^\s"'$;&|`]*)"""
+_SHELL_VALUE = rf"""({_ESC}|{_DQ}|{_SQ}|[^\s"'|;&`]+)"""
 # What a command may hold between its name and the flag that matters (bounded scan).
 _ARGS = r"[^\n|;&]{0,400}?"
 
 
 # -- names -----------------------------------------------------------------------------
 # A name is secret-ish when one of these words stands in it as a part (``DB_PASSWORD``,
-# ``authToken``, ``--api-key``, ``client_secret``). The patterns only look for the words
-# (``_WORDS``); ``name_strength`` then reads the name split into parts: strong words mask
+# ``authToken``, ``--api-key``, ``client_secret``). The patterns take every name (a flag, an
+# assignment, a quoted key) and ``name_strength`` reads it split into parts: strong words mask
 # their value always, weak ones (``key``, ``sig``...) only a value that looks random, and a
 # name whose last part says what the secret is not (``_FILE``, ``_ID``, ``-stdin``) nothing.
-_WORDS = (
-    r"(?:passwords?|passwd|passphrase|pass|pwd|pw|secrets?|token|api[_-]?keys?|access[_-]?keys?|"
-    r"private[_-]?keys?|account[_-]?key|credentials?|cookie|authorization|auth|dsn|keys?|sig|"
-    r"signature|salt|cred|hmac)(?![a-z])"
-)
 _STRONG_RE = lazyre.compile(
     r"(?:passwords?|passwd|passphrase|secrets?|token|apikeys?|api_keys?|accesskeys?|access_keys?|"
     r"privatekeys?|private_keys?|accountkey|account_key|credentials?|cookie|authorization|"
@@ -62,13 +61,14 @@ _STRONG_RE = lazyre.compile(
 _WEAK_RE = lazyre.compile(r"(?<![a-z])(?:keys?|sig|signature|salt|cred|hmac)(?![a-z])")
 _CAMEL = lazyre.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _PARTS = lazyre.compile(r"[^a-z0-9]+")
-_NOT_SECRET = frozenset(
+_NOT_SECRET_WORDS = (
     "file files path dir env id ids name names arn type mode url uri endpoint helper cmd command prompt "
     "stdin fd length len ttl expiry expires expiration count max min limit size format policy rotation "
     "enabled required version header location ref source store provider method kind field prefix label "
     "scope scopes hint chars regex pattern reset change changed hash algorithm algo manager vault backend "
-    "server host port user username jar".split()
+    "server host port user username jar"
 )
+_NOT_SECRET = frozenset(_NOT_SECRET_WORDS.split())
 _SHELL_VARS = frozenset({"pwd", "oldpwd"})
 
 
@@ -182,7 +182,7 @@ TOKENS: tuple[Shape, ...] = (
         ("-----begin",),
     ),
     _token("aws", rf"\b(?:{'|'.join(_AWS_PREFIXES)})[A-Z0-9]{{16}}\b", *(p.lower() for p in _AWS_PREFIXES)),
-    _token("github", r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})", "gh", "github_pat_"),
+    _token("github", r"\bg(?:h[pousr]_[A-Za-z0-9]{20,}|ithub_pat_[A-Za-z0-9_]{20,})", "gh", "github_pat_"),
     _token("gitlab", r"\bgl(?:pat|dt|ptt|rt|soat|cbt|ft|imt|oas|agent)-[A-Za-z0-9_\-]{20,}", "gl"),
     _token("slack", r"\b(?:xox[abposre]-[A-Za-z0-9\-]{10,}|xapp-[0-9]-[A-Za-z0-9\-]{10,})", "xox", "xapp-"),
     Shape(
@@ -191,10 +191,18 @@ TOKENS: tuple[Shape, ...] = (
         ("hooks.slack.com",),
         (1,),
     ),
-    _token("stripe", r"\b(?:(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{20,})", "_live_", "_test_", "whsec_"),
+    _token(
+        "stripe", r"\b(?:[srp]k_(?:live|test)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{20,})", "_live_", "_test_", "whsec_"
+    ),
     _token("anthropic", r"\bsk-ant-[A-Za-z0-9_\-]{20,}", "sk-ant-"),
     _token("openai", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}", "sk-"),
-    _token("google", r"\b(?:AIza[0-9A-Za-z_\-]{35}|ya29\.[0-9A-Za-z_\-]{20,}|GOCSPX-[0-9A-Za-z_\-]{20,})", "aiza", "ya29.", "gocspx-"),
+    _token(
+        "google",
+        r"\b(?:AIza[0-9A-Za-z_\-]{35}|ya29\.[0-9A-Za-z_\-]{20,}|GOCSPX-[0-9A-Za-z_\-]{20,})",
+        "aiza",
+        "ya29.",
+        "gocspx-",
+    ),
     _token("jwt", r"\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}", "eyj"),
     _token("npm", r"\bnpm_[A-Za-z0-9]{30,}", "npm_"),
     _token("pypi", r"\bpypi-[A-Za-z0-9_\-]{40,}", "pypi-"),
@@ -227,8 +235,8 @@ TOKENS: tuple[Shape, ...] = (
 PLACES: tuple[Shape, ...] = (
     Shape(
         "url",
-        # The scheme is bounded: unbounded, a run like "a.a.a…" made every word start rescan it.
-        _c(r"(?i)(?:\b[a-z][a-z0-9+.\-]{0,63}|[a-z0-9+.\-]{64})://([^\s:/@'\"]+)(?::([^\s@/'\"]+))?@"),
+        # Anchored on "://" itself: a scheme before it would make every word start rescan a run.
+        _c(r"://([^\s:/@'\"]+)(?::([^\s@/'\"]+))?@"),
         ("://",),
         (1, 2),
         _userinfo,
@@ -306,42 +314,44 @@ PLACES: tuple[Shape, ...] = (
         (1,),
         _unless_variable(1),
     ),
-    Shape("gh-secret", _c(rf"\bgh[ \t]+secret[ \t]+set\b{_ARGS}[ \t](?:-b|--body)(?:=|[ \t]+){_SHELL_VALUE}"), ("secret",), (1,)),
+    Shape(
+        "gh-secret",
+        _c(rf"\bgh[ \t]+secret[ \t]+set\b{_ARGS}[ \t](?:-b|--body)(?:=|[ \t]+){_SHELL_VALUE}"),
+        ("secret",),
+        (1,),
+    ),
     Shape(  # aws configure set aws_secret_access_key X, npm config set //r/:_authToken X, git config k v
         "config",
         _c(
             r"(?i)\b(?:configure[ \t]+set|config[ \t]+set|config|set)[ \t]+(?:-{1,2}[\w-]{1,30}[ \t]+){0,2}"
-            rf"(?=[\w./:@-]{{0,120}}?{_WORDS})([\w./:@-]{{1,160}}+)[ \t]+{_SHELL_VALUE}"
+            rf"([\w./:@-]{{1,160}}+)[ \t]+{_SHELL_VALUE}"
         ),
         ("config", "set"),
         (1, 2),
         _by_name(1, 2),
     ),
-    Shape(  # --password X, --api-key=X, -token X, --db-password "x"
+    Shape(  # --password X, --api-key=X, -token X, --db-password "x": every flag, its name decides
         "flag",
-        _c(
-            rf"(?i)(?<![\w.\-])(--?(?=[a-z0-9_\-]{{0,60}}?{_WORDS})[a-z0-9][a-z0-9_\-]{{0,80}}+)(?:=|[ \t]+)"
-            rf"{_SHELL_VALUE}"
-        ),
+        _c(rf"(?<![\w.\-])(--?[A-Za-z0-9][A-Za-z0-9_\-]{{0,80}}+)(?:=|[ \t]+){_SHELL_VALUE}"),
         ("pass", "pw", "secret", "token", "key", "auth", "credential", "cookie", "sig", "salt", "hmac", "dsn"),
         (1, 2),
         _by_name(1, 2),
     ),
-    Shape(  # "password": "x" in JSON, 'api_key': 'x' in a Python repr
+    Shape(  # "password": "x" in JSON, 'api_key': 'x' in a Python repr: every quoted key, its name decides
         "field",
         _c(
-            rf"""(?i)(["'])(?=[^"'\\\n]{{0,64}}?{_WORDS})([^"'\\\n]{{1,64}}+)\1[ \t]*[:=][ \t]*"""
-            r"""(?:"((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'|([^\s,}\]{\["'][^\s,}\]]*))"""
+            r"""(["'])([^"'\\\n]{1,64}+)\\?\1[ \t]*[:=][ \t]*"""
+            r"""(?:\\"([^"\\\n]*)\\"|"((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'|"""
+            r"""([^\s,}\]{\["'\\][^\s,}\]]*)|(\[[^\[\]\n]{0,400}\]))"""
         ),
         ("pass", "pw", "secret", "token", "key", "auth", "credential", "cookie", "sig", "salt", "hmac", "dsn"),
-        (3, 4, 5),
-        _by_name(2, 3, 4, 5),
+        (3, 4, 5, 6, 7),
+        _by_name(2, 3, 4, 5, 6, 7),
     ),
     Shape(  # DB_PASSWORD=x, export GITHUB_TOKEN="x", password: x, ;AccountKey=x;, _authToken=x
         "assign",
-        _c(
-            rf"(?i)(?<![\w.\-])(?=[\w.\-]{{0,80}}?{_WORDS})([\w.\-]{{1,120}}+)([ \t]*[=:][ \t]*){_VALUE}"
-        ),
+        # ":" separates only with a space after it (YAML, prose): "bash:KEY=x" names no "bash".
+        _c(rf"(?<![\w.\-])([\w.\-]{{1,120}}+)([ \t]*=[ \t]*|[ \t]*:[ \t]+){_VALUE}"),
         ("pass", "pw", "secret", "token", "key", "auth", "credential", "cookie", "sig", "salt", "hmac", "dsn"),
         (1, 3),
         _by_name(1, 3),

@@ -31,6 +31,7 @@ from guard import workspace as ws
 from guard.log import logger
 from guard.memory.base import importance_of
 from guard.model import Risk
+from guard.redact import redact_text
 from guard.toolnames import canonical_tool
 
 STATE_VERSION = 2
@@ -345,6 +346,11 @@ class Aggregates:
         records, new_offset = log.read_from(offset)
         now = time.time()
         for rec in records:
+            # Another program may have written the line: a signature it wrote unredacted must
+            # not be copied into the state file (guard's own lines are unchanged by this).
+            sig = rec.get("signature")
+            if isinstance(sig, str):
+                rec["signature"] = redact_text(sig)
             apply(rec, now)
         self.offsets[name] = [st.st_ino, new_offset]
         self.lines_applied += len(records)

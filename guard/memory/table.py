@@ -27,6 +27,7 @@ agent_id       string, nullable
 from __future__ import annotations
 
 import os
+import stat
 import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -36,6 +37,7 @@ from guard.config import Config
 from guard.memory.base import MemoryEvent
 from guard.memory.embed import Embedder, Vector
 from guard.memory.index import Neighbours, Snapshot, neighbours
+from guard.redact import redact_text
 from guard.toolnames import canonical_tool
 
 if TYPE_CHECKING:
@@ -186,18 +188,51 @@ def events_to_arrow(events: Sequence[MemoryEvent], embedder: Embedder) -> pa.Tab
             "id": [uuid.uuid4().hex for _ in events],
             "ts": [e.timestamp.timestamp() for e in events],
             "tool": [canonical_tool(e.tool) for e in events],
-            "signature": [e.signature for e in events],
+            "signature": [redact_text(e.signature) for e in events],
             "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), embedder.dim),
             "embedder": [embedder.name] * len(events),
             "success": [e.success for e in events],
             "importance": pa.array([e.effective_importance for e in events], pa.float32()),
             "risk": [e.risk.label for e in events],
             "count": pa.array([1] * len(events), pa.int32()),
-            "session_id": pa.array([e.session_id for e in events], pa.string()),
-            "agent_id": pa.array([e.agent_id for e in events], pa.string()),
+            "session_id": pa.array([_redacted(e.session_id) for e in events], pa.string()),
+            "agent_id": pa.array([_redacted(e.agent_id) for e in events], pa.string()),
         },
         schema=schema(embedder.dim),
     )
+
+
+def _redacted(text: str | None) -> str | None:
+    return None if text is None else redact_text(text)
+
+
+def privatise(uri: str) -> int:
+    """Make a local table's tree private (files 0600, folders 0700); how many modes changed.
+
+    LanceDB creates its files with the process umask (0644/0755 as a rule), and the umask is
+    process-wide: changing it around a write from the background thread would change the
+    modes of files the application's own threads create meanwhile. So each write is followed
+    by this walk instead (≈2 µs a file; the table is a few dozen files after maintenance).
+    """
+    if is_remote(uri):
+        return 0
+    changed = 0
+    for dirpath, _dirs, filenames in os.walk(uri.removeprefix("file://")):
+        changed += _tighten(dirpath, 0o700)
+        for name in filenames:
+            changed += _tighten(os.path.join(dirpath, name), 0o600)
+    return changed
+
+
+def _tighten(path: str, mode: int) -> int:
+    try:
+        st = os.lstat(path)
+        if stat.S_ISLNK(st.st_mode) or stat.S_IMODE(st.st_mode) == mode:
+            return 0
+        os.chmod(path, mode)
+    except OSError:  # a file maintenance removed meanwhile
+        return 0
+    return 1
 
 
 def read_snapshot(table: Any, embedder: Embedder, max_rows: int) -> Snapshot | None:

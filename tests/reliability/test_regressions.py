@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import re
-
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from guard.redact import MASK, redact, redact_text
-
-PLACEHOLDER = r"\[REDACTED:[a-z-]+:[0-9a-f]{8}\]"
 from guard.stores import JsonlLog
 
 from .conftest import whole_lines
+
+PLACEHOLDER = r"\[REDACTED:[a-z-]+:[0-9a-f]{8}\]"
 
 
 class TestRecordedRisk:
@@ -69,7 +68,9 @@ class TestRedaction:
         assert isinstance(redact_text(text), str)
 
     def test_long_schemes_still_count(self) -> None:
-        assert re.fullmatch("a" * 100 + "://user:" + PLACEHOLDER + "@host", redact_text("a" * 100 + "://user:hunter2@host"))
+        assert re.fullmatch(
+            "a" * 100 + "://user:" + PLACEHOLDER + "@host", redact_text("a" * 100 + "://user:hunter2@host")
+        )
         assert re.fullmatch(r"x\.https://u:" + PLACEHOLDER + "@h", redact_text("x.https://u:pw@h"))
 
     @pytest.mark.parametrize(
