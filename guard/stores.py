@@ -346,11 +346,6 @@ class Aggregates:
         records, new_offset = log.read_from(offset)
         now = time.time()
         for rec in records:
-            # Another program may have written the line: a signature it wrote unredacted must
-            # not be copied into the state file (guard's own lines are unchanged by this).
-            sig = rec.get("signature")
-            if isinstance(sig, str):
-                rec["signature"] = redact_text(sig)
             apply(rec, now)
         self.offsets[name] = [st.st_ino, new_offset]
         self.lines_applied += len(records)
@@ -380,6 +375,12 @@ class Aggregates:
             except ValueError:
                 risk = Risk.MEDIUM
             p = self.patterns.get(sig)
+            if p is None:
+                # A signature seen for the first time may come from another program that wrote
+                # it unredacted: it must not be copied into the state file. (Once per pattern,
+                # not per line; guard's own signatures come back unchanged.)
+                sig = redact_text(sig)
+                p = self.patterns.get(sig)
             if p is None:
                 p = self.patterns[sig] = PatternStats()
                 if len(self.patterns) > MAX_PATTERNS:

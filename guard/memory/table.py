@@ -27,7 +27,6 @@ agent_id       string, nullable
 from __future__ import annotations
 
 import os
-import stat
 import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -206,32 +205,52 @@ def _redacted(text: str | None) -> str | None:
     return None if text is None else redact_text(text)
 
 
+# Files already made private, per table (path -> inode: a file replaced under the same name,
+# like LanceDB's version hint, is new): a walk then only lists folders, no stat per file.
+_PRIVATE: dict[str, dict[str, int]] = {}
+
+
 def privatise(uri: str) -> int:
-    """Make a local table's tree private (files 0600, folders 0700); how many modes changed.
+    """Make a local table's tree private (files 0600, folders 0700); how many paths it changed.
 
     LanceDB creates its files with the process umask (0644/0755 as a rule), and the umask is
     process-wide: changing it around a write from the background thread would change the
     modes of files the application's own threads create meanwhile. So each write is followed
-    by this walk instead (≈2 µs a file; the table is a few dozen files after maintenance).
+    by this walk instead; paths it has already tightened are only listed, not touched again.
     """
     if is_remote(uri):
         return 0
+    root = uri.removeprefix("file://")
+    seen = _PRIVATE.setdefault(root, {})
+    if len(seen) > 100_000:  # maintenance removed most of them long ago
+        seen.clear()
     changed = 0
-    for dirpath, _dirs, filenames in os.walk(uri.removeprefix("file://")):
-        changed += _tighten(dirpath, 0o700)
-        for name in filenames:
-            changed += _tighten(os.path.join(dirpath, name), 0o600)
+    stack = [root]
+    if root not in seen:
+        changed += _tighten(root, 0o700, seen, 0)
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:  # a folder maintenance removed meanwhile
+            continue
+        for entry in entries:
+            if entry.is_symlink():
+                continue
+            is_dir = entry.is_dir(follow_symlinks=False)
+            if is_dir:
+                stack.append(entry.path)
+            inode = entry.inode()
+            if seen.get(entry.path) != inode:
+                changed += _tighten(entry.path, 0o700 if is_dir else 0o600, seen, inode)
     return changed
 
 
-def _tighten(path: str, mode: int) -> int:
+def _tighten(path: str, mode: int, seen: dict[str, int], inode: int) -> int:
     try:
-        st = os.lstat(path)
-        if stat.S_ISLNK(st.st_mode) or stat.S_IMODE(st.st_mode) == mode:
-            return 0
-        os.chmod(path, mode)
-    except OSError:  # a file maintenance removed meanwhile
+        os.chmod(path, mode)  # (symlinks were skipped by the caller)
+    except OSError:  # removed meanwhile
         return 0
+    seen[path] = inode
     return 1
 
 

@@ -120,7 +120,9 @@ class TestNoSecretReachesAFile:
                 g.record_result(tool, params, session_id=sid, success=False, error=_error_of(params), duration_ms=3)
                 g.record_interaction(tool, params, session_id=sid, approved=i % 2 == 0, satisfaction=3)
 
-            @guarded(tool="bash", guard=g, confirm=lambda record: True)
+            sessions = iter(range(len(CASES)))  # one session per call: no loop or failure streak blocks one
+
+            @guarded(tool="bash", guard=g, confirm=lambda record: True, session_id=lambda: f"dec-{next(sessions)}")
             def run(command: str, **kw: Any) -> None:
                 raise RuntimeError(f"auth failed for {command!r} with {kw}")
 
@@ -261,3 +263,17 @@ def test_every_case_is_masked_by_the_pure_function() -> None:
         if tail(canary) in json.dumps(redact(params)) or tail(canary) in redact_text(_error_of(params))
     ]
     assert missed == []
+
+
+def test_a_signature_another_program_wrote_is_not_copied_into_the_state_file(tmp_path: Path) -> None:
+    """Other programs may write the history files; guard's aggregates keep only redacted keys."""
+    _, _, params, canary = next(c for c in CASES if c[0] == "pgpassword")
+    ws = tmp_path / "ws"
+    ws.mkdir(mode=0o700)
+    line = {"timestamp": "2026-04-11T10:30:00+00:00", "tool": "bash", "status": "success"}
+    line["signature"] = "bash:" + params["command"]
+    (ws / ".command-execution.jsonl").write_text(json.dumps(line) + "\n")
+    with Guard(ws, CONFIG) as g:
+        g.decide("bash", {"command": "ls"})
+    state = (ws / ".guard-state.json").read_text()
+    assert tail(canary) not in state and "PGPASSWORD=[REDACTED:" in state
