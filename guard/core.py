@@ -21,6 +21,7 @@ from typing import Any
 
 import attrs
 
+from guard import redact as redaction
 from guard import workspace as ws
 from guard.chain import Chain
 from guard.config import Config
@@ -57,6 +58,9 @@ class Guard:
     ) -> None:
         self.workspace = ws.resolve(workspace)
         self.writable = ws.ensure(self.workspace)
+        # Placeholders are hashed with the workspace's key (one per process: the last Guard's).
+        if redaction.use_key(ws.redaction_key(self.workspace) if self.writable else None):
+            _reason_line.cache_clear()
         if isinstance(config, Config):
             self.config = config
         else:
@@ -256,9 +260,9 @@ def _history_line(call: ToolCall, now: datetime, signature: str, **fields: Any) 
     """A history line in the seed's shape (timestamp, tool, ...) with guard's extra fields."""
     return {
         "timestamp": now.isoformat(timespec="seconds"),
-        "tool": call.tool,
+        "tool": redact_text(call.tool),
         **fields,
-        "session_id": call.session_id,
+        "session_id": redact(call.session_id),
         "signature": signature,
         "params": redact(dict(call.params)),
     }

@@ -30,6 +30,7 @@ from guard.core import Guard, decision_line
 from guard.layers.base import Context
 from guard.layers.fusion import Component, Evaluators, FusionLayer
 from guard.model import COMPONENT_KEYS, DecisionRecord, ToolCall
+from guard.redact import redact_text
 
 _METHODS = {
     "memory": "_evaluate_memory_relevance",
@@ -183,7 +184,7 @@ class MultiSourceFusionEngine:
         if session_id is not None and session_id != record.session_id:
             record = attrs.evolve(record, call=attrs.evolve(record.call, session_id=session_id))
         line = decision_line(record)
-        line["tool"] = tool_name
+        line["tool"] = redact_text(tool_name)
         self._guard.state.decisions.append(line)
 
     def _evaluate_memory_relevance(self, tool_name: str, params: Mapping[str, Any], session_id: str | None) -> float:

@@ -1,136 +1,202 @@
-"""Redact secrets from parameters before anything is written to disk.
+"""Redact secrets from what guard writes: every log line, state file, journal and memory row.
 
-Two passes: keys that name a secret (``password``, ``api_key``, ``token``...) have their
-value replaced wholesale; every string is scanned for known secret shapes (AWS keys,
-GitHub/Slack/OpenAI tokens, bearer tokens, passwords in URLs, private-key blocks,
-``--password=…`` flags, ``KEY=value`` assignments of secret-named variables).
+Two passes over a value (params, nested dicts/lists, free text such as an error message or
+the body a Write tool writes): a key that names a secret (``password``, ``api_key``,
+``Authorization``...) has its value masked wholesale, and every string, keys included, is
+scanned for the shapes in ``guard/secretshapes.py`` (well-known token formats; secrets by
+their place: ``--password X``, ``DB_PASSWORD=x``, ``curl -u user:pw``, ``mysql -ppw``...).
+
+A masked value becomes a stable placeholder, ``[REDACTED:github:1a2b3c4d]``: the shape's
+kind and a short keyed hash of the value, so the same secret always reads the same (memory
+similarity and loop detection still see one call) and a placeholder cannot be checked
+against a guessed password without the workspace's key (``use_key``; a built-in key until a
+``Guard`` sets its workspace's). Redacting twice changes nothing.
+
+Only what is written is redacted: the decision itself reads the real call.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 from collections.abc import Mapping
 from typing import Any
 
-from guard import lazyre
+from guard.secretshapes import SHAPES, Shape, name_strength
 
-MASK = "[REDACTED]"
-
-_SECRET_KEY = lazyre.compile(
-    r"(?i)(pass(word|wd|phrase)?|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|"
-    r"client[_-]?secret|auth(orization)?|credentials?|cookie|session[_-]?key|signature)$"
-)
-
-_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (lazyre.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)", re.S), MASK),
-    (lazyre.compile(r"\b(AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b"), MASK),
-    (lazyre.compile(r"\b(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})\b"), MASK),
-    (lazyre.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}\b"), MASK),
-    (lazyre.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}\b"), MASK),
-    (lazyre.compile(r"\bsk-(ant-|proj-)?[A-Za-z0-9_\-]{20,}\b"), MASK),
-    (lazyre.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"), MASK),
-    (lazyre.compile(r"\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\b"), MASK),
-    (lazyre.compile(r"(?i)\b(bearer|token|basic)\s+[A-Za-z0-9._~+/\-]{12,}=*"), r"\1 " + MASK),
-    # The scheme is bounded: unbounded, a long run like "a.a.a…" made every word start
-    # rescan the run (quadratic; 40 kB took 5 s). A run of 64+ scheme characters still
-    # counts as a scheme, so nothing the unbounded pattern redacted is missed.
-    (
-        lazyre.compile(r"(?i)((?:\b[a-z][a-z0-9+.\-]{0,63}|[a-z0-9+.\-]{64})://[^\s:/@]+:)[^\s@/]+(@)"),
-        r"\1" + MASK + r"\2",
-    ),
-    (
-        lazyre.compile(
-            r"(?i)(--?(?:password|passwd|pass|token|secret|api[-_]?key|access[-_]?key|auth)(?:=|\s+))"
-            r"(\"[^\"]*\"|'[^']*'|\S+)"
-        ),
-        r"\1" + MASK,
-    ),
-    (
-        lazyre.compile(
-            # Look for the secret word ahead, then take the whole name atomically: the
-            # backtracking form was quadratic on a long name ("PASSWORDPASSWORD…").
-            r"(?i)\b(?=[A-Z0-9_]*?(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY))([A-Z0-9_]++)"
-            r"(\s*[=:]\s*)(\"[^\"]*\"|'[^']*'|[^\s\"'$;&|]+)"
-        ),
-        r"\1\2" + MASK,
-    ),
-    (lazyre.compile(r"(?i)(-H\s*['\"]?(?:authorization|x-api-key|cookie):\s*)[^'\"\n]+"), r"\1" + MASK),
-    # "password": "…" in JSON text or 'password': '…' in a Python repr: the signature of params
-    # that have no command, a curl -d body, an exception message quoting its arguments.
-    (
-        lazyre.compile(
-            r"""(?i)((["'])[^"'\\\n]{0,64}?(?:pass(?:word|wd|phrase)?|secret|token|api[_-]?key|access[_-]?key|"""
-            r"""private[_-]?key|auth(?:orization)?|credentials?|cookie|session[_-]?key|signature)\2\s*:\s*)"""
-            r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s,}\]]+)"""
-        ),
-        r"\1\2" + MASK + r"\2",
-    ),
-)
+MASK = "[REDACTED"  # every placeholder starts with this
+_OPEN = MASK + ":"
+_DEFAULT_KEY = b"guard-redact-v1"
+_key = [_DEFAULT_KEY]
 
 
-# Every pattern above needs one of these substrings (case-insensitively) to match. Most
-# strings (notes, reasons, plain commands) contain none, and looking for them costs a
-# fraction of thirteen ``sub`` calls: on the decision path this was most of the cost of
-# writing the log line. Non-ASCII text always takes the full path (the patterns' case
-# folding treats some non-ASCII letters as ASCII ones).
-_TRIGGERS = (
-    "-----begin",
-    *("akia", "asia", "agpa", "aida", "aroa", "anpa", "anva", "aipa"),
-    *("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "sk-", "aiza", "eyj"),
-    *("bearer", "token", "basic", "://", "pass", "secret", "auth", "cookie", "credential", "signature"),
-    *("session_key", "session-key", "sessionkey"),
-    *("apikey", "api_key", "api-key", "accesskey", "access_key", "access-key", "privatekey", "private_key"),
-)
+def use_key(key: bytes | None) -> bool:
+    """Hash placeholders with ``key`` (None: the built-in one); True when that changed them."""
+    key = key or _DEFAULT_KEY
+    if key == _key[0]:
+        return False
+    _key[0] = key
+    _redact_short.cache_clear()
+    _key_info.cache_clear()
+    return True
 
 
-def _may_hold_secret(text: str) -> bool:
-    if not text.isascii():
-        return True
-    low = text.lower()
-    for trigger in _TRIGGERS:  # noqa: SIM110 (a plain loop is a third faster than any() here)
-        if trigger in low:
-            return True
-    return False
+def placeholder(kind: str, value: str) -> str:
+    """``[REDACTED:kind:hash]``, the same for the same value under the same key."""
+    digest = hashlib.blake2b(value.encode("utf-8", "surrogatepass"), key=_key[0][:64], digest_size=4)
+    return f"{_OPEN}{kind}:{digest.hexdigest()}]"
+
+
+def _inside_placeholder(text: str, pos: int) -> bool:
+    start = text.rfind(_OPEN, 0, pos + 1)
+    return start >= 0 and text.find("]", start) >= pos
+
+
+_RESCAN = 256
+
+
+def _apply(shape: Shape, text: str, depth: int = 0) -> str:
+    """``text`` with every match of ``shape`` masked.
+
+    A match whose name is no secret may hold one in its value (``Error: token: x``,
+    ``--from-literal=password=x``, ``'command': '… "password":"x" …'``): the search goes on
+    from the value's start when the value is short, and a long value is read again on its own,
+    at most twice deep; so each character is read a bounded number of times.
+    """
+    pattern, pick = shape.pattern, shape.pick
+    out: list[str] = []
+    last = pos = 0
+    while True:
+        m = pattern.search(text, pos)
+        if m is None:
+            break
+        groups = pick(m) if pick is not None else shape.groups
+        masked = _masked_match(shape, m, groups)
+        if masked is None and pick is not None:
+            value_at = max((m.start(g) for g in shape.groups if m.group(g)), default=-1)  # the value's
+            if value_at >= 0 and m.end() - value_at <= _RESCAN:
+                pos = max(value_at, m.start() + 1)
+                continue
+            if depth < 2:
+                masked = _masked_inner(shape, m, depth)
+        if masked is not None:
+            out += [text[last : m.start()], masked]
+            last = m.end()
+        pos = max(m.end(), m.start() + 1)
+    if not out:
+        return text
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _masked_match(shape: Shape, m: re.Match[str], groups: tuple[int, ...]) -> str | None:
+    whole, base = m.group(0), m.start()
+    out, at = [], 0
+    for g in groups:
+        value = m.group(g)
+        if not value or _OPEN in value or _inside_placeholder(m.string, m.start(g)):
+            continue
+        s, e = m.start(g) - base, m.end(g) - base
+        out += [whole[at:s], placeholder(shape.kind, value)]
+        at = e
+    if not out:
+        return None
+    out.append(whole[at:])
+    return "".join(out)
+
+
+def _masked_inner(shape: Shape, m: re.Match[str], depth: int) -> str | None:
+    whole, base = m.group(0), m.start()
+    out, at = [], 0
+    for g in shape.groups:
+        value = m.group(g)
+        if value and any(c in value for c in "=:\"'"):
+            inner = _apply(shape, value, depth + 1)
+            if inner != value:
+                s, e = m.start(g) - base, m.end(g) - base
+                out += [whole[at:s], inner]
+                at = e
+    if not out:
+        return None
+    out.append(whole[at:])
+    return "".join(out)
 
 
 def redact_text(text: str) -> str:
-    """``redact_text("curl -u bob:hunter2@x")`` hides what looks like a secret."""
+    """``redact_text("curl -u bob:hunter2 x")`` → ``"curl -u bob:[REDACTED:user-password:…] x"``."""
     if len(text) <= _SHORT:
         return _redact_short(text)
     return _redact(text)
 
 
+def _triggers() -> tuple[tuple[str, ...], tuple[str, ...], dict[str, tuple[int, ...]]]:
+    """The shortest triggers (one of them is in any text a shape may match), without and with
+    the ones only long texts need, and which shapes each of them may wake."""
+    every = {t for shape in SHAPES for t in shape.triggers}
+    roots = sorted(t for t in every if not any(o != t and o in t for o in every))
+    wakes = {r: tuple(i for i, shape in enumerate(SHAPES) if any(r in t for t in shape.triggers)) for r in roots}
+    # "." wakes only the Discord shape, whose tokens are 59+ characters: a shorter text skips it.
+    return tuple(r for r in roots if r != "."), tuple(roots), wakes
+
+
+_ROOTS_SHORT, _ROOTS, _WAKES = _triggers()
+_LONG = 59
+
+
 def _redact(text: str) -> str:
     if len(text) > 1_000_000:
         text = text[:1_000_000] + "…[truncated]"
-    if not _may_hold_secret(text):
+    if not text.isascii():  # case folding makes some non-ASCII letters match ASCII ones: try all
+        for shape in SHAPES:
+            text = _apply(shape, text)
         return text
-    for pattern, repl in _PATTERNS:
-        text = pattern.sub(repl, text)
+    low = text.lower()
+    woken: set[int] = set()
+    for root in _ROOTS if len(text) >= _LONG else _ROOTS_SHORT:
+        if root in low:
+            woken.update(_WAKES[root])
+    if not woken:
+        return text
+    for i in sorted(woken):
+        shape = SHAPES[i]
+        for trigger in shape.triggers:
+            if trigger in low:
+                text = _apply(shape, text)
+                break
     return text
 
 
 # The same short strings (rule messages, notes, tool names, common commands) come back on
-# every decision; redaction is a pure function, so their answer is remembered.
+# every decision; redaction is a pure function (for one key), so their answer is remembered.
 _SHORT = 200
 _redact_short = functools.lru_cache(maxsize=4096)(_redact)
 
 
 def redact(value: Any, _key: str | None = None, _depth: int = 0) -> Any:
-    """A copy of ``value`` (params, nested dicts/lists) with secrets masked."""
+    """A copy of ``value`` (params, nested dicts/lists) with secrets masked, keys included."""
     if _depth > 32:
         return "[nested too deep]"
-    if _key is not None and _secret_key(_key) and value not in (None, "", [], {}):
-        if isinstance(value, (str, int, float, bytes)):
-            return MASK
+    if _key is not None and value not in (None, "", [], {}) and _key_info(_key)[1]:
+        return _masked(value, _key, _depth)
     # Cheap concrete checks first: a decision line is mostly small dicts, strings and numbers.
     if isinstance(value, str):
         return redact_text(value)
     if value is None or isinstance(value, (bool, int, float)):
         return value
     if isinstance(value, (dict, Mapping)):
-        return {str(k): redact(v, str(k), _depth + 1) for k, v in value.items()}
+        out = {}
+        for k, v in value.items():
+            name, secret = _key_info(k if isinstance(k, str) else str(k))
+            if secret and v not in (None, "", [], {}):
+                out[name] = _masked(v, name, _depth + 1)
+            elif type(v) is str:
+                out[name] = redact_text(v)
+            elif v is None or type(v) in (int, float, bool):
+                out[name] = v
+            else:
+                out[name] = redact(v, None, _depth + 1)
+        return out
     if isinstance(value, (list, tuple)):
         return [redact(v, None, _depth + 1) for v in value]
     if isinstance(value, bytes):
@@ -138,6 +204,17 @@ def redact(value: Any, _key: str | None = None, _depth: int = 0) -> Any:
     return redact_text(repr(value))
 
 
+def _masked(value: Any, key: str, depth: int) -> Any:
+    """The value under a secret-named key: a scalar masked whole, each item of a list, a dict walked."""
+    if isinstance(value, (str, int, float, bytes)) and not isinstance(value, bool):
+        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+        return text if text.startswith(_OPEN) else placeholder("field", text)
+    if isinstance(value, (list, tuple)):  # ("user", "pw") under "auth"
+        return [_masked(v, key, depth + 1) if depth < 32 else "[nested too deep]" for v in value]
+    return redact(value, None, depth)
+
+
 @functools.lru_cache(maxsize=4096)
-def _secret_key(key: str) -> bool:
-    return _SECRET_KEY.search(key) is not None
+def _key_info(key: str) -> tuple[str, bool]:
+    """A dict key as written (itself redacted) and whether it names a secret."""
+    return redact_text(key), len(key) <= 80 and name_strength(key) == 2

@@ -31,6 +31,7 @@ from guard import workspace as ws
 from guard.log import logger
 from guard.memory.base import importance_of
 from guard.model import Risk
+from guard.redact import redact_text
 from guard.toolnames import canonical_tool
 
 STATE_VERSION = 2
@@ -374,6 +375,12 @@ class Aggregates:
             except ValueError:
                 risk = Risk.MEDIUM
             p = self.patterns.get(sig)
+            if p is None:
+                # A signature seen for the first time may come from another program that wrote
+                # it unredacted: it must not be copied into the state file. (Once per pattern,
+                # not per line; guard's own signatures come back unchanged.)
+                sig = redact_text(sig)
+                p = self.patterns.get(sig)
             if p is None:
                 p = self.patterns[sig] = PatternStats()
                 if len(self.patterns) > MAX_PATTERNS:

@@ -38,3 +38,42 @@ def ensure(path: Path) -> bool:
         logger.warning(f"workspace {path} is not usable ({exc}); decisions go on without recording")
         return False
     return os.access(path, os.W_OK)
+
+
+REDACT_KEY = ".guard-redact-key"
+
+
+def redaction_key(path: Path) -> bytes | None:
+    """The workspace's key for redaction placeholders (16 random bytes, 0600), made on first use.
+
+    None when it can neither be read nor made: placeholders then use the built-in key. Made
+    with a link so that two processes starting at once agree on one key.
+    """
+    key_path = path / REDACT_KEY
+    for _ in range(3):
+        try:
+            key = key_path.read_bytes()
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return None
+        else:
+            if len(key) >= 16:
+                return key
+        tmp = path / f".{REDACT_KEY}.{os.getpid()}.tmp"
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(os.urandom(16))
+            try:
+                os.link(tmp, key_path)
+            except FileExistsError:
+                pass
+        except OSError:
+            return None
+        finally:
+            try:
+                tmp.unlink()
+            except OSError:
+                pass
+    return None

@@ -51,7 +51,7 @@ from guard.memory.base import NO_MEMORY_SCORE, MemoryEvent, MemoryResult, seed_s
 from guard.memory.embed import Embedder, HashingEmbedder, Vector
 from guard.memory.index import Neighbours, Snapshot
 from guard.memory.schedule import Scheduler, TidySchedule
-from guard.memory.table import connect, events_to_arrow, is_remote, open_table, read_snapshot, search_table
+from guard.memory.table import connect, events_to_arrow, is_remote, open_table, privatise, read_snapshot, search_table
 from guard.memory.writer import BatchWriter, Written
 from guard.model import Risk, ToolCall
 from guard.toolnames import canonical_tool
@@ -201,6 +201,8 @@ class LanceMemory:
             lock=self._write_lock,
         )
         if not dry_run and not report.skipped:
+            with self._write_lock:
+                privatise(self.uri)
             self._writer.ask_check()  # reload the snapshot in the background
         return report
 
@@ -223,6 +225,7 @@ class LanceMemory:
         try:
             _import_lancedb()
             self._table = open_table(connect(self.uri, self.config), self.embedder.dim)
+            privatise(self.uri)
             self._reload()
             self.ready.set()
             self._why = "ready"
@@ -250,6 +253,7 @@ class LanceMemory:
             arrow = events_to_arrow(batch, self.embedder)
             with self._write_lock:
                 version = self._table.add(arrow).version
+                privatise(self.uri)
         except Exception as exc:  # the writer keeps the batch and retries after a back-off
             logger.opt(exception=exc).warning("memory write failed, will retry: {}", exc)
             return Written.RETRY

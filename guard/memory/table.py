@@ -36,6 +36,7 @@ from guard.config import Config
 from guard.memory.base import MemoryEvent
 from guard.memory.embed import Embedder, Vector
 from guard.memory.index import Neighbours, Snapshot, neighbours
+from guard.redact import redact_text
 from guard.toolnames import canonical_tool
 
 if TYPE_CHECKING:
@@ -186,18 +187,71 @@ def events_to_arrow(events: Sequence[MemoryEvent], embedder: Embedder) -> pa.Tab
             "id": [uuid.uuid4().hex for _ in events],
             "ts": [e.timestamp.timestamp() for e in events],
             "tool": [canonical_tool(e.tool) for e in events],
-            "signature": [e.signature for e in events],
+            "signature": [redact_text(e.signature) for e in events],
             "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), embedder.dim),
             "embedder": [embedder.name] * len(events),
             "success": [e.success for e in events],
             "importance": pa.array([e.effective_importance for e in events], pa.float32()),
             "risk": [e.risk.label for e in events],
             "count": pa.array([1] * len(events), pa.int32()),
-            "session_id": pa.array([e.session_id for e in events], pa.string()),
-            "agent_id": pa.array([e.agent_id for e in events], pa.string()),
+            "session_id": pa.array([_redacted(e.session_id) for e in events], pa.string()),
+            "agent_id": pa.array([_redacted(e.agent_id) for e in events], pa.string()),
         },
         schema=schema(embedder.dim),
     )
+
+
+def _redacted(text: str | None) -> str | None:
+    return None if text is None else redact_text(text)
+
+
+# Files already made private, per table (path -> inode: a file replaced under the same name,
+# like LanceDB's version hint, is new): a walk then only lists folders, no stat per file.
+_PRIVATE: dict[str, dict[str, int]] = {}
+
+
+def privatise(uri: str) -> int:
+    """Make a local table's tree private (files 0600, folders 0700); how many paths it changed.
+
+    LanceDB creates its files with the process umask (0644/0755 as a rule), and the umask is
+    process-wide: changing it around a write from the background thread would change the
+    modes of files the application's own threads create meanwhile. So each write is followed
+    by this walk instead; paths it has already tightened are only listed, not touched again.
+    """
+    if is_remote(uri):
+        return 0
+    root = uri.removeprefix("file://")
+    seen = _PRIVATE.setdefault(root, {})
+    if len(seen) > 100_000:  # maintenance removed most of them long ago
+        seen.clear()
+    changed = 0
+    stack = [root]
+    if root not in seen:
+        changed += _tighten(root, 0o700, seen, 0)
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:  # a folder maintenance removed meanwhile
+            continue
+        for entry in entries:
+            if entry.is_symlink():
+                continue
+            is_dir = entry.is_dir(follow_symlinks=False)
+            if is_dir:
+                stack.append(entry.path)
+            inode = entry.inode()
+            if seen.get(entry.path) != inode:
+                changed += _tighten(entry.path, 0o700 if is_dir else 0o600, seen, inode)
+    return changed
+
+
+def _tighten(path: str, mode: int, seen: dict[str, int], inode: int) -> int:
+    try:
+        os.chmod(path, mode)  # (symlinks were skipped by the caller)
+    except OSError:  # removed meanwhile
+        return 0
+    seen[path] = inode
+    return 1
 
 
 def read_snapshot(table: Any, embedder: Embedder, max_rows: int) -> Snapshot | None:

@@ -197,7 +197,7 @@ def tidy_uri(
     force: bool = False,
 ) -> TidyReport:
     """Open the memory at ``uri`` (never creating it) and run maintenance on it."""
-    from guard.memory.table import connect, local_table_dir, open_table
+    from guard.memory.table import connect, local_table_dir, open_table, privatise
 
     report = TidyReport(uri=uri, dry_run=dry_run, started=(now or datetime.now().astimezone()).isoformat())
     directory = local_table_dir(uri)
@@ -212,7 +212,10 @@ def tidy_uri(
     if table is None:
         report.skipped = "no memory stored yet; nothing to do"
         return report
-    return run(table, uri, TidyLimits.from_config(config), now=now, dry_run=dry_run, force=force, marker=marker)
+    report = run(table, uri, TidyLimits.from_config(config), now=now, dry_run=dry_run, force=force, marker=marker)
+    if not dry_run:
+        privatise(uri)
+    return report
 
 
 def _retention(table: Any, limits: TidyLimits, report: TidyReport, cutoff: float, lock: Any) -> None:

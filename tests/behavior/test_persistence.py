@@ -150,7 +150,7 @@ def test_secrets_in_calls_are_not_written(tmp_path: Path):
         g.record_result("bash", {"command": f"gh auth login --with-token {token}"}, session_id="s", success=False)
     path = session_file(tmp_path / "sessions", "s")
     assert token not in path.read_text() and token not in journal_file(path).read_text()
-    assert "[REDACTED]" in journal_file(path).read_text()  # the failed result names its call, redacted
+    assert "[REDACTED:" in journal_file(path).read_text()  # the failed result names its call, redacted
 
 
 def test_idle_sessions_start_afresh(tmp_path: Path):
