@@ -153,6 +153,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("system.smoothing", 0.3, _float(0, 1), "EWMA factor for new system samples (1 = no smoothing)"),
     Setting("system.disk_path", "/", _str, "filesystem whose usage counts towards system health"),
     Setting("guard.headless", False, _bool, "no human can answer: request_confirm acts as block"),
+    Setting(
+        "guard.clock_skew_seconds",
+        300.0,
+        _float(0, 86_400),
+        "timestamps from events, files and other writers later than now plus this are taken as now plus this",
+    ),
     # -- static layer (guard/static)
     Setting(
         "static.max_command_bytes",

@@ -15,7 +15,7 @@ import functools
 import threading
 import weakref
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,16 @@ from guard.state import State
 
 def _now() -> datetime:
     return datetime.now().astimezone()
+
+
+def clamp_time(ts: datetime, max_skew_s: float) -> datetime:
+    """``ts``, or now + ``max_skew_s`` when it lies beyond that: one event dated 9999 must not
+    freeze the decayed history (everything after it would count as old). Past times stand."""
+    if ts.tzinfo is None:
+        ts = ts.astimezone()
+    now = _now()
+    limit = now + timedelta(seconds=max_skew_s)
+    return limit if ts > limit else ts
 
 
 class Guard:
@@ -121,6 +131,10 @@ class Guard:
         ``guard explain`` and what-if questions pass ``save=False`` and are not counted as the
         session having made the call; replays pass ``track=True``.
         """
+        if call.timestamp is not None:
+            ts = clamp_time(call.timestamp, self._skew)
+            if ts is not call.timestamp:
+                call = attrs.evolve(call, timestamp=ts)
         unavailable: list[str] = []
         try:
             self.state.aggregates.catch_up()
@@ -163,7 +177,7 @@ class Guard:
     ) -> None:
         """Record how a call went (the seed's ``.command-execution.jsonl``)."""
         call = self.make_call(tool, params, session_id=session_id, agent_id=agent_id)
-        now = timestamp or _now()
+        now = _now() if timestamp is None else clamp_time(timestamp, self._skew)
         risk = self._risk_of(call) if risk is None else Risk.parse(risk)
         sig = self.state.signature_of(call)
         line = _history_line(
@@ -193,7 +207,7 @@ class Guard:
         if satisfaction is not None and (isinstance(satisfaction, bool) or not 1 <= satisfaction <= 5):
             raise InputError(f"satisfaction must be 1-5, got {satisfaction!r}")
         call = self.make_call(tool, params, session_id=session_id)
-        now = timestamp or _now()
+        now = _now() if timestamp is None else clamp_time(timestamp, self._skew)
         line = _history_line(
             call,
             now,
@@ -203,6 +217,10 @@ class Guard:
         )
         self.state.aggregates.add(self.state.aggregates.interactions, line)
         self.state.sessions.on_interaction(call, approved, now)
+
+    @property
+    def _skew(self) -> float:
+        return float(self.config.get("guard.clock_skew_seconds"))
 
     def _risk_of(self, call: ToolCall) -> Risk:
         static = self.chain.layers[0] if self.chain.layers else None

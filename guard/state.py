@@ -31,6 +31,7 @@ class State:
             workspace,
             float(config.get("fusion.tool_half_life_days")) * DAY,
             float(config.get("fusion.user_half_life_days")) * DAY,
+            float(config.get("guard.clock_skew_seconds")),
         )
         try:
             self.aggregates.load()

@@ -91,6 +91,7 @@ class SessionTracker:
 
     def __init__(self, config: Config | None = None, workspace: Path | None = None) -> None:
         self.settings = BehaviorSettings.from_config(config)
+        self.max_skew_s = float(config.get("guard.clock_skew_seconds")) if config is not None else 300.0
         self.dir = sessions_dir(workspace) if workspace is not None else None
         self.lock_path = self.dir / LOCK if self.dir is not None else None
         self.tiers = TierBook(workspace, self.settings.double_cooldown_s, self.lock_path)
@@ -272,6 +273,7 @@ class SessionTracker:
             except (KeyError, TypeError, ValueError, IndexError) as exc:
                 logger.warning(f"session {sid}: saved state unreadable ({type(exc).__name__}: {exc}); starting afresh")
             else:
+                state.clamp(max(now, time.time()) + self.max_skew_s)
                 if state.session_id == sid and not state.expired(now, self.settings.ttl_s):
                     return state
         return self._fresh(sid, now)
