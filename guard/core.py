@@ -106,6 +106,7 @@ class Guard:
             params = {}
         if not isinstance(params, Mapping):
             raise InputError(f"params must be a JSON object (mapping), got {type(params).__name__}")
+        check_params(params)
         if session_id is not None and not isinstance(session_id, str):
             session_id = str(session_id)
         return ToolCall(tool=tool, params=params, session_id=session_id, cwd=cwd, agent_id=agent_id, timestamp=_now())
@@ -268,6 +269,37 @@ class Guard:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+# Python refuses to turn an int of more digits into text (``sys.get_int_max_str_digits``):
+# such a number could be judged but never written down.
+_MAX_INT_BITS = 4300 * 3.3219
+
+
+def check_params(params: Mapping[str, Any]) -> None:
+    """InputError for what guard could judge but not record: keys that are not text, numbers
+    too long to print, objects whose ``str`` raises. Iterative, so any depth is fine."""
+    stack: list[Any] = [params]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, (str, float, bool)) or value is None:
+            continue
+        if isinstance(value, int):
+            if value.bit_length() > _MAX_INT_BITS:
+                raise InputError(f"params hold an integer of about {int(value.bit_length() / 3.3219)} digits")
+        elif isinstance(value, Mapping):
+            for key in value:
+                if not isinstance(key, (str, int, float, bool)) and key is not None:
+                    raise InputError(f"params keys must be strings, got {type(key).__name__}")
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, (list, tuple)):
+            stack.extend(value)
+        else:
+            try:
+                str(value)
+            except Exception as exc:
+                raise InputError(f"params hold a {type(value).__name__} that cannot be shown ({exc})") from None
 
 
 def _history_line(call: ToolCall, now: datetime, signature: str, **fields: Any) -> dict[str, Any]:

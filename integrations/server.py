@@ -137,8 +137,11 @@ class HookServer:
             conn.settimeout(10.0)
             if not _same_user(conn):
                 return
-            answer = self._answer(_read_line(conn))
-            conn.sendall(json.dumps(answer, ensure_ascii=False).encode() + b"\n")
+            try:
+                answer = self._answer(_read_line(conn))
+            except Exception as exc:  # hostile input must not cost the daemon a thread's answer
+                answer = {"v": PROTOCOL, "error": f"{type(exc).__name__}: {str(exc)[:200]}"}
+            conn.sendall(json.dumps(answer).encode() + b"\n")
         except OSError:
             pass
         finally:
@@ -147,7 +150,7 @@ class HookServer:
     def _answer(self, data: bytes) -> dict[str, Any]:
         try:
             request = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):
             return {"v": PROTOCOL, "error": "request is not JSON"}
         if not isinstance(request, dict):
             return {"v": PROTOCOL, "error": "request is not an object"}

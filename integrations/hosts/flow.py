@@ -58,7 +58,7 @@ def run(
         )
     try:
         event = host.parse(payload, env)
-    except (InputError, TypeError, ValueError) as exc:
+    except (InputError, TypeError, ValueError, RecursionError) as exc:
         stub = Event(host=host.name, name=str(payload.get(host.event_key) or kind), kind=kind)
         return host.failed(stub, f"guard: cannot read this {stub.name} event ({exc}).", may_ask=False)
     try:
@@ -78,6 +78,8 @@ def _load(raw: bytes | str) -> dict[str, Any] | str:
         return "is empty"
     try:
         payload = json.loads(text)
+    except RecursionError:
+        return "is not JSON (nested too deeply)"
     except ValueError as exc:
         return f"is not JSON ({exc})"
     if not isinstance(payload, dict):
