@@ -22,14 +22,16 @@ from typing import Any
 import attrs
 
 from guard import workspace as ws
-from guard.chain import Chain
+from guard.chain import Chain, combine
 from guard.config import Config
 from guard.errors import InputError
 from guard.layers.base import Context, Layer
 from guard.log import logger
-from guard.model import COMPONENT_KEYS, DecisionRecord, Reason, Risk, ToolCall
+from guard.model import COMPONENT_KEYS, REQUEST_CONFIRM, DecisionRecord, Reason, Risk, ToolCall, Verdict
 from guard.redact import redact, redact_text
 from guard.state import State
+
+UNRECORDED_RULE = "G004"  # the workspace cannot be written: the static verdict stands
 
 
 def _now() -> datetime:
@@ -67,6 +69,9 @@ class Guard:
     ) -> None:
         self.workspace = ws.resolve(workspace)
         self.writable = ws.ensure(self.workspace)
+        # Why the workspace cannot take a write (read-only, full, ...), while that lasts: calls
+        # then keep their static verdict (see ``_unrecorded``) instead of learning nothing silently.
+        self.unrecorded: str | None = None if self.writable else (ws.write_problem(self.workspace) or "not writable")
         if isinstance(config, Config):
             self.config = config
         else:
@@ -121,16 +126,25 @@ class Guard:
         agent_id: str | None = None,
         save: bool = True,
         track: bool | None = None,
+        log_extra: Mapping[str, Any] | None = None,
     ) -> DecisionRecord:
         """Run the chain on one call and (by default) log it and count it in its session."""
         call = self.make_call(tool, params, session_id=session_id, cwd=cwd, agent_id=agent_id)
-        return self.decide_call(call, save=save, track=track)
+        return self.decide_call(call, save=save, track=track, log_extra=log_extra)
 
-    def decide_call(self, call: ToolCall, *, save: bool = True, track: bool | None = None) -> DecisionRecord:
+    def decide_call(
+        self,
+        call: ToolCall,
+        *,
+        save: bool = True,
+        track: bool | None = None,
+        log_extra: Mapping[str, Any] | None = None,
+    ) -> DecisionRecord:
         """Decide a prepared call. ``track`` (default: ``save``) feeds the session layer.
 
         ``guard explain`` and what-if questions pass ``save=False`` and are not counted as the
-        session having made the call; replays pass ``track=True``.
+        session having made the call; replays pass ``track=True``. ``log_extra`` adds fields
+        to the decision line (a hook's host and event).
         """
         if call.timestamp is not None:
             ts = clamp_time(call.timestamp, self._skew)
@@ -140,7 +154,8 @@ class Guard:
         try:
             self.state.aggregates.catch_up()
         except Exception as exc:
-            logger.warning(f"history unavailable: {exc}")
+            if not ws.note_write_failure(exc, self.workspace):
+                logger.warning(f"history unavailable: {exc}")
             unavailable.append("history")
         ctx = Context(
             config=self.config, now=call.timestamp or _now(), state=self.state, human_present=self.human_present
@@ -148,19 +163,47 @@ class Guard:
         record = self.chain.run(call, ctx)
         if save:
             try:
-                self.state.decisions.append(decision_line(record))
+                self.state.decisions.append(decision_line(record) | dict(log_extra or {}))
+                if self.writable:
+                    self.unrecorded = None  # space came back
             except OSError as exc:
-                logger.warning(f"decision log unavailable: {exc}")
+                if not ws.note_write_failure(exc, self.workspace):
+                    logger.warning(f"decision log unavailable: {exc}")
+                self.unrecorded = exc.strerror or str(exc)
                 unavailable.append("decision_log")
+        if self.unrecorded is not None:
+            record = self._unrecorded(record, ctx)
         if save if track is None else track:
             try:
                 self.state.sessions.on_dispatch(call, record)
             except Exception as exc:
-                logger.warning(f"session tracking unavailable: {exc}")
+                if not ws.note_write_failure(exc, self.workspace):
+                    logger.warning(f"session tracking unavailable: {exc}")
                 unavailable.append("sessions")
         if unavailable:
             record = attrs.evolve(record, unavailable=(*record.unavailable, *unavailable))
         return record
+
+    def _unrecorded(self, record: DecisionRecord, ctx: Context) -> DecisionRecord:
+        """A workspace that cannot be written keeps the static verdict: blocks stay blocks, only
+        what the static layer rates safe may still run unasked. Without a record the session's
+        history stops (loops, failure streaks and approvals go unseen), so learned trust must not
+        lift anything above what the static layer alone would say.
+        """
+        static = record.layer("static")
+        safe = static is not None and static.risk is Risk.SAFE and static.error is None
+        message = (
+            f"guard cannot write its workspace ({self.unrecorded}): the call keeps its static verdict"
+            f"{'' if safe else ' (at most request_confirm)'} and is not recorded"
+        )
+        ctx.verdicts.append(
+            Verdict(
+                "workspace",
+                ceiling=None if safe else REQUEST_CONFIRM,
+                reasons=(Reason(UNRECORDED_RULE, message),),
+            )
+        )
+        return combine(record.call, ctx, record.elapsed_us)
 
     # -- learning -----------------------------------------------------------------------
     def record_result(

@@ -410,7 +410,8 @@ class Aggregates:
         except FileNotFoundError:
             return
         except (OSError, ValueError) as exc:
-            logger.warning(f"{path}: unreadable state ({exc}); recounting history")
+            if not ws.note_write_failure(exc, self.root):
+                logger.warning(f"{path}: unreadable state ({exc}); recounting history")
             return
         try:
             if raw.get("version") != STATE_VERSION or list(raw.get("half_lives", [])) != list(self.half_lives):
@@ -483,7 +484,8 @@ def write_private_atomic(path: Path, text: str) -> None:
             f.write(text)
         os.replace(tmp, path)
     except OSError as exc:
-        logger.warning(f"{path}: cannot save ({exc})")
+        if not ws.note_write_failure(exc, path.parent):
+            logger.warning(f"{path}: cannot save ({exc})")
         try:
             tmp.unlink()
         except OSError:

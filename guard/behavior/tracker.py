@@ -179,7 +179,8 @@ class SessionTracker:
                 try:
                     self.tiers.flush()
                 except OSError as exc:
-                    logger.warning(f"trust tiers not saved: {exc}")
+                    if not ws.note_write_failure(exc, self.dir or ws.SESSIONS_DIR):
+                        logger.warning(f"trust tiers not saved: {exc}")
 
     def on_interaction(self, call: ToolCall, approved: bool, now: datetime) -> None:
         sig = signature(call.tool, call.params)
@@ -194,7 +195,8 @@ class SessionTracker:
             try:
                 self.tiers.flush()
             except OSError as exc:
-                logger.warning(f"trust tiers not saved: {exc}")
+                if not ws.note_write_failure(exc, self.dir or ws.SESSIONS_DIR):
+                    logger.warning(f"trust tiers not saved: {exc}")
             self._sweep()
 
     def close(self) -> None:
@@ -300,7 +302,8 @@ class SessionTracker:
                 live.stamp = files.write_json(path, state.to_json())
                 live.loaded = True
         except OSError as exc:
-            logger.warning(f"session {sid} not saved ({exc}); keeping it in memory only")
+            if not ws.note_write_failure(exc, self.dir or ws.SESSIONS_DIR):
+                logger.warning(f"session {sid} not saved ({exc}); keeping it in memory only")
             self._persist = False
         live.pending.clear()
         live.last_save = last_t
@@ -336,7 +339,8 @@ class SessionTracker:
                         files.remove(path)
                         files.remove(journal_file(path))
         except OSError as exc:
-            logger.warning(f"sessions sweep failed: {exc}")
+            if not ws.note_write_failure(exc, self.dir or ws.SESSIONS_DIR):
+                logger.warning(f"sessions sweep failed: {exc}")
 
 
 def _default_risk(kind: str) -> int:
