@@ -32,6 +32,7 @@ from guard.redact import redact, redact_text
 from guard.state import State
 
 UNRECORDED_RULE = "G004"  # the workspace cannot be written: the static verdict stands
+BAD_CONFIG_RULE = "G005"  # guard.toml does not parse: its last good copy stands in, non-reads are confirmed
 
 
 def _now() -> datetime:
@@ -172,7 +173,11 @@ class Guard:
                 self.unrecorded = exc.strerror or str(exc)
                 unavailable.append("decision_log")
         if self.unrecorded is not None:
-            record = self._unrecorded(record, ctx)
+            record = self._degraded(
+                record, ctx, UNRECORDED_RULE, f"guard cannot write its workspace ({self.unrecorded})"
+            )
+        if self.config.error is not None:
+            record = self._degraded(record, ctx, BAD_CONFIG_RULE, f"{self.config.error} (guard's configuration)")
         if save if track is None else track:
             try:
                 self.state.sessions.on_dispatch(call, record)
@@ -184,23 +189,25 @@ class Guard:
             record = attrs.evolve(record, unavailable=(*record.unavailable, *unavailable))
         return record
 
-    def _unrecorded(self, record: DecisionRecord, ctx: Context) -> DecisionRecord:
-        """A workspace that cannot be written keeps the static verdict: blocks stay blocks, only
-        what the static layer rates safe may still run unasked. Without a record the session's
-        history stops (loops, failure streaks and approvals go unseen), so learned trust must not
-        lift anything above what the static layer alone would say.
+    def _degraded(self, record: DecisionRecord, ctx: Context, rule_id: str, problem: str) -> DecisionRecord:
+        """Keep the static verdict while part of guard is broken: blocks stay blocks, only what
+        the static layer rates safe may run unasked.
+
+        G004, the workspace cannot be written: the session's history stops (loops, failure
+        streaks, approvals go unseen), so learned trust must not lift a call above what the
+        static layer alone says. G005, guard.toml does not parse: its last good copy's deny and
+        ask rules stand in, and the person sees which file and line to fix.
         """
         static = record.layer("static")
         safe = static is not None and static.risk is Risk.SAFE and static.error is None
-        message = (
-            f"guard cannot write its workspace ({self.unrecorded}): the call keeps its static verdict"
-            f"{'' if safe else ' (at most request_confirm)'} and is not recorded"
-        )
+        message = f"{problem}: the call keeps its static verdict" + ("" if safe else " (at most request_confirm)")
+        if rule_id == UNRECORDED_RULE:
+            message += " and is not recorded"
         ctx.verdicts.append(
             Verdict(
-                "workspace",
+                "workspace" if rule_id == UNRECORDED_RULE else "config",
                 ceiling=None if safe else REQUEST_CONFIRM,
-                reasons=(Reason(UNRECORDED_RULE, message),),
+                reasons=(Reason(rule_id, message),),
             )
         )
         return combine(record.call, ctx, record.elapsed_us)

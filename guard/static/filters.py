@@ -201,7 +201,7 @@ def size_bytes(text: str) -> float | None:
         return None
     power = "KMGTPE".find(m.group(2).upper()) + 1 if m.group(2) else 0
     base = 1000 if (m.group(3) or "").upper() == "B" and power else 1024
-    return float(m.group(1)) * base**power
+    return float(m.group(1)) * float(base**power)
 
 
 def head_bounded(args: tuple[str, ...]) -> bool:
