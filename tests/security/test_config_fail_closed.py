@@ -221,3 +221,16 @@ def test_check_the_workspace_file_by_default(ws: Path, home: Path) -> None:
     (ws / "guard.toml").write_text(BROKEN)
     proc = run(ws, home, "config", "--check")
     assert proc.returncode == 2 and "guard.toml:8:" in proc.stdout
+
+
+# -- a project's .guard.toml -------------------------------------------------------------------
+def test_a_broken_project_rule_file_confirms_non_reads_naming_the_line(ws: Path, home: Path, tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / ".guard.toml").write_text('[permissions]\ndeny = ["Bash(make deploy:*)"\n')
+    proc = run(ws, home, "check", "bash", json.dumps({"command": "make build"}), "--cwd", str(project), "--json")
+    assert proc.returncode == 10, proc.stdout
+    reasons = json.loads(proc.stdout)["reasons"]
+    assert any(r["id"] == "G005" and ".guard.toml:3:" in r["message"] for r in reasons), reasons
+    read = run(ws, home, "check", "bash", json.dumps({"command": "ls"}), "--cwd", str(project))
+    assert read.returncode == 0  # near miss: reads still run
