@@ -483,7 +483,10 @@ class Config:
             if problem is not None:
                 error = f"{problem.path}:{problem.line}:{problem.col}: {problem.message}"
                 warnings.append(
-                    _warn(f"{error}; {note}; calls that are not safe reads are confirmed until the file parses")
+                    _warn(
+                        f"{error}: cannot read configuration; {note}; "
+                        "calls that are not safe reads are confirmed until the file parses"
+                    )
                 )
         flat = _flatten(raw_file)
         known_sections = {k.split(".")[0] for k in _BY_KEY}
