@@ -160,6 +160,12 @@ SETTINGS: tuple[Setting, ...] = (
         "time one decision may take; past it the call is 'too complex to check in time' and asked "
         "(never allowed; a block found by then stays); keep it well under the host's hook timeout (0 = no limit)",
     ),
+    Setting(
+        "guard.clock_skew_seconds",
+        300.0,
+        _float(0, 86_400),
+        "timestamps from events, files and other writers later than now plus this are taken as now plus this",
+    ),
     # -- static layer (guard/static)
     Setting(
         "static.max_command_bytes",
@@ -430,6 +436,9 @@ class Config:
     file: Path | None = None
     raw_file: Mapping[str, Any] = attrs.field(factory=dict)
     warnings: tuple[str, ...] = ()
+    # ``path:line:col: message`` when the file does not parse: its last good copy stands in
+    # (guard.configfile) and every call that is not a safe read is confirmed until it is fixed.
+    error: str | None = None
 
     def get(self, key: str) -> Any:
         try:
@@ -487,13 +496,19 @@ class Config:
         warnings: list[str] = []
         path = workspace / CONFIG_FILENAME if workspace is not None else None
         raw_file: dict[str, Any] = {}
+        error: str | None = None
         if path is not None and path.is_file():
-            import tomllib  # only when there is a file: a per-call hook without one skips the import
+            from guard import configfile  # only when there is a file: a per-call hook without one skips tomllib
 
-            try:
-                raw_file = tomllib.loads(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-                warnings.append(_warn(f"{path}: cannot read configuration ({exc}); using environment and defaults"))
+            raw_file, problem, note = configfile.load(path)
+            if problem is not None:
+                error = f"{problem.path}:{problem.line}:{problem.col}: {problem.message}"
+                warnings.append(
+                    _warn(
+                        f"{error}: cannot read configuration; {note}; "
+                        "calls that are not safe reads are confirmed until the file parses"
+                    )
+                )
         flat = _flatten(raw_file)
         known_sections = {k.split(".")[0] for k in _BY_KEY}
         for key in flat:
@@ -513,7 +528,9 @@ class Config:
                 except (ValueError, TypeError, json.JSONDecodeError) as exc:
                     where = str(path) if origin == "file" else f"${s.env}"
                     warnings.append(_warn(f"{s.key}: bad value {raw!r} in {where} ({exc}); ignored"))
-        config = cls(values=values, sources=sources, file=path, raw_file=raw_file, warnings=tuple(warnings))
+        config = cls(
+            values=values, sources=sources, file=path, raw_file=raw_file, warnings=tuple(warnings), error=error
+        )
         if values["thresholds.request_confirm"] > values["thresholds.auto_allow"]:
             fixed = {k: _BY_KEY[k].default for k in ("thresholds.auto_allow", "thresholds.request_confirm")}
             config = attrs.evolve(

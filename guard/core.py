@@ -23,14 +23,18 @@ import attrs
 
 from guard import redact as redaction
 from guard import workspace as ws
-from guard.chain import Chain
+from guard.chain import Chain, combine
 from guard.config import Config
 from guard.errors import InputError
+from guard.inputs import check_params, clamp_time
 from guard.layers.base import Context, Layer
 from guard.log import logger
-from guard.model import COMPONENT_KEYS, DecisionRecord, Reason, Risk, ToolCall
+from guard.model import COMPONENT_KEYS, REQUEST_CONFIRM, DecisionRecord, Reason, Risk, ToolCall, Verdict
 from guard.redact import redact, redact_text
 from guard.state import State
+
+UNRECORDED_RULE = "G004"  # the workspace cannot be written: the static verdict stands
+BAD_CONFIG_RULE = "G005"  # guard.toml does not parse: its last good copy stands in, non-reads are confirmed
 
 
 def _now() -> datetime:
@@ -61,6 +65,9 @@ class Guard:
         # Placeholders are hashed with the workspace's key (one per process: the last Guard's).
         if redaction.use_key(ws.redaction_key(self.workspace) if self.writable else None):
             _reason_line.cache_clear()
+        # Why the workspace cannot take a write (read-only, full, ...), while that lasts: calls
+        # then keep their static verdict (see ``_unrecorded``) instead of learning nothing silently.
+        self.unrecorded: str | None = None if self.writable else (ws.write_problem(self.workspace) or "not writable")
         if isinstance(config, Config):
             self.config = config
         else:
@@ -100,6 +107,7 @@ class Guard:
             params = {}
         if not isinstance(params, Mapping):
             raise InputError(f"params must be a JSON object (mapping), got {type(params).__name__}")
+        check_params(params)
         if session_id is not None and not isinstance(session_id, str):
             session_id = str(session_id)
         return ToolCall(tool=tool, params=params, session_id=session_id, cwd=cwd, agent_id=agent_id, timestamp=_now())
@@ -114,22 +122,36 @@ class Guard:
         agent_id: str | None = None,
         save: bool = True,
         track: bool | None = None,
+        log_extra: Mapping[str, Any] | None = None,
     ) -> DecisionRecord:
         """Run the chain on one call and (by default) log it and count it in its session."""
         call = self.make_call(tool, params, session_id=session_id, cwd=cwd, agent_id=agent_id)
-        return self.decide_call(call, save=save, track=track)
+        return self.decide_call(call, save=save, track=track, log_extra=log_extra)
 
-    def decide_call(self, call: ToolCall, *, save: bool = True, track: bool | None = None) -> DecisionRecord:
+    def decide_call(
+        self,
+        call: ToolCall,
+        *,
+        save: bool = True,
+        track: bool | None = None,
+        log_extra: Mapping[str, Any] | None = None,
+    ) -> DecisionRecord:
         """Decide a prepared call. ``track`` (default: ``save``) feeds the session layer.
 
         ``guard explain`` and what-if questions pass ``save=False`` and are not counted as the
-        session having made the call; replays pass ``track=True``.
+        session having made the call; replays pass ``track=True``. ``log_extra`` adds fields
+        to the decision line (a hook's host and event).
         """
+        if call.timestamp is not None:
+            ts = clamp_time(call.timestamp, self._skew)
+            if ts is not call.timestamp:
+                call = attrs.evolve(call, timestamp=ts)
         unavailable: list[str] = []
         try:
             self.state.aggregates.catch_up()
         except Exception as exc:
-            logger.warning(f"history unavailable: {exc}")
+            if not ws.note_write_failure(exc, self.workspace):
+                logger.warning(f"history unavailable: {exc}")
             unavailable.append("history")
         ctx = Context(
             config=self.config, now=call.timestamp or _now(), state=self.state, human_present=self.human_present
@@ -137,19 +159,53 @@ class Guard:
         record = self.chain.run(call, ctx)
         if save:
             try:
-                self.state.decisions.append(decision_line(record))
+                self.state.decisions.append(decision_line(record) | dict(log_extra or {}))
+                if self.writable:
+                    self.unrecorded = None  # space came back
             except OSError as exc:
-                logger.warning(f"decision log unavailable: {exc}")
+                if not ws.note_write_failure(exc, self.workspace):
+                    logger.warning(f"decision log unavailable: {exc}")
+                self.unrecorded = exc.strerror or str(exc)
                 unavailable.append("decision_log")
+        if self.unrecorded is not None:
+            record = self._degraded(
+                record, ctx, UNRECORDED_RULE, f"guard cannot write its workspace ({self.unrecorded})"
+            )
+        if self.config.error is not None:
+            record = self._degraded(record, ctx, BAD_CONFIG_RULE, f"{self.config.error} (guard's configuration)")
         if save if track is None else track:
             try:
                 self.state.sessions.on_dispatch(call, record)
             except Exception as exc:
-                logger.warning(f"session tracking unavailable: {exc}")
+                if not ws.note_write_failure(exc, self.workspace):
+                    logger.warning(f"session tracking unavailable: {exc}")
                 unavailable.append("sessions")
         if unavailable:
             record = attrs.evolve(record, unavailable=(*record.unavailable, *unavailable))
         return record
+
+    def _degraded(self, record: DecisionRecord, ctx: Context, rule_id: str, problem: str) -> DecisionRecord:
+        """Keep the static verdict while part of guard is broken: blocks stay blocks, only what
+        the static layer rates safe may run unasked.
+
+        G004, the workspace cannot be written: the session's history stops (loops, failure
+        streaks, approvals go unseen), so learned trust must not lift a call above what the
+        static layer alone says. G005, guard.toml does not parse: its last good copy's deny and
+        ask rules stand in, and the person sees which file and line to fix.
+        """
+        static = record.layer("static")
+        safe = static is not None and static.risk is Risk.SAFE and static.error is None
+        message = f"{problem}: the call keeps its static verdict" + ("" if safe else " (at most request_confirm)")
+        if rule_id == UNRECORDED_RULE:
+            message += " and is not recorded"
+        ctx.verdicts.append(
+            Verdict(
+                "workspace" if rule_id == UNRECORDED_RULE else "config",
+                ceiling=None if safe else REQUEST_CONFIRM,
+                reasons=(Reason(rule_id, message),),
+            )
+        )
+        return combine(record.call, ctx, record.elapsed_us)
 
     # -- learning -----------------------------------------------------------------------
     def record_result(
@@ -167,7 +223,7 @@ class Guard:
     ) -> None:
         """Record how a call went (the seed's ``.command-execution.jsonl``)."""
         call = self.make_call(tool, params, session_id=session_id, agent_id=agent_id)
-        now = timestamp or _now()
+        now = _now() if timestamp is None else clamp_time(timestamp, self._skew)
         risk = self._risk_of(call) if risk is None else Risk.parse(risk)
         sig = self.state.signature_of(call)
         line = _history_line(
@@ -197,7 +253,7 @@ class Guard:
         if satisfaction is not None and (isinstance(satisfaction, bool) or not 1 <= satisfaction <= 5):
             raise InputError(f"satisfaction must be 1-5, got {satisfaction!r}")
         call = self.make_call(tool, params, session_id=session_id)
-        now = timestamp or _now()
+        now = _now() if timestamp is None else clamp_time(timestamp, self._skew)
         line = _history_line(
             call,
             now,
@@ -207,6 +263,10 @@ class Guard:
         )
         self.state.aggregates.add(self.state.aggregates.interactions, line)
         self.state.sessions.on_interaction(call, approved, now)
+
+    @property
+    def _skew(self) -> float:
+        return float(self.config.get("guard.clock_skew_seconds"))
 
     def _risk_of(self, call: ToolCall) -> Risk:
         static = self.chain.layers[0] if self.chain.layers else None

@@ -31,6 +31,7 @@ class State:
             workspace,
             float(config.get("fusion.tool_half_life_days")) * DAY,
             float(config.get("fusion.user_half_life_days")) * DAY,
+            float(config.get("guard.clock_skew_seconds")),
         )
         try:
             self.aggregates.load()
@@ -80,7 +81,8 @@ class State:
         try:
             self.aggregates.catch_up()
         except OSError as exc:  # e.g. the workspace is not a directory: close must not fail
-            logger.warning(f"history unavailable: {exc}")
+            if not ws.note_write_failure(exc, self.workspace):
+                logger.warning(f"history unavailable: {exc}")
         else:
             self.aggregates.save()
         if self.memory is not None:

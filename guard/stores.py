@@ -277,8 +277,9 @@ class PatternStats:
 class Aggregates:
     """Counters over the history files, caught up incrementally."""
 
-    def __init__(self, root: Path, tool_half_life_s: float, user_half_life_s: float) -> None:
+    def __init__(self, root: Path, tool_half_life_s: float, user_half_life_s: float, max_skew_s: float = 300.0) -> None:
         self.root = root
+        self.max_skew_s = max_skew_s  # a line dated later than now + this counts as now + this
         self.executions = JsonlLog(root / ws.EXECUTIONS)
         self.interactions = JsonlLog(root / ws.INTERACTIONS)
         self.half_lives = (tool_half_life_s, user_half_life_s)
@@ -363,7 +364,7 @@ class Aggregates:
         if ok is None:
             return
         tool = rec["tool"]
-        ts = parse_ts(rec.get("timestamp"), now)
+        ts = min(parse_ts(rec.get("timestamp"), now), now + self.max_skew_s)
         stats = self.tools.setdefault(canonical_tool(tool), ToolStats())
         stats.runs += 1
         stats.successes += ok
@@ -397,7 +398,7 @@ class Aggregates:
         if ok is None:
             return
         tool = rec["tool"]
-        ts = parse_ts(rec.get("timestamp"), now)
+        ts = min(parse_ts(rec.get("timestamp"), now), now + self.max_skew_s)
         stats = self.users.setdefault(canonical_tool(tool), UserStats())
         stats.interactions += 1
         stats.approvals += ok
@@ -416,7 +417,8 @@ class Aggregates:
         except FileNotFoundError:
             return
         except (OSError, ValueError) as exc:
-            logger.warning(f"{path}: unreadable state ({exc}); recounting history")
+            if not ws.note_write_failure(exc, self.root):
+                logger.warning(f"{path}: unreadable state ({exc}); recounting history")
             return
         try:
             if raw.get("version") != STATE_VERSION or list(raw.get("half_lives", [])) != list(self.half_lives):
@@ -433,9 +435,19 @@ class Aggregates:
                     for k, v in raw["users"].items()
                 }
                 self.patterns = OrderedDict((k, PatternStats(*v)) for k, v in raw["patterns"])
+                self._clamp(time.time() + self.max_skew_s)
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             logger.warning(f"{path}: state does not match this version ({exc}); recounting history")
             self._reset()
+
+    def _clamp(self, limit: float) -> None:
+        """A state file dated in the future (another writer, a clock that jumped) would freeze decay."""
+        for t in self.tools.values():
+            t.decayed.t = min(t.decayed.t, limit)
+        for u in self.users.values():
+            u.decayed.t = min(u.decayed.t, limit)
+        for p in self.patterns.values():
+            p.last = min(p.last, limit)
 
     def save(self) -> None:
         """Write the state atomically (tmp + rename), 0600. Errors are logged, not raised."""
@@ -479,7 +491,8 @@ def write_private_atomic(path: Path, text: str) -> None:
             f.write(text)
         os.replace(tmp, path)
     except OSError as exc:
-        logger.warning(f"{path}: cannot save ({exc})")
+        if not ws.note_write_failure(exc, path.parent):
+            logger.warning(f"{path}: cannot save ({exc})")
         try:
             tmp.unlink()
         except OSError:

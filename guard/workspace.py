@@ -6,7 +6,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import threading
 from pathlib import Path
 
 from guard.log import logger
@@ -35,9 +37,13 @@ def ensure(path: Path) -> bool:
         if path.stat().st_mode & 0o077:
             os.chmod(path, 0o700)
     except OSError as exc:
-        logger.warning(f"workspace {path} is not usable ({exc}); decisions go on without recording")
+        note_write_failure(exc, path, force=True)
         return False
-    return os.access(path, os.W_OK)
+    if os.access(path, os.W_OK):
+        return True
+    note_write_failure(OSError(errno.EACCES, "not writable"), path)
+    return False
+
 
 
 REDACT_KEY = ".guard-redact-key"
@@ -77,3 +83,37 @@ def redaction_key(path: Path) -> bytes | None:
             except OSError:
                 pass
     return None
+
+
+# A read-only, full or forbidden workspace fails every write the same way; say so once per
+# process, not once per file and per call (a hook's stderr is one line in a host's log).
+WRITE_ERRNOS = frozenset(
+    {errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.EFBIG, errno.ENOTDIR, errno.EEXIST}
+)
+UNRECORDED_MESSAGE = (
+    "guard cannot write its workspace {path} ({why}): calls keep the static verdict and are not recorded"
+)
+_announced: dict[str, str] = {}  # workspace -> why its first write failed
+_announce_lock = threading.Lock()
+
+
+def note_write_failure(exc: BaseException, where: Path | str, *, force: bool = False) -> bool:
+    """True when ``exc`` is the workspace refusing writes (announced once per process and
+    workspace); False for any other error, which the caller reports itself."""
+    if not force and not (isinstance(exc, OSError) and exc.errno in WRITE_ERRNOS):
+        return False
+    why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    root = Path(where)
+    if root.name == SESSIONS_DIR:
+        root = root.parent
+    with _announce_lock:
+        first = str(root) not in _announced
+        _announced.setdefault(str(root), why)
+    if first:
+        logger.warning(UNRECORDED_MESSAGE.format(path=root, why=why))
+    return True
+
+
+def write_problem(workspace: Path) -> str | None:
+    """Why the workspace refused a write in this process, if it did."""
+    return _announced.get(str(workspace))

@@ -151,7 +151,10 @@ class HookServer:
             if not _same_user(conn):
                 return
             conn.sendall(ALIVE)  # before any waiting: the client knows within a second that we live
-            answer = self._answer(_read_line(conn))
+            try:
+                answer = self._answer(_read_line(conn))
+            except Exception as exc:  # hostile input must not cost the daemon a thread's answer
+                answer = {"v": PROTOCOL, "error": f"{type(exc).__name__}: {str(exc)[:200]}"}
             conn.sendall(json.dumps(answer, ensure_ascii=False).encode() + b"\n")
         except OSError:
             pass
@@ -162,7 +165,7 @@ class HookServer:
     def _answer(self, data: bytes) -> dict[str, Any]:
         try:
             request = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):
             return {"v": PROTOCOL, "error": "request is not JSON"}
         if not isinstance(request, dict):
             return {"v": PROTOCOL, "error": "request is not an object"}

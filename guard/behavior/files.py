@@ -40,7 +40,10 @@ def read_json(path: Path) -> tuple[dict[str, Any] | None, Stamp]:
     except FileNotFoundError:
         return None, None
     except OSError as exc:
-        logger.warning(f"{path}: unreadable ({exc}); starting afresh")
+        from guard.workspace import note_write_failure
+
+        if not note_write_failure(exc, path.parent):
+            logger.warning(f"{path}: unreadable ({exc}); starting afresh")
         return None, None
     got: Stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
     try:

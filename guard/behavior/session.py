@@ -203,6 +203,22 @@ class SessionState:
         for task in [k for k, b in self.breakers.items() if not b.is_open][: len(self.breakers) - MAX_BREAKERS]:
             del self.breakers[task]
 
+    def clamp(self, limit: float) -> None:
+        """Times later than ``limit`` (a saved file from a clock that ran ahead) become ``limit``:
+        a future ``fail_t`` would stop failures from decaying, a future ``updated`` keep a session alive."""
+        self.started = min(self.started, limit)
+        self.updated = min(self.updated, limit)
+        self.fail_t = min(self.fail_t, limit)
+        self.recent = deque((min(t, limit) for t in self.recent), maxlen=MAX_RECENT)
+        for source in (self.taint, self.secret):
+            if isinstance(source, dict) and isinstance(source.get("t"), (int, float)):
+                source["t"] = min(float(source["t"]), limit)
+        for b in self.breakers.values():
+            if b.opened_at is not None:
+                b.opened_at = min(b.opened_at, limit)
+            if b.trial_at is not None:
+                b.trial_at = min(b.trial_at, limit)
+
     # -- reading --------------------------------------------------------------------------
     def expired(self, now: float, ttl_s: float) -> bool:
         return ttl_s > 0 and self.updated > 0 and now - self.updated > ttl_s

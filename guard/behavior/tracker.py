@@ -91,6 +91,7 @@ class SessionTracker:
 
     def __init__(self, config: Config | None = None, workspace: Path | None = None) -> None:
         self.settings = BehaviorSettings.from_config(config)
+        self.max_skew_s = float(config.get("guard.clock_skew_seconds")) if config is not None else 300.0
         self.dir = sessions_dir(workspace) if workspace is not None else None
         self.lock_path = self.dir / LOCK if self.dir is not None else None
         self.tiers = TierBook(workspace, self.settings.double_cooldown_s, self.lock_path)
@@ -178,7 +179,8 @@ class SessionTracker:
                 try:
                     self.tiers.flush()
                 except OSError as exc:
-                    logger.warning(f"trust tiers not saved: {exc}")
+                    if not ws.note_write_failure(exc, self.dir or ws.SESSIONS_DIR):
+                        logger.warning(f"trust tiers not saved: {exc}")
 
     def on_interaction(self, call: ToolCall, approved: bool, now: datetime) -> None:
         sig = signature(call.tool, call.params)
@@ -193,7 +195,8 @@ class SessionTracker:
             try:
                 self.tiers.flush()
             except OSError as exc:
-                logger.warning(f"trust tiers not saved: {exc}")
+                if not ws.note_write_failure(exc, self.dir or ws.SESSIONS_DIR):
+                    logger.warning(f"trust tiers not saved: {exc}")
             self._sweep()
 
     def close(self) -> None:
@@ -272,6 +275,7 @@ class SessionTracker:
             except (KeyError, TypeError, ValueError, IndexError) as exc:
                 logger.warning(f"session {sid}: saved state unreadable ({type(exc).__name__}: {exc}); starting afresh")
             else:
+                state.clamp(max(now, time.time()) + self.max_skew_s)
                 if state.session_id == sid and not state.expired(now, self.settings.ttl_s):
                     return state
         return self._fresh(sid, now)
@@ -298,7 +302,8 @@ class SessionTracker:
                 live.stamp = files.write_json(path, state.to_json())
                 live.loaded = True
         except OSError as exc:
-            logger.warning(f"session {sid} not saved ({exc}); keeping it in memory only")
+            if not ws.note_write_failure(exc, self.dir or ws.SESSIONS_DIR):
+                logger.warning(f"session {sid} not saved ({exc}); keeping it in memory only")
             self._persist = False
         live.pending.clear()
         live.last_save = last_t
@@ -334,7 +339,8 @@ class SessionTracker:
                         files.remove(path)
                         files.remove(journal_file(path))
         except OSError as exc:
-            logger.warning(f"sessions sweep failed: {exc}")
+            if not ws.note_write_failure(exc, self.dir or ws.SESSIONS_DIR):
+                logger.warning(f"sessions sweep failed: {exc}")
 
 
 def _default_risk(kind: str) -> int:

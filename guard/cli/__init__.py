@@ -71,6 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from guard.cli.common import enable_logging
 
     enable_logging()
+    from guard.errors import GuardError
+
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -82,6 +84,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     except KeyboardInterrupt:
         return 130
+    except (GuardError, RecursionError, UnicodeError, OverflowError) as exc:
+        # hostile input that got past a command's own checks: one line and exit 2, no traceback
+        from guard.cli.common import error
+
+        return error(f"{type(exc).__name__}: {str(exc)[:300]}")
 
 
 def _version() -> str:

@@ -39,6 +39,10 @@ def parse_params(text: str) -> dict[str, Any]:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"PARAMS_JSON is not valid JSON ({exc.msg} at column {exc.colno}): {text[:80]!r}") from None
+    except RecursionError:
+        raise InputError("PARAMS_JSON nests too deeply") from None
+    except ValueError as exc:  # a number too long to convert
+        raise InputError(f"PARAMS_JSON is not usable JSON ({exc})") from None
     if not isinstance(value, dict):
         raise InputError(f'PARAMS_JSON must be a JSON object like \'{{"command": "ls"}}\', got {type(value).__name__}')
     return value

@@ -163,7 +163,10 @@ def _in_process(host_name: str, workspace: Path, data: bytes, *, headless: bool,
         try:
             guard.close()
         except Exception as exc:  # the answer is decided; a failed flush only costs a warm start
-            sys.stderr.write(f"guard: could not save state: {exc}\n")
+            from guard.workspace import note_write_failure
+
+            if not note_write_failure(exc, workspace):
+                sys.stderr.write(f"guard: could not save state: {exc}\n")
     return reply.stdout, reply.exit_code, reply.stderr
 
 

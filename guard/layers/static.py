@@ -168,7 +168,7 @@ class StaticLayer:
         try:
             analysis, verdict = self.analyser(call, self.home, self.workspace, self.limits, budget)
             rules = self._rules_for(call)
-            if rules.rules or rules.ignored:
+            if rules.rules or rules.ignored or rules.broken:
                 verdict = verdict_for(call, analysis, rules)
         except Exception as exc:  # the process never crashes on input: degrade towards caution
             verdict = Verdict(
@@ -224,6 +224,10 @@ def verdict_for(call: ToolCall | None, analysis: Analysis, rules: userrules.Rule
         elif allow is not None and risk <= Risk.MEDIUM and not ceiling:
             risk = Risk.SAFE
             reasons = [Reason("G192", f"{CATALOG['G192'].message} ({allow.rule.text})")]
+    if rules.broken and risk is not Risk.SAFE:  # a project's deny/ask rules that cannot be read are not dropped
+        risk, ceiling = max(risk, Risk.MEDIUM), True
+        message = f"{rules.broken[0]} (a project's rule file): its deny and ask rules cannot be read, so this call is confirmed"
+        reasons = [Reason("G005", message), *reasons]
     if risk is not Risk.SAFE and "read_only" in tags:
         tags = tags - {"read_only"}
     if rules.ignored:

@@ -25,7 +25,7 @@ from guard.static.landmines import (
 )
 from guard.static.paths import Place
 from guard.static.rules import CATALOG
-from guard.static.scan import DECODED, EMPTY, PACKED, REMOTE, SECRET, Flow, Scan
+from guard.static.scan import DECODED, EMPTY, ENDLESS, PACKED, REMOTE, SECRET, Flow, Scan
 from guard.static.text import wordset
 
 _FOREIGN = frozenset({P.HOME_OTHER, P.OTHER, P.OUTSIDE})
@@ -78,7 +78,12 @@ def read_flow(scan: Scan, word: str) -> Flow:
     place = read(scan, word)
     earlier = scan.written.get(place.path)
     bits = (earlier.bits if earlier else 0) | (SECRET if place.secret or place.tier == P.CREDENTIAL else 0)
+    if place.path in ENDLESS_DEVICES:
+        bits |= ENDLESS
     return Flow(bits, earlier.text if earlier else None)
+
+
+ENDLESS_DEVICES = frozenset({"/dev/zero", "/dev/urandom", "/dev/random"})
 
 
 def delete(scan: Scan, word: str, recursive: bool, detail: str = "") -> Place:
@@ -240,6 +245,8 @@ def write(scan: Scan, word: str, flow: Flow = EMPTY, how: str = "write") -> Plac
     if how != "create" or place.path not in scan.written:
         scan.written[place.path] = flow
     scan.hit(_write_rule(scan, place, flow, how), place.path)
+    if flow.bits & ENDLESS and tier != P.DEVICE:
+        scan.hit("G009", place.path)
     return place
 
 

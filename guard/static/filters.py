@@ -188,3 +188,38 @@ def awk_print(program: str, separator: str | None, text: str) -> str | None:
             picked.append(line if n == 0 else parts[n - 1] if 0 < n <= len(parts) else "")
         out.append(" ".join(picked))
     return "\n".join(out)
+
+
+FILL_BYTES = 1 << 30  # a write of this much or more can fill a disk (G009)
+_SIZE = re.compile(r"^\+?(\d+(?:\.\d+)?)\s*([KMGTPE]?)(i?B?)?$", re.I)
+
+
+def size_bytes(text: str) -> float | None:
+    """``100G`` → bytes (K/M/G/T/P/E, binary like dd and coreutils; ``KB`` decimal); None if unreadable."""
+    m = _SIZE.match(text.strip())
+    if m is None:
+        return None
+    power = "KMGTPE".find(m.group(2).upper()) + 1 if m.group(2) else 0
+    base = 1000 if (m.group(3) or "").upper() == "B" and power else 1024
+    return float(m.group(1)) * float(base**power)
+
+
+def head_bounded(args: tuple[str, ...]) -> bool:
+    """``head -c 100``, ``head -n 3``, ``head -5``: output that ends well below a disk-filling size."""
+    count, by_bytes, i = "10", False, 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-n", "--lines", "-c", "--bytes") and i + 1 < len(args):
+            count, by_bytes, i = args[i + 1], a in ("-c", "--bytes"), i + 2
+            continue
+        if a.startswith(("--lines=", "--bytes=")):
+            count, by_bytes = a.split("=", 1)[1], a.startswith("--bytes")
+        elif a.startswith(("-n", "-c")) and len(a) > 2:
+            count, by_bytes = a[2:], a[1] == "c"
+        elif a.startswith("-") and a[1:].isdigit():
+            count = a[1:]
+        i += 1
+    size = size_bytes(count) if not count.startswith("-") else None
+    if size is None:
+        return False
+    return size < (FILL_BYTES if by_bytes else FILL_BYTES // 1024)  # lines: at most a million or so

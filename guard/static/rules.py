@@ -43,6 +43,7 @@ class Rule:
 # id | severity | family | tags ("asks": capped at request_confirm) | reason | safer alternative
 _TABLE = """
 G100 | safe     | level       |                                        | Coordinates the agent's own work (plans, to-do lists, sub-agents); nothing outside the agent changes.
+G009 | medium   | filesystem  | write,asks                             | Writes enough data to fill the disk (an endless stream such as yes or /dev/zero, or a file of a gigabyte or more). | dd if=/dev/zero of=./blank.img bs=1M count=64
 G101 | critical | filesystem  | delete                                 | Recursively deletes the filesystem root or a home directory. | rm -rf ./build
 G102 | critical | filesystem  | delete                                 | Recursively deletes a system directory the machine needs to run. | rm -rf ./build
 G103 | critical | filesystem  | delete,secret_read                     | Recursively deletes a credential store (SSH keys, cloud credentials, keyrings).

@@ -32,6 +32,7 @@ REMOTE, DECODED, SECRET, OPAQUE = 1, 2, 4, 8
 BUILT = 64  # flow bit: a program compiled in this call from the project's own sources
 SPELLED = 128  # text spelled backwards or letter-shifted (``rev``, ``tr``): decoded, but hidden on purpose
 PACKED = 256  # known text compressed (``gzip -c``): only a decompressor gives the text back
+ENDLESS = 512  # output without end (``yes``, ``/dev/zero``): written to a file, it fills the disk
 
 
 @attrs.frozen

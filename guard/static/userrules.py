@@ -275,12 +275,18 @@ class RuleSet:
     rules: tuple[Permission, ...] = ()
     ignored: tuple[str, ...] = ()  # project-local allow entries that were not applied
     invalid: tuple[str, ...] = ()
+    broken: tuple[str, ...] = ()  # ``path:line:col: message`` of rule files that do not parse
 
     def by_action(self, action: str) -> list[Permission]:
         return [r for r in self.rules if r.action == action]
 
     def __add__(self, other: RuleSet) -> RuleSet:
-        return RuleSet(self.rules + other.rules, self.ignored + other.ignored, self.invalid + other.invalid)
+        return RuleSet(
+            self.rules + other.rules,
+            self.ignored + other.ignored,
+            self.invalid + other.invalid,
+            self.broken + other.broken,
+        )
 
 
 def load(section: Mapping[str, Any], origin: str, base: str | None, home: str, tighten_only: bool = False) -> RuleSet:
@@ -354,15 +360,17 @@ class ProjectRules:
         cached = self._files.get(path)
         if cached is not None and cached[0] == mtime:
             return cached[1]
-        import tomllib  # only when a project file exists
+        from pathlib import Path
 
-        try:
-            with open(path, "rb") as fh:
-                data = tomllib.load(fh)
+        from guard.configfile import parse as parse_toml  # only when a project file exists
+
+        data, problem, _ = parse_toml(Path(path))
+        if problem is not None:  # its deny and ask rules are unknown: the static layer confirms instead
+            where = f"{problem.path}:{problem.line}:{problem.col}: {problem.message}"
+            rules = RuleSet(invalid=(f"{path}: cannot read ({problem.message})",), broken=(where,))
+        else:
             section = data.get("permissions", {})
             rules = load(section if isinstance(section, Mapping) else {}, path, directory, self.home, tighten_only=True)
-        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            rules = RuleSet(invalid=(f"{path}: cannot read ({exc})",))
         with self._lock:
             if len(self._files) >= self._max:
                 self._files.clear()

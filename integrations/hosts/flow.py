@@ -94,6 +94,8 @@ def _load(raw: bytes | str) -> dict[str, Any] | str:
         return "is empty"
     try:
         payload = json.loads(text)
+    except RecursionError:
+        return "is not JSON (nested too deeply)"
     except ValueError as exc:
         return f"is not JSON ({exc})"
     if not isinstance(payload, dict):
@@ -105,8 +107,6 @@ def handle(
     host: Host, event: Event, guard: Guard, *, headless: bool = False, may_ask: bool = True, via: str = "hook"
 ) -> Reply:
     """Apply one parsed event to ``guard`` and shape the answer; errors propagate to ``run``."""
-    if not guard.writable:
-        raise OSError(f"workspace {guard.workspace} is not writable, so guard cannot record this call")
     config = guard.config
     headless = headless or event.headless or bool(config.get("hooks.headless")) or bool(config.get("guard.headless"))
     guard.human_present = not headless
@@ -128,23 +128,34 @@ def handle(
 
 
 def _decide(host: Host, event: Event, guard: Guard, *, track: bool = True) -> DecisionRecord:
-    """Decide and log one call; ``track`` counts it in its session (the dispatch, once)."""
-    from guard.core import decision_line
-
-    record = guard.decide(
+    """Decide and log one call with the host's fields; ``track`` counts it in its session (the
+    dispatch, once). A workspace that cannot take the line (read-only, full) keeps the static
+    verdict instead of failing the hook."""
+    extra = {"host": host.name, "event": event.name, "via": event.via}
+    if event.call_id:
+        extra["call_id"] = event.call_id
+    return guard.decide(
         event.tool or "",
         event.params,
         session_id=event.session_id,
         cwd=event.cwd,
         agent_id=event.agent_id,
-        save=False,  # the line below is the decision log, with the host's fields
+        save=True,
         track=track,
+        log_extra=extra,
     )
-    line = decision_line(record) | {"host": host.name, "event": event.name, "via": event.via}
-    if event.call_id:
-        line["call_id"] = event.call_id
-    guard.state.decisions.append(line)
-    return record
+
+
+def _remember(guard: Guard, step: Callable[[], Any], default: Any = None) -> Any:
+    """A step on the open questions (``pending``), or ``default`` when the workspace cannot keep them."""
+    from guard import workspace as ws
+
+    try:
+        return step()
+    except OSError as exc:
+        if not ws.note_write_failure(exc, guard.workspace):
+            raise
+        return default
 
 
 def _before(host: Host, event: Event, guard: Guard, pending: Pending, *, may_ask: bool) -> Reply:
@@ -154,19 +165,24 @@ def _before(host: Host, event: Event, guard: Guard, pending: Pending, *, may_ask
     if record.decision == BLOCK:
         why, instead = words.headless(record) if words.nobody_to_ask(record) else words.blocked(record)
         return host.deny(event, why, instead)
-    approval = pending.take(event, (APPROVED,))
+    approval = _remember(guard, lambda: pending.take(event, (APPROVED,)))
     if approval is not None:
         return host.allow(event, words.approved(approval.id))
     if may_ask and host.can_ask(event):
-        pending.add(ASKED, event)
+        _remember(guard, lambda: pending.add(ASKED, event))  # unkept, the answer is just not learned
         return host.ask(event, words.confirm(record), record.risk.label)
-    entry = pending.add(AWAITING, event)
+    entry = _remember(guard, lambda: pending.add(AWAITING, event))
+    if entry is None:  # no approval id can be kept: refuse, saying why
+        why = next((r.message for r in record.reasons if r.rule_id == "G004"), "guard cannot write its workspace")
+        return host.deny(
+            event, f"guard: this call needs a confirmation, and {why}.", "Free or fix the workspace, then retry."
+        )
     return host.deny(event, *words.out_of_band(record, entry.id))
 
 
 def _permission(host: Host, event: Event, guard: Guard, pending: Pending) -> Reply:
     """The host's own approval dialog is about to show."""
-    if pending.find(event, (ASKED,)) is not None:
+    if _remember(guard, lambda: pending.find(event, (ASKED,))) is not None:
         return host.permission(event, None, "")  # this dialog is guard's ask: let the person answer
     # Installed hosts run PreToolUse first for the same call, and that hook counted it.
     record = _decide(host, event, guard, track=False)
@@ -175,30 +191,37 @@ def _permission(host: Host, event: Event, guard: Guard, pending: Pending) -> Rep
         return host.permission(event, DENY, f"{why} {instead}")
     if record.decision == AUTO_ALLOW:
         return host.permission(event, ALLOW if host.permission_allows else None, words.allowed(record))
-    pending.add(ASKED, event)  # the dialog asks for guard; its outcome is the person's answer
+    _remember(guard, lambda: pending.add(ASKED, event))  # the dialog asks for guard; its outcome is the answer
     return host.permission(event, None, "")
 
 
 def _after(host: Host, event: Event, guard: Guard, pending: Pending) -> Reply:
     tool = event.tool or ""
-    if pending.take(event, (ASKED,)) is not None:
+    if _remember(guard, lambda: pending.take(event, (ASKED,))) is not None:
         guard.record_interaction(tool, event.params, session_id=event.session_id, approved=True)
     if event.success is not None and not event.interrupted:
-        guard.record_result(
-            tool,
-            event.params,
-            session_id=event.session_id,
-            success=event.success,
-            duration_ms=event.duration_ms,
-            error=event.error,
-            agent_id=event.agent_id,
-        )
+        from guard import workspace as ws
+
+        try:
+            guard.record_result(
+                tool,
+                event.params,
+                session_id=event.session_id,
+                success=event.success,
+                duration_ms=event.duration_ms,
+                error=event.error,
+                agent_id=event.agent_id,
+            )
+        except OSError as exc:
+            if not ws.note_write_failure(exc, guard.workspace):
+                raise
+            return host.warn(event, f"guard: cannot write its workspace ({exc.strerror}); this result is not recorded.")
     return host.quiet(event)
 
 
 def _turn(host: Host, event: Event, guard: Guard, pending: Pending) -> Reply:
     """A new prompt or the end of a turn: questions still open were declined."""
-    for entry in pending.take_session(host.name, event.session_id, (ASKED,)):
+    for entry in _remember(guard, lambda: pending.take_session(host.name, event.session_id, (ASKED,)), []):
         guard.record_interaction(entry.tool, entry.params, session_id=entry.session_id, approved=False)
     if event.kind == PROMPT and event.prompt and guard.config.get("hooks.block_prompt_secrets"):
         from guard.redact import redact_text

@@ -348,21 +348,21 @@ def test_an_event_guard_does_not_handle_is_left_alone(in_process: Any) -> None:
     assert in_process("claude-code", {"hook_event_name": "SessionStart", "session_id": "s"}).output == {}
 
 
-def test_an_unwritable_workspace_asks_when_someone_can_answer_and_denies_otherwise(
-    in_process: Any, tmp_path: Path
-) -> None:
+def test_an_unwritable_workspace_keeps_the_static_verdict(in_process: Any, tmp_path: Path) -> None:
+    """Nothing can be recorded: a safe read runs, what needs a confirmation is asked (or denied where
+    nobody can answer or no approval id can be kept), a block stays a block; each says why."""
     blocked = tmp_path / "not-a-dir"
     blocked.write_text("a file where the workspace should be")
-    asked = in_process("claude-code", pre(ALLOW), workspace=blocked)
+    assert decision_of(in_process("claude-code", pre(ALLOW), workspace=blocked)) == "allow"
+    asked = in_process("claude-code", pre(ASK), workspace=blocked)
     assert decision_of(asked) == "ask"
-    assert "not writable" in asked.output["hookSpecificOutput"]["permissionDecisionReason"]
-    assert decision_of(in_process("claude-code", pre(ALLOW), workspace=blocked, headless=True)) == "deny"
-    assert (
-        in_process("codex", codex_pre(ALLOW), workspace=blocked).output["hookSpecificOutput"]["permissionDecision"]
-        == "deny"
-    )
+    assert "cannot write its workspace" in asked.output["hookSpecificOutput"]["permissionDecisionReason"]
+    assert decision_of(in_process("claude-code", pre(BLOCK), workspace=blocked)) == "deny"
+    assert decision_of(in_process("claude-code", pre(ASK), workspace=blocked, headless=True)) == "deny"
+    codex = in_process("codex", codex_pre(ASK), workspace=blocked).output["hookSpecificOutput"]
+    assert codex["permissionDecision"] == "deny" and "cannot write its workspace" in codex["permissionDecisionReason"]
     after = in_process("claude-code", post(ALLOW), workspace=blocked)
-    assert "not writable" in after.output["systemMessage"]  # a result cannot be refused; it is reported
+    assert "cannot write its workspace" in after.output["systemMessage"]  # a result cannot be refused; it is reported
 
 
 def test_a_guard_that_cannot_even_open_is_a_refusal(in_process: Any) -> None:

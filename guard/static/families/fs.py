@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 
 from guard import lazyre
-from guard.static import effects, ondisk
+from guard.static import effects, filters, ondisk
 from guard.static import paths as P
 from guard.static.families.base import Handler, parse_opts, table
-from guard.static.scan import EMPTY, PACKED, Cmd, Flow, Scan, display
+from guard.static.scan import EMPTY, ENDLESS, PACKED, Cmd, Flow, Scan, display
 from guard.static.text import wordset
 
 _RM_TAKES = frozenset({"--interactive"})
@@ -80,8 +80,11 @@ def _shred(cmd: Cmd, scan: Scan) -> Flow:
 
 def _truncate(cmd: Cmd, scan: Scan) -> Flow:
     opts = parse_opts(cmd.args, frozenset({"-s", "--size", "-r", "--reference"}))
+    big = _fills_disk(opts.value("-s", "--size"))
     for target in opts.operands:
         effects.write(scan, target, EMPTY, "write")
+        if big:
+            scan.hit("G009", f"truncate -s {opts.value('-s', '--size')} {target}")
     if not opts.operands:
         scan.hit("G184", "truncate")
     return EMPTY
@@ -92,11 +95,32 @@ def _dd(cmd: Cmd, scan: Scan) -> Flow:
     flow = cmd.stdin
     if "if" in params:
         flow = effects.read_flow(scan, params["if"])
+    if flow.bits & ENDLESS and "count" in params:  # ``bs=32 count=1`` of /dev/urandom is a key, not a fill
+        block, count = filters.size_bytes(params.get("bs", "512")), filters.size_bytes(params["count"])
+        if block is not None and count is not None and block * count < filters.FILL_BYTES:
+            flow = Flow(flow.bits & ~ENDLESS, flow.text, flow.paths)
     if "of" in params:
         effects.write(scan, params["of"], flow)
         return EMPTY
     scan.hit("G184", "dd to stdout")
     return flow
+
+
+def _fallocate(cmd: Cmd, scan: Scan) -> Flow:
+    opts = parse_opts(cmd.args, frozenset({"-l", "--length", "-o", "--offset"}))
+    length = opts.value("-l", "--length")
+    for target in opts.operands:
+        effects.write(scan, target, EMPTY, "write")
+        if _fills_disk(length):
+            scan.hit("G009", f"fallocate -l {length} {target}")
+    if not opts.operands:
+        scan.hit("G184", "fallocate")
+    return EMPTY
+
+
+def _fills_disk(size: str | None) -> bool:
+    value = filters.size_bytes(size) if size else None
+    return value is not None and value >= filters.FILL_BYTES
 
 
 # Disk tools: (query flags/subcommands that only read) -> everything else writes the device.
@@ -352,6 +376,7 @@ HANDLERS: dict[str, Handler] = {
     "wipe": _shred,
     "truncate": _truncate,
     "dd": _dd,
+    "fallocate": _fallocate,
     **table(
         "mkfs mkfs.ext2 mkfs.ext3 mkfs.ext4 mkfs.xfs mkfs.btrfs mkfs.vfat mkfs.fat mkfs.ntfs mkfs.exfat mkfs.f2fs "
         "mke2fs mkdosfs mkntfs newfs newfs_apfs mkswap wipefs fdisk sfdisk cfdisk parted gdisk sgdisk blkdiscard "

@@ -17,7 +17,7 @@ from guard.static import paths as P
 from guard.static.families import selfguard
 from guard.static.families.base import Handler, Opts, parse_opts, read_only, table
 from guard.static.families.secrets import is_secret_var, secret_words
-from guard.static.scan import DECODED, EMPTY, OPAQUE, OPAQUE_FLOW, PACKED, SECRET, SPELLED, Cmd, Flow, Scan
+from guard.static.scan import DECODED, EMPTY, ENDLESS, OPAQUE, OPAQUE_FLOW, PACKED, SECRET, SPELLED, Cmd, Flow, Scan
 from guard.static.text import decode_ansi_c, wordset
 
 _LISTERS = (
@@ -53,6 +53,8 @@ def _lister(cmd: Cmd, scan: Scan) -> Flow:
         cwd = scan.cwd
         known = cwd if cwd and cwd.startswith("/") else scan.resolver.project or (cwd or ".")
         return Flow(0, known + "\n") if "\ue007" not in known else EMPTY
+    if cmd.name == "yes":
+        return Flow(ENDLESS)
     return EMPTY
 
 
@@ -182,7 +184,10 @@ def _reader(cmd: Cmd, scan: Scan) -> Flow:
         if opt in opts.values:
             effects.write(scan, opts.values[opt][-1], flow)
     scan.hit("G180", cmd.name)
-    return Flow(flow.bits & ~PACKED if cmd.name in ("zcat", "gzcat") else flow.bits, flow.text)
+    bits = flow.bits & ~PACKED if cmd.name in ("zcat", "gzcat") else flow.bits
+    if bits & ENDLESS and cmd.name == "head" and filters.head_bounded(cmd.args):
+        bits &= ~ENDLESS
+    return Flow(bits, flow.text)
 
 
 def _filtered(cmd: Cmd) -> str | None:
