@@ -1,0 +1,81 @@
+"""The real agent hosts, installed from npm at pinned versions into ``tests/live/.hosts/``.
+
+An install that fails (no registry, no npm) makes the tests of that host skip with the
+reason; a host that installs and then misbehaves fails them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import attrs
+import pytest
+
+CACHE = Path(__file__).parent / ".hosts"
+
+
+@attrs.frozen
+class Package:
+    name: str
+    version: str
+    binaries: tuple[str, ...]  # relative to the install prefix, the first that exists
+
+    @property
+    def prefix(self) -> Path:
+        return CACHE / f"{self.name.replace('@', '').replace('/', '+')}-{self.version}"
+
+    def path(self) -> Path:
+        """The installed binary, installing first if needed; skips the test when that fails."""
+        stamp = self.prefix / ".installed"
+        if stamp.exists() and (exe := self._binary()) is not None:
+            return exe
+        npm = shutil.which("npm")
+        if npm is None:
+            pytest.skip(f"{self.name}@{self.version}: npm is not installed")
+        self.prefix.mkdir(parents=True, exist_ok=True)
+        try:
+            p = subprocess.run(
+                [
+                    npm,
+                    "install",
+                    "--no-audit",
+                    "--no-fund",
+                    "--no-save",
+                    "--prefix",
+                    str(self.prefix),
+                    f"{self.name}@{self.version}",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=600,
+                env={**os.environ, "npm_config_update_notifier": "false"},
+            )
+        except (OSError, subprocess.TimeoutExpired) as e:
+            pytest.skip(f"{self.name}@{self.version}: npm install failed: {e}")
+        exe = self._binary()
+        if p.returncode != 0 or exe is None:
+            pytest.skip(f"{self.name}@{self.version}: npm install failed: {(p.stderr or p.stdout)[-500:]}")
+        stamp.write_text(self.version, encoding="utf-8")
+        return exe
+
+    def _binary(self) -> Path | None:
+        for rel in self.binaries:
+            if (self.prefix / rel).is_file():
+                return self.prefix / rel
+        return None
+
+
+# The npm package's postinstall links the platform binary into bin/; the binary itself is in
+# the platform package whether or not the postinstall ran.
+CLAUDE_CODE = Package(
+    "@anthropic-ai/claude-code",
+    "2.1.332",
+    (
+        "node_modules/@anthropic-ai/claude-code-linux-x64/claude",
+        "node_modules/@anthropic-ai/claude-code-linux-arm64/claude",
+        "node_modules/@anthropic-ai/claude-code/bin/claude.exe",
+    ),
+)

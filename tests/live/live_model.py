@@ -1,0 +1,213 @@
+"""A scripted model on 127.0.0.1: the agent host talks to it as to its real API.
+
+The script is a few tool calls, then "done": with N tool results in the conversation the
+model asks for call N + 1 (one call per turn); once every call has its result it answers
+with text. Requests that carry no tools (title generation, a quota probe) get a short text
+answer. Every request is kept in ``requests`` (path and parsed body) so a test can see
+what came back from the tool.
+
+Dialects: Anthropic Messages (``/v1/messages``, SSE when ``stream`` is true).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import attrs
+
+DONE = "done"
+
+
+@attrs.frozen
+class Call:
+    tool: str
+    tool_input: dict[str, Any]
+
+
+class Script:
+    def __init__(self, *calls: Call) -> None:
+        self.calls = calls
+
+    def next_call(self, results_so_far: int) -> Call | None:
+        return self.calls[results_so_far] if results_so_far < len(self.calls) else None
+
+
+class ScriptedModel:
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.requests: list[tuple[str, Any]] = []
+        self._lock = threading.Lock()
+        model = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_HEAD(self) -> None:
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def do_GET(self) -> None:
+                model._record(self.path, None)
+                self._json(200, {"data": [], "has_more": False})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                try:
+                    body = json.loads(raw or b"null")
+                except ValueError:
+                    body = None
+                model._record(self.path, body)
+                path = self.path.split("?", 1)[0]
+                if path.endswith("/messages/count_tokens"):
+                    self._json(200, {"input_tokens": 10})
+                elif path.endswith("/messages") and isinstance(body, dict):
+                    self._anthropic(body)
+                else:
+                    self._json(404, {"type": "error", "error": {"type": "not_found_error", "message": path}})
+
+            def _json(self, status: int, obj: Any) -> None:
+                data = json.dumps(obj).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _anthropic(self, body: dict[str, Any]) -> None:
+                blocks = model.anthropic_blocks(body)
+                stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
+                msg_id = "msg_" + uuid.uuid4().hex[:20]
+                usage = {"input_tokens": 10, "output_tokens": 5}
+                name = str(body.get("model") or "claude-scripted")
+                if not body.get("stream"):
+                    self._json(
+                        200,
+                        {
+                            "id": msg_id,
+                            "type": "message",
+                            "role": "assistant",
+                            "model": name,
+                            "content": blocks,
+                            "stop_reason": stop,
+                            "stop_sequence": None,
+                            "usage": usage,
+                        },
+                    )
+                    return
+                events: list[tuple[str, dict[str, Any]]] = [
+                    (
+                        "message_start",
+                        {
+                            "type": "message_start",
+                            "message": {
+                                "id": msg_id,
+                                "type": "message",
+                                "role": "assistant",
+                                "model": name,
+                                "content": [],
+                                "stop_reason": None,
+                                "stop_sequence": None,
+                                "usage": {"input_tokens": 10, "output_tokens": 1},
+                            },
+                        },
+                    )
+                ]
+                for i, b in enumerate(blocks):
+                    if b["type"] == "text":
+                        start = {"type": "text", "text": ""}
+                        delta = {"type": "text_delta", "text": b["text"]}
+                    else:
+                        start = {"type": "tool_use", "id": b["id"], "name": b["name"], "input": {}}
+                        delta = {"type": "input_json_delta", "partial_json": json.dumps(b["input"])}
+                    events.append(
+                        ("content_block_start", {"type": "content_block_start", "index": i, "content_block": start})
+                    )
+                    events.append(("content_block_delta", {"type": "content_block_delta", "index": i, "delta": delta}))
+                    events.append(("content_block_stop", {"type": "content_block_stop", "index": i}))
+                events.append(
+                    (
+                        "message_delta",
+                        {
+                            "type": "message_delta",
+                            "delta": {"stop_reason": stop, "stop_sequence": None},
+                            "usage": {"output_tokens": 5},
+                        },
+                    )
+                )
+                events.append(("message_stop", {"type": "message_stop"}))
+                data = "".join(f"event: {k}\ndata: {json.dumps(v)}\n\n" for k, v in events).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Cache-Control", "no-cache")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    # --- the script ---------------------------------------------------------------------
+
+    def anthropic_blocks(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        call = self.script.next_call(len(anthropic_results(body))) if body.get("tools") else None
+        if call is None:
+            return [{"type": "text", "text": DONE}]
+        return [
+            {"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:20], "name": call.tool, "input": call.tool_input}
+        ]
+
+    # --- bookkeeping --------------------------------------------------------------------
+
+    def _record(self, path: str, body: Any) -> None:
+        with self._lock:
+            self.requests.append((path, body))
+
+    @property
+    def url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def tool_results(self) -> list[dict[str, Any]]:
+        """Every tool result the host sent back, in order, once per call id (Anthropic shape)."""
+        out: dict[str, dict[str, Any]] = {}
+        for _, body in list(self.requests):
+            if isinstance(body, dict):
+                for r in anthropic_results(body):
+                    out.setdefault(str(r.get("tool_use_id")), r)
+        return list(out.values())
+
+    def __enter__(self) -> ScriptedModel:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def anthropic_results(body: dict[str, Any]) -> list[dict[str, Any]]:
+    found = []
+    for m in body.get("messages") or []:
+        content = m.get("content") if isinstance(m, dict) else None
+        if isinstance(content, list):
+            found += [c for c in content if isinstance(c, dict) and c.get("type") == "tool_result"]
+    return found
+
+
+def result_text(result: dict[str, Any]) -> str:
+    content = result.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(c.get("text", "") for c in content if isinstance(c, dict))
+    return ""

@@ -1,0 +1,193 @@
+"""A throw-away world for one live host run: fake home, fake project, guard's workspace.
+
+Everything a host process can touch lives under one temporary folder: ``home/`` (HOME, the
+XDG folders and each host's config directory point here), ``project/`` (the host's cwd, a
+git repository whose ``origin`` is a bare repository in the same folder) and ``guard/``
+(GUARD_HOME). The environment a host gets is built from nothing, not copied from ours.
+
+``bin/guard`` is a wrapper put first on PATH before ``guard install`` runs, so the installed
+command is the README's ``guard hook HOST``: it keeps each hook run (argv, the environment,
+stdin, stdout, stderr, exit code) in ``captures/`` and then runs this checkout's guard.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+ROOT = Path(__file__).resolve().parents[2]
+SENTINEL = "sentinel_dir"
+README_TEXT = "live-readme-7f3a91\n"
+
+_WRAPPER = '''\
+#!{python}
+"""guard, with each hook run kept in {captures} (argv, env, stdin, answer)."""
+import json, os, subprocess, sys, time
+argv = sys.argv[1:]
+if argv[:1] != ["hook"]:
+    os.execv({python!r}, [{python!r}, "-m", "guard", *argv])
+data = sys.stdin.buffer.read()
+p = subprocess.run([{python!r}, "-m", "guard", *argv], input=data, capture_output=True)
+record = {{"argv": argv, "env": dict(os.environ), "stdin": data.decode("utf-8", "replace"),
+          "stdout": p.stdout.decode("utf-8", "replace"), "stderr": p.stderr.decode("utf-8", "replace"),
+          "rc": p.returncode}}
+name = os.path.join({captures!r}, "%d-%d.json" % (time.time_ns(), os.getpid()))
+with open(name, "w", encoding="utf-8") as f:
+    json.dump(record, f)
+sys.stdout.buffer.write(p.stdout)
+sys.stderr.buffer.write(p.stderr)
+sys.exit(p.returncode)
+'''
+
+
+@attrs.define
+class World:
+    root: Path
+
+    @property
+    def home(self) -> Path:
+        return self.root / "home"
+
+    @property
+    def project(self) -> Path:
+        return self.root / "project"
+
+    @property
+    def remote(self) -> Path:
+        return self.root / "remote.git"
+
+    @property
+    def guard_home(self) -> Path:
+        return self.root / "guard"
+
+    @property
+    def captures_dir(self) -> Path:
+        return self.root / "captures"
+
+    @property
+    def bin(self) -> Path:
+        return self.root / "bin"
+
+    @classmethod
+    def make(cls, root: Path) -> World:
+        w = cls(root)
+        for d in (w.home, w.project, w.captures_dir, w.bin, w.project / SENTINEL):
+            d.mkdir(parents=True)
+        w.guard_home.mkdir(mode=0o700)
+        (w.project / SENTINEL / "keep.txt").write_text("keep\n", encoding="utf-8")
+        (w.project / "readme.txt").write_text(README_TEXT, encoding="utf-8")
+        wrapper = w.bin / "guard"
+        wrapper.write_text(_WRAPPER.format(python=sys.executable, captures=str(w.captures_dir)), encoding="utf-8")
+        wrapper.chmod(0o755)
+        w._git_repos()
+        return w
+
+    def _git_repos(self) -> None:
+        """``project`` on main, one commit ahead of and diverged from ``remote.git``'s main."""
+        env = self.env()
+        run = lambda *a, cwd=self.project: subprocess.run(  # noqa: E731
+            ["git", *a], cwd=cwd, env=env, check=True, capture_output=True
+        )
+        run("init", "-q", "--bare", "-b", "main", str(self.remote), cwd=self.root)
+        run("init", "-q", "-b", "main")
+        run("config", "user.email", "live@example.invalid")
+        run("config", "user.name", "live")
+        run("add", "readme.txt")
+        run("commit", "-q", "-m", "one")
+        run("remote", "add", "origin", str(self.remote))
+        run("push", "-q", "origin", "main")
+        run("commit", "-q", "--amend", "-m", "one, rewritten")
+
+    def remote_head(self) -> str:
+        p = subprocess.run(
+            ["git", "--git-dir", str(self.remote), "rev-parse", "main"], env=self.env(), capture_output=True, text=True
+        )
+        return p.stdout.strip()
+
+    def env(self, **extra: str) -> dict[str, str]:
+        h = str(self.home)
+        env = {
+            "PATH": os.pathsep.join(
+                [str(self.bin), str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"]
+            ),
+            "HOME": h,
+            "USER": "live",
+            "LANG": "C.UTF-8",
+            "TERM": "dumb",
+            "TMPDIR": str(self.root),
+            "XDG_CONFIG_HOME": f"{h}/.config",
+            "XDG_DATA_HOME": f"{h}/.local/share",
+            "XDG_CACHE_HOME": f"{h}/.cache",
+            "XDG_STATE_HOME": f"{h}/.local/state",
+            "XDG_RUNTIME_DIR": str(self.root),
+            "GUARD_HOME": str(self.guard_home),
+            "GUARD_SYSTEM_HEALTH": "90",
+            "GUARD_HOOKS_DAEMON_IDLE_SECONDS": "120",
+            "LANCE_LOG": "error",
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_TERMINAL_PROMPT": "0",
+            "NO_COLOR": "1",
+            "CI": "true",
+        }
+        env.update(extra)
+        return env
+
+    def guard(self, *args: str, **kw: Any) -> subprocess.CompletedProcess[str]:
+        """This checkout's guard, run in the world (for install: found first on PATH, the wrapper)."""
+        return subprocess.run(
+            [str(self.bin / "guard"), *args], cwd=self.project, env=self.env(), capture_output=True, text=True, **kw
+        )
+
+    def stop_daemon(self) -> None:
+        self.guard("serve", "--stop", "--wait", "5", timeout=30)
+
+    # --- what guard wrote -----------------------------------------------------------------
+
+    def _jsonl(self, name: str) -> list[dict[str, Any]]:
+        path = self.guard_home / name
+        if not path.exists():
+            return []
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+    def decisions(self) -> list[dict[str, Any]]:
+        return self._jsonl(".fusion-decisions.jsonl")
+
+    def executions(self) -> list[dict[str, Any]]:
+        return self._jsonl(".command-execution.jsonl")
+
+    def captures(self) -> list[dict[str, Any]]:
+        """Every hook run, oldest first, with its payload parsed (``payload``)."""
+        out = []
+        for f in sorted(self.captures_dir.glob("*.json")):
+            rec = json.loads(f.read_text(encoding="utf-8"))
+            try:
+                rec["payload"] = json.loads(rec["stdin"])
+            except ValueError:
+                rec["payload"] = None
+            out.append(rec)
+        return out
+
+    def describe(self) -> str:
+        """What happened, for an assertion message."""
+        lines = [f"world {self.root}"]
+        for c in self.captures():
+            p = c["payload"] or {}
+            lines.append(
+                f"  hook {p.get('hook_event_name')} rc={c['rc']} out={c['stdout'][:300]!r} err={c['stderr'][:300]!r}"
+            )
+        for d in self.decisions():
+            lines.append(f"  decision {d.get('tool')} {d.get('decision')} {str(d.get('reasons'))[:200]}")
+        for e in self.executions():
+            lines.append(f"  execution {json.dumps(e)[:300]}")
+        return "\n".join(lines)
+
+
+def dedent(s: str) -> str:
+    return textwrap.dedent(s).lstrip()
