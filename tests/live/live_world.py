@@ -8,15 +8,17 @@ git repository whose ``origin`` is a bare repository in the same folder) and ``g
 ``bin/guard`` is a wrapper put first on PATH before ``guard install`` runs, so the installed
 command is the README's ``guard hook HOST``: it keeps each hook run (argv, the environment,
 stdin, stdout, stderr, exit code) in ``captures/`` and then runs this checkout's guard.
+``LIVE_HOOK_UNSET=A,B`` in the host's environment hides those variables from guard (not from
+the capture): how the recorded fixtures of a path an adapter defect closes were made.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +36,10 @@ argv = sys.argv[1:]
 if argv[:1] != ["hook"]:
     os.execv({python!r}, [{python!r}, "-m", "guard", *argv])
 data = sys.stdin.buffer.read()
-p = subprocess.run([{python!r}, "-m", "guard", *argv], input=data, capture_output=True)
+env = dict(os.environ)
+for name in filter(None, env.get("LIVE_HOOK_UNSET", "").split(",")):
+    env.pop(name, None)
+p = subprocess.run([{python!r}, "-m", "guard", *argv], input=data, capture_output=True, env=env)
 record = {{"argv": argv, "env": dict(os.environ), "stdin": data.decode("utf-8", "replace"),
           "stdout": p.stdout.decode("utf-8", "replace"), "stderr": p.stderr.decode("utf-8", "replace"),
           "rc": p.returncode}}
@@ -134,7 +139,6 @@ class World:
             "GIT_CONFIG_NOSYSTEM": "1",
             "GIT_TERMINAL_PROMPT": "0",
             "NO_COLOR": "1",
-            "CI": "true",
         }
         env.update(extra)
         return env
@@ -189,5 +193,39 @@ class World:
         return "\n".join(lines)
 
 
-def dedent(s: str) -> str:
-    return textwrap.dedent(s).lstrip()
+RECORD_ENV = "LIVE_RECORD"
+FIXTURES = ROOT / "tests" / "integrations" / "protocols" / "live"
+HOST_DIRS = {"claude-code": "claude_code", "codex": "codex", "gemini": "gemini_cli", "openclaw": "openclaw"}
+
+
+def record(world: World, host: str, version: str, scenario: str, given: dict[str, str]) -> None:
+    """With ``LIVE_RECORD=1``, keep this run's hook payloads as a replay fixture.
+
+    ``protocols/live/HOST_DIR/SCENARIO.json``: each hook run's argv, the variables the host
+    added to the environment we gave it (tokens redacted), the payload as the host sent it
+    and guard's answer. The world's folder is written as ``/tmp/live`` so fixtures are stable.
+    """
+    if os.environ.get(RECORD_ENV) != "1":
+        return
+    runs = []
+    for c in world.captures():
+        added = {k: v for k, v in sorted(c["env"].items()) if given.get(k) != v}
+        added = {k: ("<redacted>" if "TOKEN" in k or "KEY" in k else v) for k, v in added.items()}
+        runs.append(
+            {
+                "argv": c["argv"],
+                "env_added_by_host": added,
+                "payload": c["payload"] if c["payload"] is not None else c["stdin"],
+                "answer": {"stdout": c["stdout"], "stderr": c["stderr"], "exit_code": c["rc"]},
+            }
+        )
+    doc: dict[str, Any] = {"host": host, "version": version, "scenario": scenario}
+    if given.get("LIVE_HOOK_UNSET"):
+        doc["hidden_from_guard"] = given["LIVE_HOOK_UNSET"].split(",")
+    doc["runs"] = runs
+    text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    text = text.replace(str(world.root), "/tmp/live").replace(str(ROOT), "/repo")
+    text = text.replace(re.sub(r"[^A-Za-z0-9]", "-", str(world.root)), "-tmp-live")
+    out = FIXTURES / HOST_DIRS[host] / f"{re.sub(r'[^A-Za-z0-9_-]+', '_', scenario).strip('_')}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
