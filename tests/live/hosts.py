@@ -79,3 +79,7 @@ CLAUDE_CODE = Package(
         "node_modules/@anthropic-ai/claude-code/bin/claude.exe",
     ),
 )
+
+GEMINI_CLI = Package(
+    "@google/gemini-cli", "0.61.0", ("node_modules/@google/gemini-cli/bundle/gemini.js", "node_modules/.bin/gemini")
+)

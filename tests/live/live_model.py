@@ -6,7 +6,10 @@ with text. Requests that carry no tools (title generation, a quota probe) get a 
 answer. Every request is kept in ``requests`` (path and parsed body) so a test can see
 what came back from the tool.
 
-Dialects: Anthropic Messages (``/v1/messages``, SSE when ``stream`` is true).
+Dialects: Anthropic Messages (``/v1/messages``, SSE when ``stream`` is true); Gemini
+(``/v1beta/models/M:generateContent`` and ``:streamGenerateContent?alt=sse``; a request for
+JSON output gets an object filled from its schema, e.g. the CLI's routing and
+next-speaker checks).
 """
 
 from __future__ import annotations
@@ -67,7 +70,11 @@ class ScriptedModel:
                     body = None
                 model._record(self.path, body)
                 path = self.path.split("?", 1)[0]
-                if path.endswith("/messages/count_tokens"):
+                if ":countTokens" in path:
+                    self._json(200, {"totalTokens": 10})
+                elif ":generateContent" in path or ":streamGenerateContent" in path:
+                    self._gemini(body if isinstance(body, dict) else {}, stream="streamGenerateContent" in path)
+                elif path.endswith("/messages/count_tokens"):
                     self._json(200, {"input_tokens": 10})
                 elif path.endswith("/messages") and isinstance(body, dict):
                     self._anthropic(body)
@@ -78,6 +85,28 @@ class ScriptedModel:
                 data = json.dumps(obj).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _gemini(self, body: dict[str, Any], stream: bool) -> None:
+                reply = {
+                    "candidates": [
+                        {
+                            "content": {"role": "model", "parts": model.gemini_parts(body)},
+                            "finishReason": "STOP",
+                            "index": 0,
+                        }
+                    ],
+                    "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+                    "modelVersion": "gemini-scripted",
+                }
+                if not stream:
+                    self._json(200, reply)
+                    return
+                data = f"data: {json.dumps(reply)}\r\n\r\n".encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
@@ -166,6 +195,16 @@ class ScriptedModel:
             {"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:20], "name": call.tool, "input": call.tool_input}
         ]
 
+    def gemini_parts(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        config = body.get("generationConfig") or {}
+        if config.get("responseMimeType") == "application/json":
+            schema = config.get("responseJsonSchema") or config.get("responseSchema") or {}
+            return [{"text": json.dumps(fill_schema(schema))}]
+        call = self.script.next_call(len(gemini_results(body))) if body.get("tools") else None
+        if call is None:
+            return [{"text": DONE}]
+        return [{"functionCall": {"name": call.tool, "args": call.tool_input}}]
+
     # --- bookkeeping --------------------------------------------------------------------
 
     def _record(self, path: str, body: Any) -> None:
@@ -178,12 +217,14 @@ class ScriptedModel:
         return f"http://{host}:{port}"
 
     def tool_results(self) -> list[dict[str, Any]]:
-        """Every tool result the host sent back, in order, once per call id (Anthropic shape)."""
+        """Every tool result the host sent back, in order, once per call (Anthropic or Gemini shape)."""
         out: dict[str, dict[str, Any]] = {}
         for _, body in list(self.requests):
             if isinstance(body, dict):
                 for r in anthropic_results(body):
                     out.setdefault(str(r.get("tool_use_id")), r)
+                for i, g in enumerate(gemini_results(body)):
+                    out.setdefault(f"gemini-{i}", g)
         return list(out.values())
 
     def __enter__(self) -> ScriptedModel:
@@ -204,7 +245,37 @@ def anthropic_results(body: dict[str, Any]) -> list[dict[str, Any]]:
     return found
 
 
+def gemini_results(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The functionResponse parts of a Gemini request, in order."""
+    found = []
+    for c in body.get("contents") or []:
+        for part in (c.get("parts") if isinstance(c, dict) else None) or []:
+            if isinstance(part, dict) and isinstance(part.get("functionResponse"), dict):
+                found.append(part["functionResponse"])
+    return found
+
+
+def fill_schema(schema: Any) -> Any:
+    """A value of a JSON schema's shape; an enum takes "user" when it can (the next-speaker check)."""
+    if not isinstance(schema, dict):
+        return None
+    kind = str(schema.get("type", "object")).lower()
+    if "enum" in schema:
+        return "user" if "user" in schema["enum"] else schema["enum"][0]
+    if kind == "object":
+        return {k: fill_schema(v) for k, v in (schema.get("properties") or {}).items()}
+    if kind == "array":
+        return []
+    if kind in ("number", "integer"):
+        return schema.get("minimum", 1)
+    if kind == "boolean":
+        return False
+    return "scripted"
+
+
 def result_text(result: dict[str, Any]) -> str:
+    if "response" in result:  # Gemini functionResponse
+        return json.dumps(result["response"])
     content = result.get("content")
     if isinstance(content, str):
         return content

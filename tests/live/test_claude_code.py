@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import socket
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -45,21 +44,8 @@ def claude() -> Path:
 
 
 @pytest.fixture
-def world(tmp_path: Path) -> Iterator[World]:
-    w = World.make(tmp_path / "live")
-    installed = w.guard("install", "claude-code")
-    assert installed.returncode == 0, installed.stderr
-    yield w
-    w.stop_daemon()
-
-
-@pytest.fixture
-def closed_port() -> int:
-    """A loopback port nothing listens on: bound, never listening, so a connect is refused."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-    return port
+def world(make_world: Callable[[str], World]) -> World:
+    return make_world("claude-code")
 
 
 def host_env(world: World, model: ScriptedModel, **extra: str) -> dict[str, str]:
