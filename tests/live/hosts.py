@@ -83,3 +83,13 @@ CLAUDE_CODE = Package(
 GEMINI_CLI = Package(
     "@google/gemini-cli", "0.61.0", ("node_modules/@google/gemini-cli/bundle/gemini.js", "node_modules/.bin/gemini")
 )
+
+# The npm package ships the native binary in its platform package (vendor/<triple>/bin/codex).
+CODEX = Package(
+    "@openai/codex",
+    "0.171.0",
+    (
+        "node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex",
+        "node_modules/@openai/codex-linux-arm64/vendor/aarch64-unknown-linux-musl/bin/codex",
+    ),
+)

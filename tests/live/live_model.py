@@ -6,7 +6,9 @@ with text. Requests that carry no tools (title generation, a quota probe) get a 
 answer. Every request is kept in ``requests`` (path and parsed body) so a test can see
 what came back from the tool.
 
-Dialects: Anthropic Messages (``/v1/messages``, SSE when ``stream`` is true); Gemini
+Dialects: Anthropic Messages (``/v1/messages``, SSE when ``stream`` is true); OpenAI
+Responses (``/v1/responses``, SSE; a call's ``tool`` may be a function the request offers,
+picked by ``Call.pick`` from the request's tools, for hosts whose shell tool name varies); Gemini
 (``/v1beta/models/M:generateContent`` and ``:streamGenerateContent?alt=sse``; a request for
 JSON output gets an object filled from its schema, e.g. the CLI's routing and
 next-speaker checks).
@@ -29,6 +31,14 @@ DONE = "done"
 class Call:
     tool: str
     tool_input: dict[str, Any]
+    # For Responses hosts: (tool name, arguments) for the first offered tool that has an entry.
+    alternatives: tuple[tuple[str, dict[str, Any]], ...] = ()
+
+    def pick(self, offered: list[str]) -> tuple[str, dict[str, Any]]:
+        for name, args in ((self.tool, self.tool_input), *self.alternatives):
+            if name in offered:
+                return name, args
+        return self.tool, self.tool_input
 
 
 class Script:
@@ -74,6 +84,8 @@ class ScriptedModel:
                     self._json(200, {"totalTokens": 10})
                 elif ":generateContent" in path or ":streamGenerateContent" in path:
                     self._gemini(body if isinstance(body, dict) else {}, stream="streamGenerateContent" in path)
+                elif path.endswith("/responses") and isinstance(body, dict):
+                    self._responses(body)
                 elif path.endswith("/messages/count_tokens"):
                     self._json(200, {"input_tokens": 10})
                 elif path.endswith("/messages") and isinstance(body, dict):
@@ -105,6 +117,48 @@ class ScriptedModel:
                     self._json(200, reply)
                     return
                 data = f"data: {json.dumps(reply)}\r\n\r\n".encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _responses(self, body: dict[str, Any]) -> None:
+                item = model.responses_item(body)
+                resp_id = "resp_" + uuid.uuid4().hex[:20]
+                usage = {
+                    "input_tokens": 10,
+                    "input_tokens_details": {"cached_tokens": 0},
+                    "output_tokens": 5,
+                    "output_tokens_details": {"reasoning_tokens": 0},
+                    "total_tokens": 15,
+                }
+                base = {"id": resp_id, "object": "response", "model": str(body.get("model") or "gpt-scripted")}
+                events = [
+                    (
+                        "response.created",
+                        {"type": "response.created", "response": {**base, "status": "in_progress", "output": []}},
+                    ),
+                    (
+                        "response.output_item.added",
+                        {"type": "response.output_item.added", "output_index": 0, "item": item},
+                    ),
+                    (
+                        "response.output_item.done",
+                        {"type": "response.output_item.done", "output_index": 0, "item": item},
+                    ),
+                    (
+                        "response.completed",
+                        {
+                            "type": "response.completed",
+                            "response": {**base, "status": "completed", "output": [item], "usage": usage},
+                        },
+                    ),
+                ]
+                if not body.get("stream"):
+                    self._json(200, events[-1][1]["response"])
+                    return
+                data = "".join(f"event: {k}\ndata: {json.dumps(v)}\n\n" for k, v in events).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Content-Length", str(len(data)))
@@ -195,6 +249,27 @@ class ScriptedModel:
             {"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:20], "name": call.tool, "input": call.tool_input}
         ]
 
+    def responses_item(self, body: dict[str, Any]) -> dict[str, Any]:
+        offered = [str(t.get("name")) for t in body.get("tools") or [] if isinstance(t, dict)]
+        call = self.script.next_call(len(responses_results(body))) if offered else None
+        if call is None:
+            return {
+                "type": "message",
+                "id": "msg_" + uuid.uuid4().hex[:20],
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": DONE, "annotations": []}],
+            }
+        name, args = call.pick(offered)
+        return {
+            "type": "function_call",
+            "id": "fc_" + uuid.uuid4().hex[:20],
+            "call_id": "call_" + uuid.uuid4().hex[:20],
+            "name": name,
+            "arguments": json.dumps(args),
+            "status": "completed",
+        }
+
     def gemini_parts(self, body: dict[str, Any]) -> list[dict[str, Any]]:
         config = body.get("generationConfig") or {}
         if config.get("responseMimeType") == "application/json":
@@ -223,6 +298,8 @@ class ScriptedModel:
             if isinstance(body, dict):
                 for r in anthropic_results(body):
                     out.setdefault(str(r.get("tool_use_id")), r)
+                for r in responses_results(body):
+                    out.setdefault(str(r.get("call_id")), r)
                 for i, g in enumerate(gemini_results(body)):
                     out.setdefault(f"gemini-{i}", g)
         return list(out.values())
@@ -243,6 +320,14 @@ def anthropic_results(body: dict[str, Any]) -> list[dict[str, Any]]:
         if isinstance(content, list):
             found += [c for c in content if isinstance(c, dict) and c.get("type") == "tool_result"]
     return found
+
+
+def responses_results(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tool outputs in a Responses request's input, in order."""
+    items = body.get("input")
+    if not isinstance(items, list):
+        return []
+    return [i for i in items if isinstance(i, dict) and str(i.get("type", "")).endswith("_call_output")]
 
 
 def gemini_results(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -276,6 +361,9 @@ def fill_schema(schema: Any) -> Any:
 def result_text(result: dict[str, Any]) -> str:
     if "response" in result:  # Gemini functionResponse
         return json.dumps(result["response"])
+    if "call_id" in result:  # Responses *_call_output
+        out = result.get("output")
+        return out if isinstance(out, str) else json.dumps(out)
     content = result.get("content")
     if isinstance(content, str):
         return content

@@ -225,6 +225,7 @@ def record(world: World, host: str, version: str, scenario: str, given: dict[str
     doc["runs"] = runs
     text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
     text = text.replace(str(world.root), "/tmp/live").replace(str(ROOT), "/repo")
+    text = text.replace(str(Path(sys.executable).parent), "/venv/bin")
     text = text.replace(re.sub(r"[^A-Za-z0-9]", "-", str(world.root)), "-tmp-live")
     out = FIXTURES / HOST_DIRS[host] / f"{re.sub(r'[^A-Za-z0-9_-]+', '_', scenario).strip('_')}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
