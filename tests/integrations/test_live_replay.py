@@ -21,13 +21,19 @@ FIXTURES = sorted(p.relative_to(LIVE).as_posix() for p in LIVE.glob("*/*.json"))
 
 
 def permission(answer: str) -> Any:
-    """The permission part of an answer: PreToolUse's decision, PermissionRequest's behavior, else None."""
+    """The permission part of an answer: Claude/Codex decision or behavior, Gemini decision, OpenClaw block/approval."""
     try:
         out = json.loads(answer) if answer.strip() else {}
     except ValueError:
         return ("unreadable", answer)
+    if not isinstance(out, dict):
+        return ("not an object", out)
     hso = out.get("hookSpecificOutput") or {}
-    return hso.get("permissionDecision") or (hso.get("decision") or {}).get("behavior")
+    if hso:
+        return hso.get("permissionDecision") or (hso.get("decision") or {}).get("behavior")
+    if out.get("block") is True or "requireApproval" in out:
+        return "block" if out.get("block") else "requireApproval"
+    return out.get("decision")
 
 
 def test_there_are_live_fixtures() -> None:

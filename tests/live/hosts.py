@@ -22,6 +22,7 @@ class Package:
     name: str
     version: str
     binaries: tuple[str, ...]  # relative to the install prefix, the first that exists
+    node: Package | None = None  # a node the package's install checks for (first on PATH)
 
     @property
     def prefix(self) -> Path:
@@ -51,7 +52,7 @@ class Package:
                 capture_output=True,
                 text=True,
                 timeout=600,
-                env={**os.environ, "npm_config_update_notifier": "false"},
+                env=self._env(),
             )
         except (OSError, subprocess.TimeoutExpired) as e:
             pytest.skip(f"{self.name}@{self.version}: npm install failed: {e}")
@@ -60,6 +61,12 @@ class Package:
             pytest.skip(f"{self.name}@{self.version}: npm install failed: {(p.stderr or p.stdout)[-500:]}")
         stamp.write_text(self.version, encoding="utf-8")
         return exe
+
+    def _env(self) -> dict[str, str]:
+        env = {**os.environ, "npm_config_update_notifier": "false"}
+        if self.node is not None:
+            env["PATH"] = str(self.node.path().parent) + os.pathsep + env.get("PATH", "")
+        return env
 
     def _binary(self) -> Path | None:
         for rel in self.binaries:
@@ -93,3 +100,7 @@ CODEX = Package(
         "node_modules/@openai/codex-linux-arm64/vendor/aarch64-unknown-linux-musl/bin/codex",
     ),
 )
+
+# OpenClaw 2026.9.6 refuses Node < 24.16: node itself comes from npm too.
+NODE_24 = Package("node", "24.21.0", ("node_modules/node/bin/node",))
+OPENCLAW = Package("openclaw", "2026.9.6", ("node_modules/openclaw/openclaw.mjs",), node=NODE_24)
