@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 from pathlib import Path
 
 from guard.cli.common import error
@@ -118,7 +119,10 @@ def _openclaw_help() -> None:
     plugin = Path(__file__).resolve().parents[2] / "integrations" / "openclaw"
     print(
         "OpenClaw runs plugins, not hook commands. Add guard's plugin:\n"
-        f"  openclaw plugins install {plugin}\n"
+        f"  openclaw plugins install {shlex.quote(str(plugin))} --force --accept-capabilities\n"
+        "(a local folder needs both flags: the source is outside ClawHub's review, and the plugin's\n"
+        "capabilities need consent), then run agents with `openclaw agent --local` or a Gateway\n"
+        "(`openclaw agent exec` runs no plugins),\n"
         "and, if guard is not on PATH or uses another workspace, configure it under\n"
         '  plugins.entries.guard.config: {"command": ["/path/to/guard"], "workspace": "~/.guard"}'
     )

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import shutil
 import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from live_world import World
+
+
+@pytest.fixture(autouse=True)
+def _tools() -> None:
+    """The worlds are git repositories; the scenarios use curl and node (hosts bring their own binaries)."""
+    missing = [t for t in ("git", "curl", "node", "npm") if shutil.which(t) is None]
+    if missing:
+        pytest.skip(f"not installed: {', '.join(missing)}")
 
 
 @pytest.fixture

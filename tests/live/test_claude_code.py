@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -219,6 +220,8 @@ class Terminal:
 
 @pytest.fixture
 def terminal(claude: Path, world: World, request: pytest.FixtureRequest) -> Iterator[Callable[[Script], Terminal]]:
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
     opened: list[tuple[Terminal, ScriptedModel]] = []
 
     def open_terminal(script: Script) -> Terminal:

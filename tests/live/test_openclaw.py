@@ -1,7 +1,8 @@
 """OpenClaw 2026.9.6, for real, with guard's plugin, against a scripted Anthropic API.
 
-``openclaw plugins install integrations/openclaw --force --accept-capabilities`` (a local
-plugin needs both: one confirms the unreviewed source, one the plugin's capabilities), then
+The plugin is installed with the command ``guard install openclaw`` prints
+(``openclaw plugins install …/integrations/openclaw --force --accept-capabilities``: a local
+plugin needs both flags, one for the unreviewed source, one for its capabilities), then
 one ``openclaw agent --local`` turn (``agent exec`` runs no plugins) whose model asks for
 four calls in a row: a read, a force push, a failing ``ls``, and a write of OpenClaw's own
 config. One turn costs about 45 s, so the tests share it and each checks one part.
@@ -12,7 +13,9 @@ the capturing wrapper) instead of the daemon's socket.
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -108,8 +111,13 @@ def turn(tmp_path_factory: pytest.TempPathFactory) -> Any:
                     timeout=RUN_TIMEOUT,
                 )
 
-            plugin = ROOT / "integrations" / "openclaw"
-            installed = oc("plugins", "install", str(plugin), "--force", "--accept-capabilities")
+            # The command `guard install openclaw` tells the person to run, as printed.
+            told = w.guard("install", "openclaw").stdout
+            [line] = [ln for ln in told.splitlines() if "openclaw plugins install" in ln]
+            argv = shlex.split(line)
+            assert argv[:3] == ["openclaw", "plugins", "install"]
+            assert Path(argv[3]) == ROOT / "integrations" / "openclaw"
+            installed = oc(*argv[1:])
             assert installed.returncode == 0, installed.stdout[-1500:] + installed.stderr[-1500:]
             config_before = config.read_bytes()
             remote_before = w.remote_head()
