@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import shutil
 import subprocess
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +21,7 @@ from typing import Any
 import pytest
 from hosts import CLAUDE_CODE
 from live_model import Call, Script, ScriptedModel, result_text
+from live_tty import Terminal, hook_events
 from live_world import README_TEXT, SENTINEL, World, record
 
 pytestmark = pytest.mark.live
@@ -168,56 +167,6 @@ def test_headless_ask_is_refused_without_hanging(headless: Any, world: World) ->
 # --- a person at a terminal: interactive claude under tmux ---------------------------------
 
 
-class Terminal:
-    """An interactive ``claude`` in a private tmux server; the screen is read with capture-pane."""
-
-    def __init__(self, claude: Path, world: World, model: ScriptedModel) -> None:
-        self.world = world
-        self.socket = str(world.root / "tmux.sock")
-        cfg = world.home / ".claude"
-        # What a person has answered once: onboarding done, this folder trusted, the API key accepted.
-        state = {
-            "hasCompletedOnboarding": True,
-            "theme": "dark",
-            "customApiKeyResponses": {"approved": ["test"], "rejected": []},
-            "projects": {str(world.project): {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}},
-        }
-        (cfg / ".claude.json").write_text(json.dumps(state), encoding="utf-8")
-        extra = {"LIVE_HOOK_UNSET": os.environ["LIVE_HOOK_UNSET"]} if os.environ.get("LIVE_HOOK_UNSET") else {}
-        self.env = host_env(world, model, TERM="xterm-256color", **extra)
-        inner = " ".join(shlex.quote(f"{k}={v}") for k, v in self.env.items())
-        command = (
-            f"cd {shlex.quote(str(world.project))} && exec env -i {inner} {shlex.quote(str(claude))} 'do the task'"
-        )
-        self._tmux("new-session", "-d", "-x", "160", "-y", "45", "-s", "live", command)
-
-    def _tmux(self, *args: str) -> str:
-        p = subprocess.run(
-            ["tmux", "-S", self.socket, *args],
-            env={"PATH": "/usr/bin:/bin", "HOME": str(self.world.home), "TERM": "xterm"},
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
-        return p.stdout
-
-    def screen(self) -> str:
-        return self._tmux("capture-pane", "-p", "-t", "live")
-
-    def wait_for(self, done: Callable[[], bool], what: str, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        while not done():
-            if time.monotonic() > deadline:
-                raise AssertionError(f"waited {timeout}s for {what}\n{self.screen()}\n{self.world.describe()}")
-            time.sleep(0.25)
-
-    def send(self, *keys: str) -> None:
-        self._tmux("send-keys", "-t", "live", *keys)
-
-    def close(self) -> None:
-        self._tmux("kill-server")
-
-
 @pytest.fixture
 def terminal(claude: Path, world: World, request: pytest.FixtureRequest) -> Iterator[Callable[[Script], Terminal]]:
     if shutil.which("tmux") is None:
@@ -226,7 +175,17 @@ def terminal(claude: Path, world: World, request: pytest.FixtureRequest) -> Iter
 
     def open_terminal(script: Script) -> Terminal:
         model = ScriptedModel(script).__enter__()
-        t = Terminal(claude, world, model)
+        # What a person has answered once: onboarding done, this folder trusted, the API key accepted.
+        state = {
+            "hasCompletedOnboarding": True,
+            "theme": "dark",
+            "customApiKeyResponses": {"approved": ["test"], "rejected": []},
+            "projects": {str(world.project): {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}},
+        }
+        (world.home / ".claude" / ".claude.json").write_text(json.dumps(state), encoding="utf-8")
+        extra = {"LIVE_HOOK_UNSET": os.environ["LIVE_HOOK_UNSET"]} if os.environ.get("LIVE_HOOK_UNSET") else {}
+        env = host_env(world, model, TERM="xterm-256color", **extra)
+        t = Terminal(world, [str(claude), "do the task"], env)
         opened.append((t, model))
         return t
 
@@ -235,10 +194,6 @@ def terminal(claude: Path, world: World, request: pytest.FixtureRequest) -> Iter
         record(world, "claude-code", CLAUDE_CODE.version, request.node.name.removeprefix("test_"), t.env)
         t.close()
         model.__exit__(None, None, None)
-
-
-def hook_events(world: World) -> list[str]:
-    return [c["payload"].get("hook_event_name") for c in world.captures() if isinstance(c["payload"], dict)]
 
 
 @pytest.mark.xfail(reason=CHILD_SESSION_DEFECT, strict=False)

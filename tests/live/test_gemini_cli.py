@@ -9,14 +9,16 @@ decision log, what the CLI did, and the result guard recorded from AfterTool.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hosts import GEMINI_CLI
 from live_model import Call, Script, ScriptedModel, result_text
+from live_tty import Terminal, hook_events
 from live_world import README_TEXT, SENTINEL, World, record
 
 pytestmark = pytest.mark.live
@@ -158,3 +160,52 @@ def test_headless_ask_is_refused_without_hanging(headless: Any, world: World) ->
     [decision] = before(world)
     assert decision["decision"] == "block" and decision["notes"], world.describe()
     assert world.executions() == [], world.describe()
+
+
+# --- a person at a terminal: interactive gemini under tmux ---------------------------------
+
+
+@pytest.fixture
+def terminal(gemini: Path, world: World, request: pytest.FixtureRequest) -> Iterator[Callable[[Script], Terminal]]:
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    opened: list[tuple[Terminal, ScriptedModel]] = []
+
+    def open_terminal(script: Script) -> Terminal:
+        model = ScriptedModel(script).__enter__()
+        env = world.env(
+            GOOGLE_GEMINI_BASE_URL=model.url,
+            GEMINI_API_KEY="test",
+            GEMINI_CLI_TRUST_WORKSPACE="true",
+            TERM="xterm-256color",
+        )
+        t = Terminal(world, ["node", str(gemini), "-i", "do the task"], env)
+        opened.append((t, model))
+        return t
+
+    yield open_terminal
+    for t, model in opened:
+        record(world, "gemini", GEMINI_CLI.version, request.node.name.removeprefix("test_"), t.env)
+        t.close()
+        model.__exit__(None, None, None)
+
+
+@pytest.mark.parametrize("answer", ["yes", "no"])
+def test_terminal_ask_is_the_persons_choice(terminal: Any, world: World, answer: str) -> None:
+    """BeforeTool ``ask`` works in 0.61.0: the CLI shows its dialog with guard's reason, and the answer decides."""
+    t = terminal(shell(f"rm -rf ./{SENTINEL}"))
+    t.wait_for(lambda: "Allow execution of" in t.screen(), "Gemini CLI's confirmation dialog")
+    assert "guard: Recursively deletes a directory inside the project" in t.screen()
+    [decision] = before(world)
+    assert decision["decision"] == "request_confirm" and decision["notes"] == [], world.describe()
+    assert (world.project / SENTINEL).exists()
+    if answer == "yes":
+        t.send("Enter")  # 1. Allow once
+        t.wait_for(lambda: "AfterTool" in hook_events(world), "the command's result")
+        assert not (world.project / SENTINEL).exists()
+        assert [e["status"] for e in world.executions()] == ["success"], world.describe()
+    else:
+        t.send("Escape")  # 3. No, suggest changes (esc)
+        t.wait_for(lambda: "Request cancelled" in t.screen(), "the cancellation")
+        assert (world.project / SENTINEL / "keep.txt").exists()
+        assert world.executions() == [], world.describe()
