@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any
 import pytest
 from hosts import CODEX
 from live_model import Call, Script, ScriptedModel, result_text
+from live_tty import Terminal, hook_events
 from live_world import README_TEXT, SENTINEL, World, record
 
 pytestmark = pytest.mark.live
@@ -46,9 +48,14 @@ def world(make_world: Callable[..., World]) -> World:
     return make_world("codex")
 
 
+FEATURES = "[features]\nhooks = true\n"
+
+
 def config(world: World, model: ScriptedModel) -> None:
-    (world.home / ".codex" / "config.toml").write_text(
-        f"""model = "gpt-scripted"
+    """The provider for this model; what Codex saved after our part (folder and hook trust) is kept."""
+    path = world.home / ".codex" / "config.toml"
+    saved = path.read_text(encoding="utf-8").split(FEATURES, 1)[1] if path.exists() else ""
+    ours = f"""model = "gpt-scripted"
 model_provider = "live"
 
 [model_providers.live]
@@ -57,11 +64,8 @@ base_url = "{model.url}/v1"
 wire_api = "responses"
 env_key = "OPENAI_API_KEY"
 
-[features]
-hooks = true
-""",
-        encoding="utf-8",
-    )
+"""
+    path.write_text(ours + FEATURES + saved, encoding="utf-8")
 
 
 @pytest.fixture
@@ -170,3 +174,38 @@ def test_a_confirm_level_call_is_denied_with_an_approval_id(exec_: Any, world: W
     assert re.search(r"guard approve [0-9a-f]{6,}", result_text(result)), result_text(result)
     waiting = world.guard("approve")
     assert "rm -rf ./sentinel_dir" in waiting.stdout, waiting.stdout + waiting.stderr
+
+
+def test_a_person_trusts_the_hooks_in_the_tui_and_exec_then_runs_them(codex: Path, exec_: Any, world: World) -> None:
+    """The person's way: the TUI asks to trust the folder and then "Hooks need review"; after "Trust all"
+    guard judges the turn's call (Codex cannot ask, so a confirm-level call is denied with an approval id),
+    the trust is saved (``[hooks.state.…] trusted_hash``), and a later ``codex exec`` runs the hooks without
+    any bypass flag."""
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    with ScriptedModel(shell(f"rm -rf ./{SENTINEL}")) as model:
+        config(world, model)
+        env = world.env(CODEX_HOME=str(world.home / ".codex"), OPENAI_API_KEY="test", TERM="xterm-256color")
+        t = Terminal(world, [str(codex), "do the task"], env)
+        try:
+            t.wait_for(lambda: "Trust this folder?" in t.screen(), "the folder trust prompt")
+            t.send("Enter")  # 1. Trust and continue
+            t.wait_for(lambda: "Hooks need review" in t.screen(), "the hook review prompt")
+            assert "4 hooks are new or changed" in t.screen()
+            t.send("2", "Enter")  # 2. Trust all and continue
+            t.wait_for(lambda: "PreToolUse" in hook_events(world), "guard's PreToolUse hook")
+            t.wait_for(lambda: len(model.tool_results()) == 1, "the denied call's result")
+        finally:
+            t.close()
+    assert (world.project / SENTINEL / "keep.txt").exists()
+    [decision] = pre(world)
+    assert decision["decision"] == "request_confirm", world.describe()
+    assert "guard approve" in result_text(model.tool_results()[0])
+    saved = (world.home / ".codex" / "config.toml").read_text(encoding="utf-8")
+    assert saved.count("trusted_hash = ") == 4, saved
+    # Trusted once: exec runs the hooks with no flag, and guard blocks the force push.
+    before = world.remote_head()
+    _, events = exec_(shell("git push --force origin main"))
+    assert world.remote_head() == before
+    assert [d["decision"] for d in pre(world)] == ["request_confirm", "block"], world.describe()
+    assert commands_run(events) == []
