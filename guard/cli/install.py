@@ -90,6 +90,8 @@ def run_install(args: argparse.Namespace) -> int:
         print(json.dumps(doc, indent=2, ensure_ascii=False))
     elif changed:
         print(f"guard: {host} hooks installed in {path}\n  command: {command}")
+        if host == "codex":
+            print(_CODEX_TRUST)
     else:
         print(f"guard: {host} hooks already installed in {path}")
     return 0
@@ -113,6 +115,13 @@ def run_uninstall(args: argparse.Namespace) -> int:
     else:
         print(f"guard: no {host} hooks of guard's in {path}")
     return 0
+
+
+# Codex 0.171 runs a new or changed hook only once the person has trusted it (checked live).
+_CODEX_TRUST = (
+    "  Codex runs these hooks only after you trust them: start `codex` once and choose\n"
+    '  "Trust all and continue" at "Hooks need review" (`codex exec` runs without them until then).'
+)
 
 
 def _openclaw_help() -> None:
