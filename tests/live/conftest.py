@@ -36,6 +36,7 @@ def make_world(tmp_path: Path) -> Iterator[Callable[[str], World]]:
     yield make
     for w in made:
         w.stop_daemon()
+        w.reap()
 
 
 @pytest.fixture

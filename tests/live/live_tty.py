@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shlex
+import signal
 import subprocess
 import time
 from collections.abc import Callable
@@ -43,6 +45,14 @@ class Terminal:
         self._tmux("send-keys", "-t", "live", *keys)
 
     def close(self) -> None:
+        """End the host and everything it started (a CLI that relaunches itself leaves a child
+        that outlives the tmux server): the pane's process group, then the server."""
+        pid = self._tmux("display-message", "-p", "-t", "live", "#{pane_pid}").strip()
+        if pid.isdigit():
+            try:
+                os.killpg(int(pid), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         self._tmux("kill-server")
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -44,8 +45,9 @@ record = {{"argv": argv, "env": dict(os.environ), "stdin": data.decode("utf-8", 
           "stdout": p.stdout.decode("utf-8", "replace"), "stderr": p.stderr.decode("utf-8", "replace"),
           "rc": p.returncode}}
 name = os.path.join({captures!r}, "%d-%d.json" % (time.time_ns(), os.getpid()))
-with open(name, "w", encoding="utf-8") as f:
+with open(name + ".part", "w", encoding="utf-8") as f:  # renamed when whole: tests poll this folder
     json.dump(record, f)
+os.replace(name + ".part", name)
 sys.stdout.buffer.write(p.stdout)
 sys.stderr.buffer.write(p.stderr)
 sys.exit(p.returncode)
@@ -152,6 +154,26 @@ class World:
     def stop_daemon(self) -> None:
         self.guard("serve", "--stop", "--wait", "5", timeout=30)
 
+    def reap(self) -> list[int]:
+        """Kill what the hosts left running: every process whose HOME is this world's fake home
+        (Codex's TUI starts an app-server daemon in a session of its own). Returns their ids."""
+        mine = f"HOME={self.home}".encode()
+        killed = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit() or int(entry.name) == os.getpid():
+                continue
+            try:
+                environ = (entry / "environ").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if mine in environ:
+                try:
+                    os.kill(int(entry.name), signal.SIGKILL)
+                    killed.append(int(entry.name))
+                except ProcessLookupError:
+                    pass
+        return killed
+
     # --- what guard wrote -----------------------------------------------------------------
 
     def _jsonl(self, name: str) -> list[dict[str, Any]]:
@@ -191,6 +213,33 @@ class World:
         for e in self.executions():
             lines.append(f"  execution {json.dumps(e)[:300]}")
         return "\n".join(lines)
+
+
+def run_host(argv: list[str], world: World, env: dict[str, str], timeout: float) -> subprocess.CompletedProcess[str]:
+    """Run a host to the end in its own process group; on timeout the whole group is killed
+    (a CLI that relaunches itself leaves a child that outlives its parent) and TimeoutExpired raised."""
+    p = subprocess.Popen(
+        argv,
+        cwd=world.project,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        raise
+    finally:
+        try:  # anything it left behind
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return subprocess.CompletedProcess(argv, p.returncode, out, err)
 
 
 RECORD_ENV = "LIVE_RECORD"

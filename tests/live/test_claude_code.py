@@ -22,7 +22,7 @@ import pytest
 from hosts import CLAUDE_CODE
 from live_model import Call, Script, ScriptedModel, result_text
 from live_tty import Terminal, hook_events
-from live_world import README_TEXT, SENTINEL, World, record
+from live_world import README_TEXT, SENTINEL, World, record, run_host
 
 pytestmark = pytest.mark.live
 
@@ -68,15 +68,7 @@ def headless(claude: Path, world: World, request: pytest.FixtureRequest) -> Call
     def run(script: Script) -> ScriptedModel:
         with ScriptedModel(script) as model:
             env = host_env(world, model)
-            done = subprocess.run(
-                [str(claude), "-p", "do the task", "--output-format", "json"],
-                cwd=world.project,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                timeout=RUN_TIMEOUT,
-            )
+            done = run_host([str(claude), "-p", "do the task", "--output-format", "json"], world, env, RUN_TIMEOUT)
         record(world, "claude-code", CLAUDE_CODE.version, request.node.name.removeprefix("test_"), env)
         assert done.returncode == 0, done.stdout[-1000:] + done.stderr[-1000:] + world.describe()
         assert json.loads(done.stdout)["result"] == "done"

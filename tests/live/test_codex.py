@@ -22,7 +22,7 @@ import pytest
 from hosts import CODEX
 from live_model import Call, Script, ScriptedModel, result_text
 from live_tty import Terminal, hook_events
-from live_world import README_TEXT, SENTINEL, World, record
+from live_world import README_TEXT, SENTINEL, World, record, run_host
 
 pytestmark = pytest.mark.live
 
@@ -76,14 +76,11 @@ def exec_(codex: Path, world: World, request: pytest.FixtureRequest) -> Callable
         with ScriptedModel(script) as model:
             config(world, model)
             env = world.env(CODEX_HOME=str(world.home / ".codex"), OPENAI_API_KEY="test")
-            done = subprocess.run(
+            done = run_host(
                 [str(codex), "exec", "--json", "--sandbox", "danger-full-access", *flags, "do the task"],
-                cwd=world.project,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                timeout=RUN_TIMEOUT,
+                world,
+                env,
+                RUN_TIMEOUT,
             )
         record(world, "codex", CODEX.version, request.node.name.removeprefix("test_"), env)
         assert done.returncode == 0, done.stdout[-1500:] + done.stderr[-1500:] + world.describe()

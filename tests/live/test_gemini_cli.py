@@ -19,7 +19,7 @@ import pytest
 from hosts import GEMINI_CLI
 from live_model import Call, Script, ScriptedModel, result_text
 from live_tty import Terminal, hook_events
-from live_world import README_TEXT, SENTINEL, World, record
+from live_world import README_TEXT, SENTINEL, World, record, run_host
 
 pytestmark = pytest.mark.live
 
@@ -62,14 +62,11 @@ def headless(gemini: Path, world: World, request: pytest.FixtureRequest) -> Call
         with ScriptedModel(script) as model:
             env = world.env(GOOGLE_GEMINI_BASE_URL=model.url, GEMINI_API_KEY="test", GEMINI_CLI_TRUST_WORKSPACE="true")
             try:
-                done = subprocess.run(
+                done = run_host(
                     ["node", str(gemini), "-p", "do the task", "--output-format", "json", "--approval-mode", "yolo"],
-                    cwd=world.project,
-                    env=env,
-                    stdin=subprocess.DEVNULL,
-                    capture_output=True,
-                    text=True,
-                    timeout=timeout,
+                    world,
+                    env,
+                    timeout,
                 )
             finally:
                 record(world, "gemini", GEMINI_CLI.version, request.node.name.removeprefix("test_"), env)

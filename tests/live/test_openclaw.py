@@ -127,6 +127,7 @@ def turn(tmp_path_factory: pytest.TempPathFactory) -> Any:
         yield Turn(w, model, json.loads(done.stdout), remote_before, config_before)
     finally:
         w.stop_daemon()
+        w.reap()
 
 
 def decisions(t: Turn) -> list[tuple[str, str]]:
