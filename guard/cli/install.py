@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 from pathlib import Path
 
 from guard.cli.common import error
@@ -91,6 +92,8 @@ def run_install(args: argparse.Namespace) -> int:
         print(json.dumps(doc, indent=2, ensure_ascii=False))
     elif changed:
         print(f"guard: {host} hooks installed in {path}\n  command: {command}")
+        if host == "codex":
+            print(_CODEX_TRUST)
     else:
         print(f"guard: {host} hooks already installed in {path}")
     if not args.dry_run and host in HEADLESS_NOTES:
@@ -128,6 +131,13 @@ def run_uninstall(args: argparse.Namespace) -> int:
     return 0
 
 
+# Codex 0.171 runs a new or changed hook only once the person has trusted it (checked live).
+_CODEX_TRUST = (
+    "  Codex runs these hooks only after you trust them: start `codex` once and choose\n"
+    '  "Trust all and continue" at "Hooks need review" (`codex exec` runs without them until then).'
+)
+
+
 def _openclaw_help() -> None:
     from integrations.install import InstallError, python_argv
 
@@ -138,7 +148,10 @@ def _openclaw_help() -> None:
         command = f'{{"command": ["/absolute/path/to/python", "-I", "-m", "guard"]}}  ({exc})'
     print(
         "OpenClaw runs plugins, not hook commands. Add guard's plugin:\n"
-        f"  openclaw plugins install {plugin}\n"
+        f"  openclaw plugins install {shlex.quote(str(plugin))} --force --accept-capabilities\n"
+        "(a local folder needs both flags: the source is outside ClawHub's review, and the plugin's\n"
+        "capabilities need consent), then run agents with `openclaw agent --local` or a Gateway\n"
+        "(`openclaw agent exec` runs no plugins),\n"
         "and tell it how to run this guard, by absolute path (and, if needed, the workspace), under\n"
         f"  plugins.entries.guard.config: {command}"
     )

@@ -229,6 +229,18 @@ def test_openclaw_install_explains_the_plugin(places: tuple[Path, Path]) -> None
     home, project = places
     out = guard("install", "openclaw", home=home, cwd=project)
     assert out.returncode == 0 and "openclaw plugins install" in out.stdout
+    # A local folder installs only with both flags (OpenClaw 2026.9.6, tests/live).
+    assert "--force --accept-capabilities" in out.stdout
+
+
+def test_codex_install_says_the_hooks_need_the_persons_trust(places: tuple[Path, Path]) -> None:
+    home, project = places
+    out = guard("install", "codex", home=home, cwd=project)
+    assert out.returncode == 0 and "Hooks need review" in out.stdout and "Trust all" in out.stdout
+    again = guard("install", "codex", home=home, cwd=project)
+    assert "already installed" in again.stdout and "Hooks need review" not in again.stdout
+    claude = guard("install", "claude-code", home=home, cwd=project)
+    assert "Hooks need review" not in claude.stdout
 
 
 def test_only_guards_own_hook_commands_count_as_guards() -> None:

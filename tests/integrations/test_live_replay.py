@@ -1,0 +1,61 @@
+"""The payloads real hosts sent in the live suite (``protocols/live/``), replayed through ``guard hook``.
+
+Each fixture is one live run: the hook payloads in the order the host sent them, the
+variables the host added to the hook's environment, and guard's answer then. Replayed in a
+fresh workspace with the same environment, every run is read (exit code as recorded) and
+every permission answer is the one guard gave live (allow stays allow, deny stays deny).
+Recorded by ``LIVE_RECORD=1 python -m pytest -m live tests/live``; see ``protocols/live/README.md``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hookhelpers import PROTOCOLS, hook_env, run_hook
+
+LIVE = PROTOCOLS / "live"
+FIXTURES = sorted(p.relative_to(LIVE).as_posix() for p in LIVE.glob("*/*.json"))
+
+
+def permission(answer: str) -> Any:
+    """The permission part of an answer: Claude/Codex decision or behavior, Gemini decision, OpenClaw block/approval."""
+    try:
+        out = json.loads(answer) if answer.strip() else {}
+    except ValueError:
+        return ("unreadable", answer)
+    if not isinstance(out, dict):
+        return ("not an object", out)
+    hso = out.get("hookSpecificOutput") or {}
+    if hso:
+        return hso.get("permissionDecision") or (hso.get("decision") or {}).get("behavior")
+    if out.get("block") is True or "requireApproval" in out:
+        return "block" if out.get("block") else "requireApproval"
+    return out.get("decision")
+
+
+def test_there_are_live_fixtures() -> None:
+    assert any(f.startswith("claude_code/") for f in FIXTURES)
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_a_live_run_replays_to_the_same_answers(name: str, tmp_path: Path) -> None:
+    doc = json.loads((LIVE / name).read_text(encoding="utf-8"))
+    root = tmp_path / "live"
+    (root / "home").mkdir(parents=True)
+    (root / "project").mkdir()
+    hidden = set(doc.get("hidden_from_guard", []))  # as when guard answered live
+    workspace = tmp_path / "ws"
+    for i, run in enumerate(doc["runs"]):
+        text = json.dumps(run["payload"]).replace("/tmp/live", str(root))
+        added = {k: v.replace("/tmp/live", str(root)) for k, v in run["env_added_by_host"].items() if k not in hidden}
+        env = hook_env(HOME=str(root / "home"), **added)
+        out = run_hook(doc["host"], text, workspace, *run["argv"][2:], env=env)
+        recorded = run["answer"]
+        where = f"{name} run {i} ({run['payload'].get('hook_event_name')})"
+        assert out.code == recorded["exit_code"], f"{where}: {out.stderr}"
+        assert permission(out.stdout) == permission(recorded["stdout"]), (
+            f"{where}: {out.stdout} != {recorded['stdout']}"
+        )

@@ -1,0 +1,176 @@
+"""OpenClaw 2026.9.6, for real, with guard's plugin, against a scripted Anthropic API.
+
+The plugin is installed with the command ``guard install openclaw`` prints
+(``openclaw plugins install …/integrations/openclaw --force --accept-capabilities``: a local
+plugin needs both flags, one for the unreviewed source, one for its capabilities), then
+one ``openclaw agent --local`` turn (``agent exec`` runs no plugins) whose model asks for
+four calls in a row: a read, a force push, a failing ``ls``, and a write of OpenClaw's own
+config. One turn costs about 45 s, so the tests share it and each checks one part.
+``GUARD_HOOKS_DAEMON=off``: every event goes through ``guard hook openclaw`` (and so through
+the capturing wrapper) instead of the daemon's socket.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+from hosts import NODE_24, OPENCLAW
+from live_model import Call, Script, ScriptedModel, result_text
+from live_world import README_TEXT, ROOT, World, record
+
+pytestmark = pytest.mark.live
+
+RUN_TIMEOUT = 240
+BLOCKED_AS_FAILURE = (
+    "adapter defect: OpenClaw sends after_tool_call (with an error) for a call the plugin blocked or whose "
+    "approval was refused; guard records it as a failed run, which feeds the failure streak (G201)"
+)
+CONFIG_NOT_PROTECTED = (
+    "static gap: G156 protects Claude/Codex/Gemini hook settings but not ~/.openclaw/openclaw.json, where "
+    "the guard plugin is enabled; a write there is only G185 (outside the project)"
+)
+
+
+@attrs.define
+class Turn:
+    world: World
+    model: ScriptedModel
+    out: dict[str, Any]
+    remote_before: str
+    config_before: bytes
+
+
+def _config(w: World, model: ScriptedModel) -> None:
+    provider = {
+        "baseUrl": model.url,
+        "apiKey": "test",
+        "api": "anthropic-messages",
+        "models": [
+            {
+                "id": "scripted",
+                "name": "scripted",
+                "reasoning": False,
+                "input": ["text"],
+                "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+                "contextWindow": 200000,
+                "maxTokens": 8192,
+            }
+        ],
+    }
+    config = {
+        "models": {"mode": "merge", "providers": {"live": provider}},
+        "agents": {"defaults": {"model": {"primary": "live/scripted"}, "workspace": str(w.project)}},
+    }
+    (w.home / ".openclaw").mkdir(exist_ok=True)
+    (w.home / ".openclaw" / "openclaw.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def turn(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    node = NODE_24.path()
+    openclaw = OPENCLAW.path()
+    w = World.make(tmp_path_factory.mktemp("openclaw") / "live")
+    config = w.home / ".openclaw" / "openclaw.json"
+    calls = (
+        Call("exec", {"command": "cat readme.txt"}),
+        Call("exec", {"command": "git push --force origin main"}),
+        Call("exec", {"command": "ls ./no_such_dir"}),
+        Call("write", {"path": str(config), "content": "{}"}),
+    )
+    try:
+        with ScriptedModel(Script(*calls)) as model:
+            _config(w, model)
+            env = w.env(
+                PATH=f"{node.parent}:{w.env()['PATH']}",
+                GUARD_HOOKS_DAEMON="off",
+                OPENCLAW_NO_AUTO_UPDATE="1",
+                OPENCLAW_NO_RESPAWN="1",
+                OPENCLAW_SKIP_CHANNELS="1",
+                OPENCLAW_SKIP_CRON="1",
+                OPENCLAW_DISABLE_BONJOUR="1",
+                OPENCLAW_SKIP_BROWSER_CONTROL_SERVER="1",
+                OPENCLAW_SKIP_CANVAS_HOST="1",
+                OPENCLAW_SKIP_GMAIL_WATCHER="1",
+                OPENCLAW_SKIP_STARTUP_MODEL_PREWARM="1",
+            )
+
+            def oc(*args: str) -> subprocess.CompletedProcess[str]:
+                return subprocess.run(
+                    [str(node), str(openclaw), *args],
+                    cwd=w.project,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    capture_output=True,
+                    text=True,
+                    timeout=RUN_TIMEOUT,
+                )
+
+            # The command `guard install openclaw` tells the person to run, as printed.
+            told = w.guard("install", "openclaw").stdout
+            [line] = [ln for ln in told.splitlines() if "openclaw plugins install" in ln]
+            argv = shlex.split(line)
+            assert argv[:3] == ["openclaw", "plugins", "install"]
+            assert Path(argv[3]) == ROOT / "integrations" / "openclaw"
+            installed = oc(*argv[1:])
+            assert installed.returncode == 0, installed.stdout[-1500:] + installed.stderr[-1500:]
+            config_before = config.read_bytes()
+            remote_before = w.remote_head()
+            done = oc("agent", "--local", "--agent", "main", "--message", "do the task", "--json")
+        record(w, "openclaw", OPENCLAW.version, "agent_local_turn", env)
+        assert done.returncode == 0, done.stdout[-1500:] + done.stderr[-1500:] + w.describe()
+        yield Turn(w, model, json.loads(done.stdout), remote_before, config_before)
+    finally:
+        w.stop_daemon()
+        w.reap()
+
+
+def decisions(t: Turn) -> list[tuple[str, str]]:
+    return [(d["params"].get("command") or d["params"].get("path"), d["decision"]) for d in t.world.decisions()]
+
+
+def test_the_turn_ran_every_call(turn: Turn) -> None:
+    assert turn.out["meta"]["toolSummary"]["calls"] == 4, turn.out["meta"]
+    assert len(turn.model.tool_results()) == 4
+
+
+def test_a_read_runs_and_its_output_reaches_the_model(turn: Turn) -> None:
+    assert decisions(turn)[0] == ("cat readme.txt", "auto_allow"), turn.world.describe()
+    assert result_text(turn.model.tool_results()[0]).strip() == README_TEXT.strip()
+    assert turn.world.executions()[0]["status"] == "success"
+
+
+def test_a_force_push_is_blocked_and_the_remote_is_unchanged(turn: Turn) -> None:
+    assert decisions(turn)[1] == ("git push --force origin main", "block"), turn.world.describe()
+    assert turn.world.remote_head() == turn.remote_before
+    assert "guard" in result_text(turn.model.tool_results()[1])
+
+
+def test_a_failing_command_is_recorded_as_a_failure(turn: Turn) -> None:
+    [run] = [e for e in turn.world.executions() if e["params"].get("command") == "ls ./no_such_dir"]
+    assert run["status"] == "failure" and run["error"] == "Exit code 2", run
+
+
+def test_a_headless_approval_is_refused_without_hanging(turn: Turn) -> None:
+    """``agent --local`` has nobody to approve: OpenClaw refuses the requireApproval, the file is unchanged."""
+    path, decision = decisions(turn)[3]
+    assert path.endswith("openclaw.json") and decision in ("request_confirm", "block"), turn.world.describe()
+    assert (turn.world.home / ".openclaw" / "openclaw.json").read_bytes() == turn.config_before
+    assert "approval" in result_text(turn.model.tool_results()[3]).lower()
+
+
+@pytest.mark.xfail(reason=BLOCKED_AS_FAILURE, strict=False)
+def test_a_call_that_did_not_run_is_not_recorded_as_a_run(turn: Turn) -> None:
+    ran = [e["params"].get("command") or e["params"].get("path") for e in turn.world.executions()]
+    assert ran == ["cat readme.txt", "ls ./no_such_dir"], turn.world.describe()
+
+
+@pytest.mark.xfail(reason=CONFIG_NOT_PROTECTED, strict=False)
+def test_writing_openclaws_config_is_blocked(turn: Turn) -> None:
+    [write] = [d for d in turn.world.decisions() if d["tool"] == "write"]
+    assert write["decision"] == "block" and "G156" in json.dumps(write["reasons"]), write
