@@ -142,7 +142,9 @@ t.fetch("https://httpx.readthedocs.io/en/latest/async/")
 t.fetch("https://docs.rs/tokio/latest/tokio/")
 t.fetch("https://pkg.go.dev/net/http")
 t.fetch("https://learn.microsoft.com/en-us/dotnet/api/system.net.http.httpclient")
-t.fetch("https://github.com/encode/httpx/blob/master/docs/async.md")
+t.fetch(
+    "https://github.com/encode/httpx/blob/master/docs/async.md", expect="request_confirm"
+)  # anyone's text: not a docs host
 t.read(f"{P}/package.json")
 t.read(f"{P}/src/api.ts")
 t.edit(f"{P}/src/api.ts", "fetch(url)", "fetch(url, { signal })")

@@ -20,6 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from guard import docsites
 from guard.config import Config
 from guard.layers.base import Context
 from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM, Reason, Risk, ToolCall, Verdict
@@ -123,7 +124,9 @@ class StaticLayer:
         self.config = config
         self.home = os.path.normpath(home or os.path.expanduser("~"))
         self.workspace = _workspace(workspace)
-        self.limits = Limits(int(config.get("static.max_command_bytes")), int(config.get("static.max_depth")))
+        self.limits = Limits(
+            int(config.get("static.max_command_bytes")), int(config.get("static.max_depth")), docsites.hosts_of(config)
+        )
         self.analyser = Analyser(int(config.get("static.cache_size")))
         origin = str(config.file) if config.file else "guard.toml"
         self.rules = userrules.load(config.section("permissions"), origin, None, self.home)

@@ -46,6 +46,7 @@ class Analysis:
 class Limits:
     max_bytes: int = MAX_BYTES
     max_depth: int = MAX_DEPTH
+    docs_hosts: frozenset[str] | None = None  # None: guard.docsites' defaults
 
 
 DEFAULT_LIMITS = Limits()
@@ -69,6 +70,7 @@ def analyse(
     """Judge one call; ``kind`` is the canonical tool kind (``bash``, ``write`` …); ``text`` is the
     shell command when the caller already took it out of ``params``."""
     scan = Scan(resolver(home, cwd, workspace), cwd, limits.max_depth)
+    scan.docs_hosts = limits.docs_hosts
     engine = Engine(scan)
     lines: int | None = None
     if kind == "bash":

@@ -89,6 +89,7 @@ class Scan:
         "container",
         "cwd",
         "depth",
+        "docs_hosts",
         "effects",
         "engine",
         "fds",
@@ -117,6 +118,7 @@ class Scan:
         self.resolver = resolver
         self.cwd: str | None = cwd
         self.max_depth = max_depth
+        self.docs_hosts: frozenset[str] | None = None  # documentation hosts (None: guard.docsites' defaults)
         self.depth = 0
         self.hits: list[Hit] = []
         self.tags: set[str] = set()

@@ -158,6 +158,30 @@ class TestDocs:
         "https://pkg.go.dev/net/http",
     )
 
+    def test_docs_pages_are_read_without_asking(self, session: Session) -> None:
+        for url in self.DOCS:
+            r = session.call("WebFetch", {"url": url, "prompt": "summarise"})
+            assert decision(r) == "auto_allow" and ids(r)[0] == "G465", (url, ids(r))
+        r = session.bash("curl -s https://pypi.org/pypi/httpx/json")
+        assert decision(r) == "auto_allow" and ids(r)[0] == "G465", ids(r)
+
+    @pytest.mark.parametrize(
+        "url",
+        [
+            "https://github.com/someone/repo/issues/12",  # anyone's text
+            "https://docs.python.org.evil.example/3/",  # a look-alike host
+            "https://docs.python.org:8443/3/",  # another port
+            "https://pastebin.example.net/raw/a8f3k2",
+        ],
+    )
+    def test_other_pages_still_ask(self, session: Session, url: str) -> None:
+        r = session.call("WebFetch", {"url": url, "prompt": "summarise"}, ok=None)
+        assert decision(r) == "request_confirm" and ids(r)[0] == "G146", ids(r)
+
+    def test_sending_to_a_docs_host_is_still_egress(self, session: Session) -> None:
+        r = session.bash("curl -s -d @notes.txt https://pypi.org/upload", ok=None)
+        assert decision(r) != "auto_allow" and ids(r)[0] == "G145", ids(r)
+
     def test_docs_pages_do_not_taint_the_session(self, session: Session) -> None:
         for url in self.DOCS:
             session.call("WebFetch", {"url": url}, answer="approved")
