@@ -147,7 +147,8 @@ def _rows(results: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
     for phase, budget in (("cold", PROMPT_BUDGET_COLD), ("warm", PROMPT_BUDGET_WARM)):
         ordinary = [r for r in results[phase] if not r["attack"]]
         for r in ordinary:
-            note = f"{r['asks']}/{r['calls']} asked, {r['false_blocks']} false blocks"
+            unexpected = sum(o["decision"] == ASK and o["expect"] == ALLOW for o in r["mismatches"])
+            note = f"{r['asks']}/{r['calls']} asked ({unexpected} unexpected), {r['false_blocks']} false blocks"
             rows.append(row(f"sessions {phase}: {r['trace']} prompt rate", r["prompt_rate"], "%", budget, note))
         calls = sum(r["calls"] for r in ordinary)
         asks = sum(r["asks"] for r in ordinary)
