@@ -3,7 +3,7 @@
 The static layer is the real source (its verdict tags ``untrusted_input``, ``secret_read``,
 ``egress``, ``publish``, ``protected_path`` and ``data["lines_written"]``). So that the
 session rules hold even with a static layer that knows less, a few canonical shapes are
-recognised here too and added to its tags (never removed):
+recognised here too and added to its tags:
 
 - a ``web_fetch`` call, or ``curl``/``wget`` fetching a URL, brings in untrusted content —
   unless every URL is a documentation or package-index page (``guard/docsites.py``);
@@ -17,9 +17,8 @@ recognised here too and added to its tags (never removed):
   tool is the command (a grep pattern or a file name such as ``scp`` is data) and the
   destination is not this machine (``127.0.0.1``, ``localhost``, ``::1``).
 
-The static layer's tags are added to these, except where the call itself shows them to be
-wrong for the session: its ``untrusted_input`` on a docs page or the project's own remote,
-its ``secret_read`` on a command that only names a secret.
+The static layer's tags are added to these, except one: its ``untrusted_input`` on a docs
+page, this machine or the project's own remote, which bring in no page from a stranger.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ import attrs
 
 from guard.behavior.breaker import HALF_OPEN, OPEN, TRIAL
 from guard.behavior.facts import RISKY_PATH, SECRET, SUBAGENT, UNTRUSTED, Probe
-from guard.behavior.session import BURST_SECONDS, RISK_ALPHA, SessionState
+from guard.behavior.session import BURST_SECONDS, RISK_ALPHA, TASK_IDLE_S, SessionState
 from guard.behavior.settings import BehaviorSettings
 from guard.behavior.tiers import Scorecard
 from guard.behavior.timefmt import iso, span
@@ -149,7 +149,7 @@ def assess(
         and s.tiers
         and (probe.lines is not None or probe.path is not None or probe.facts & _TIER_FACTS)
     ):
-        _tier(state, probe, card, sig)
+        _tier(state if state is None or now - state.updated < TASK_IDLE_S else None, probe, card, sig)
     if not sig and breaker is None:
         return HEALTHY
     health = max(0.0, 100.0 - sum(x.penalty for x in sig))

@@ -260,3 +260,27 @@ class TestTiers:
         session.bash("git commit -am 'Thirty modules'")
         r = self._edit(session, f"{session.project}/src/mod30.py")
         assert decision(r) == "auto_allow" and "G241" not in ids(r), ids(r)
+
+    def test_half_an_hour_idle_starts_a_new_task(self, session: Session) -> None:
+        for i in range(30):
+            self._edit(session, f"{session.project}/src/mod{i}.py")
+        session.t += timedelta(minutes=31)
+        r = self._edit(session, f"{session.project}/src/mod30.py")
+        assert decision(r) == "auto_allow" and "G241" not in ids(r), ids(r)
+
+    def test_the_answer_holds_across_hook_processes(self, tmp_path: Path) -> None:
+        """A hook host starts one process per call: a new Guard over the same workspace sees the yes."""
+        project = tmp_path / "project"
+        project.mkdir()
+        with Guard(tmp_path / "ws", {"system.health": 90}, memory_backend="history") as guard:
+            s = Session(guard, project)
+            for i in range(30):
+                self._edit(s, f"{project}/src/mod{i}.py")
+            asked = s.call("Write", {"file_path": f"{project}/src/mod30.py", "content": "x\n"}, answer="approved")
+            assert decision(asked) == "request_confirm"
+            t = s.t
+        with Guard(tmp_path / "ws", {"system.health": 90}, memory_backend="history") as guard:
+            s = Session(guard, project)
+            s.t = t
+            r = self._edit(s, f"{project}/src/mod31.py")
+            assert decision(r) == "auto_allow" and "G241" not in ids(r), ids(r)
