@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 
 from guard.core import Guard
@@ -84,6 +85,23 @@ class TestDecidingReasonFirst:
         """No history: a medium-risk install is asked about for what it is (the static rule), not the score."""
         r = session.bash("pip install requests", ok=None)
         assert r["decision"] == "request_confirm" and ids(r)[0].startswith("G1"), ids(r)
+
+    def test_the_log_and_the_hook_text_lead_with_the_loop(self, session: Session) -> None:
+        """The decision log line and the text a hook shows the person start with the deciding reason."""
+        from guard.core import decision_line
+        from integrations.hosts import words
+
+        for _ in range(2):
+            session.bash("make deploy-staging", ok=False)
+        session.t += timedelta(seconds=20)
+        call = session.guard.make_call(
+            "Bash", {"command": "make deploy-staging"}, session_id=session.sid, cwd=str(session.project)
+        )
+        record = session.guard.decide_call(attrs.evolve(call, timestamp=session.t))
+        assert record.decision == "request_confirm" and record.reasons[0].rule_id == "G202"
+        assert decision_line(record)["reasons"][0]["id"] == "G202"
+        assert words.confirm(record).startswith("guard: the same call 3 times in a row")
+        assert record.summary().split(": ", 1)[1].startswith("[G202]")
 
     def test_a_static_block_still_leads_with_its_rule(self, session: Session) -> None:
         r = session.bash("rm -rf ~", ok=None)
