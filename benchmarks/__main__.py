@@ -25,7 +25,7 @@ import benchmarks
 from benchmarks import common
 
 # The table's order; modules not listed here follow alphabetically.
-ORDER = ("static", "decide", "guarded", "concurrency", "memory", "behavior", "hook", "rss")
+ORDER = ("static", "decide", "guarded", "concurrency", "memory", "behavior", "sessions", "hook", "rss")
 
 
 def discover() -> list[str]:

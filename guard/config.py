@@ -19,6 +19,7 @@ from typing import Any
 
 import attrs
 
+from guard.docsites import DOCS_HOSTS
 from guard.log import logger
 
 CONFIG_FILENAME = "guard.toml"
@@ -198,6 +199,14 @@ SETTINGS: tuple[Setting, ...] = (
         _bool,
         "read deny/ask rules from a project's .guard.toml (its allow entries are always ignored)",
     ),
+    # -- documentation reading (guard/docsites.py)
+    Setting(
+        "network.docs_hosts",
+        DOCS_HOSTS,
+        _str_list,
+        "documentation and package-index hosts whose pages are ordinary reading (subdomains included)",
+    ),
+    Setting("network.extra_docs_hosts", (), _str_list, "more docs hosts, added to network.docs_hosts"),
     # -- behavior layer (guard/behavior)
     Setting(
         "behavior.window", 200, _int(10, 10_000), "events kept per session (persisted under <workspace>/sessions/)"

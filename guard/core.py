@@ -337,11 +337,9 @@ def decision_line(record: DecisionRecord) -> dict[str, Any]:
     (tool, session, params, reasons, notes, errors); the rest are numbers and guard's own labels.
     """
     call = record.call
-    reasons: list[dict[str, Any]] = []
     layers: list[dict[str, Any]] = []
     for v in record.layers:
         said = [dict(_reason_line(r)) for r in v.reasons]
-        reasons.extend(said)
         layer: dict[str, Any] = {
             "layer": v.layer,
             "risk": v.risk.label if v.risk is not None else None,
@@ -352,6 +350,7 @@ def decision_line(record: DecisionRecord) -> dict[str, Any]:
         if v.error:
             layer["error"] = redact(v.error)
         layers.append(layer)
+    reasons = [dict(_reason_line(r)) for r in record.reasons]  # the deciding layers' first
     components = record.components
     return {
         "timestamp": record.timestamp.isoformat(timespec="seconds"),

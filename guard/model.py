@@ -213,7 +213,25 @@ class DecisionRecord:
 
     @property
     def reasons(self) -> tuple[Reason, ...]:
-        return tuple(r for v in self.layers for r in v.reasons)
+        """Every layer's reasons, those of the layers that decided first (see :meth:`in_order`)."""
+        return tuple(r for v in self.in_order() for r in v.reasons)
+
+    def in_order(self) -> tuple[Verdict, ...]:
+        """The layers, the deciding ones first: a loop block leads with the loop, not the parse.
+
+        A block is decided by the layers that block; an ask by the layers that capped the call
+        at ``request_confirm`` or, when none did, by the layer whose score asked. Without a
+        person present an ask becomes a block: the layers that asked still decided it.
+        """
+        layers = self.layers
+        if self.decision == AUTO_ALLOW or len(layers) < 2:
+            return layers
+        lead = [v for v in layers if v.decision == self.decision or v.ceiling == self.decision]
+        if not lead and self.decision == BLOCK:
+            lead = [v for v in layers if v.ceiling == REQUEST_CONFIRM or v.decision == REQUEST_CONFIRM]
+        if not lead or (lead[0] is layers[0] and len(lead) == 1):
+            return layers
+        return (*lead, *(v for v in layers if not any(v is x for x in lead)))
 
     @property
     def blocked(self) -> bool:

@@ -3,24 +3,33 @@
 The static layer is the real source (its verdict tags ``untrusted_input``, ``secret_read``,
 ``egress``, ``publish``, ``protected_path`` and ``data["lines_written"]``). So that the
 session rules hold even with a static layer that knows less, a few canonical shapes are
-recognised here too and added to its tags (never removed):
+recognised here too and added to its tags:
 
-- a ``web_fetch`` call, or ``curl``/``wget`` fetching a URL, brings in untrusted content;
+- a ``web_fetch`` call, or ``curl``/``wget`` fetching a URL, brings in untrusted content —
+  unless every URL is a documentation or package-index page (``guard/docsites.py``);
+  ``git fetch``/``git pull`` of the project's own remotes bring in the project, not a page;
 - reading ``~/.ssh``, ``~/.aws``, ``~/.gnupg``, ``.env``, ``.netrc``, credential files or key
-  files (by the ``read`` tool or named in a shell command) reads a secret;
-- ``curl -d/-F/-T/-X POST``, ``wget --post-*``, ``scp``/``rsync``/``nc``, ``git push``,
-  ``npm publish``, ``twine upload``, ``docker push``, and unknown tools named like
-  send/post/upload/publish/mail send data out (egress).
+  files (by the ``read`` tool, or by a shell command that reads them) reads a secret; naming
+  one (``ls ~/.ssh``, ``find ~ -name .ssh``, ``stat``, ``test -e``) reads nothing;
+- ``curl -d/-F/-T/-X POST``, ``wget --post-*``, ``scp``/``rsync`` to a ``host:``,
+  ``nc``/``socat``, ``git push``, ``npm publish``, ``twine upload``, ``docker push``, and
+  unknown tools named like send/post/upload/publish/mail send data out (egress) — when the
+  tool is the command (a grep pattern or a file name such as ``scp`` is data) and the
+  destination is not this machine (``127.0.0.1``, ``localhost``, ``::1``).
+
+The static layer's tags are added to these, except one: its ``untrusted_input`` on a docs
+page, this machine or the project's own remote, which bring in no page from a stranger.
 """
 
 from __future__ import annotations
 
 import hashlib
+import posixpath
 import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from guard import lazyre
+from guard import docsites, lazyre
 from guard.model import Risk, ToolCall
 from guard.redact import redact_text
 
@@ -29,6 +38,7 @@ SECRET = "secret_read"
 EGRESS = "egress"
 RISKY_PATH = "protected_path"
 SUBAGENT = "subagent"
+TASK_END = "task_end"  # a commit: the work it records is done, the next call starts a new task
 _EGRESS_TAGS = frozenset({"egress", "publish"})
 _KEPT_TAGS = frozenset({UNTRUSTED, SECRET, RISKY_PATH})
 _RELEVANT_TAGS = _KEPT_TAGS | _EGRESS_TAGS
@@ -37,6 +47,7 @@ _UNTRUSTED_ONLY = frozenset({UNTRUSTED})
 _SECRET_ONLY = frozenset({SECRET})
 _EGRESS_ONLY = frozenset({EGRESS})
 _SUBAGENT_ONLY = frozenset({SUBAGENT})
+_TASK_END_ONLY = frozenset({TASK_END})
 
 _END = r"""(?=$|[\s'"`;|&)<>])"""
 _SECRET_SHAPES = (
@@ -57,9 +68,16 @@ _SECRET_WORDS = lazyre.compile(
     r"|id_|credentials|\.(?:pem|p12|pfx|key)"
 )
 _NET_WORDS = lazyre.compile(r"curl|wget|scp|ftp|nc|socat|rsync|push|publish|upload|gh|aria2c|http")
-_FETCH = lazyre.compile(r"(?:^|[\s;|&(`])(?:curl|wget|aria2c|http|https)\s[^|;&]*(?:https?|ftp)://", re.I)
+# The command word of a segment, after wrappers (sudo, env, timeout 5, VAR=x) and a directory.
+_LEAD = (
+    r"^\s*(?:(?:sudo|doas|env|time|nohup|command|exec|xargs|nice|stdbuf|timeout\s+\S+)\s+(?:-\S+\s+)*)*"
+    r"(?:[A-Za-z_]\w*=\S*\s+)*(?:\S*/)?"
+)
+_FETCH = lazyre.compile(_LEAD + r"(?:curl|wget|aria2c|http|https)\s[^|;&]*(?:https?|ftp)://", re.I)
 _EGRESS_SHELL = lazyre.compile(
-    r"""(?x)(?:^|[\s;|&(`])(?:
+    "(?x)"
+    + _LEAD
+    + r"""(?:
         curl\b[^|;&]*?\s(?:-d|--data[\w-]*|-F|--form[\w-]*|-T|--upload-file|-X\s*(?:POST|PUT|PATCH)|--request\s+(?:POST|PUT|PATCH))\b
       | wget\s[^|;&]*--post-(?:data|file)
       | (?:scp|sftp|ftp|nc|ncat|netcat|socat|rsync)\s
@@ -71,7 +89,41 @@ _EGRESS_SHELL = lazyre.compile(
     )""",
     re.I,
 )
-_SEGMENT = lazyre.compile(r"[|;&\n]")
+_SEGMENT = lazyre.compile(r"[|;&\n(`]|\$\(")
+_COPY = lazyre.compile(r"(?:\S*/)?(?:scp|sftp|rsync)$")
+_LOCAL_HOST = lazyre.compile(
+    r"^(?:[a-z][\w+.-]*://)?(?:[^@/\s]+@)?(?:localhost|127(?:\.\d{1,3}){3}|\[?::1\]?|0\.0\.0\.0)(?:[:/]|$)", re.I
+)
+_REMOTE_HOST = lazyre.compile(
+    r"^(?:[a-z][\w+.-]*://|[\w.-]+@[\w.-]|[\w-]+(?:\.[\w-]+)+(?::\d+)?/?$|[\w.-]+:(?!//))", re.I
+)
+_NAME_ONLY = frozenset(
+    {
+        "ls",
+        "find",
+        "stat",
+        "test",
+        "[",
+        "[[",
+        "du",
+        "tree",
+        "mkdir",
+        "touch",
+        "chmod",
+        "chown",
+        "realpath",
+        "readlink",
+        "basename",
+        "dirname",
+        "cd",
+        "echo",
+        "which",
+        "file",
+    }
+)
+_FIND_ACTS = lazyre.compile(r"\s-(?:exec|execdir|ok|okdir|fprint\w*|fls)\b")
+_COMMIT = lazyre.compile(r"(?:^|[;&|]\s*)git\s+(?:-C\s+\S+\s+)?commit\b")
+_OWN_REMOTE = lazyre.compile(r"^\s*git\s+(?:-C\s+\S+\s+)?(?:fetch|pull|remote\s+update)\b(?![^|;&]*(?:://|@))")
 _MAX_SEGMENT = 2048
 _MAX_SCAN = 64 * 1024
 _EGRESS_TOOL = lazyre.compile(r"send|post|upload|publish|e?mail|message|webhook|tweet|share", re.I)
@@ -93,6 +145,7 @@ class Probe(NamedTuple):
     lines: int | None = None
     path: str | None = None
     agent: str = "default"
+    local: bool = False  # a write inside the project, on no protected path, at most medium risk
 
     @property
     def egress(self) -> bool:
@@ -123,12 +176,22 @@ def display(sig: str) -> str:
     return text if len(text) <= 120 else text[:119] + "…"
 
 
-def probe_of(call: ToolCall, sig: str, tags: frozenset[str], risk: Risk, data: Mapping[str, Any] | None) -> Probe:
+def probe_of(
+    call: ToolCall,
+    sig: str,
+    tags: frozenset[str],
+    risk: Risk,
+    data: Mapping[str, Any] | None,
+    docs: frozenset[str] | None = None,
+) -> Probe:
     """The probe for ``call`` given the earlier layers' tags, risk and data."""
     kind = call.kind
-    facts = fallback_facts(call, kind)
+    facts = fallback_facts(call, kind, docs)
     if tags and not tags.isdisjoint(_RELEVANT_TAGS):
-        facts = facts | (tags & _KEPT_TAGS) | (_EGRESS_ONLY if not tags.isdisjoint(_EGRESS_TAGS) else _NONE)
+        kept = tags & _KEPT_TAGS
+        if kept & _UNTRUSTED_ONLY and UNTRUSTED not in facts and _ordinary_source(call, kind, docs):
+            kept = kept - _UNTRUSTED_ONLY
+        facts = facts | kept | (_EGRESS_ONLY if not tags.isdisjoint(_EGRESS_TAGS) else _NONE)
     lines: Any = None
     path = None
     if kind == "write" or kind == "edit":
@@ -138,6 +201,9 @@ def probe_of(call: ToolCall, sig: str, tags: frozenset[str], risk: Risk, data: M
         path = _first_str(call.params, _PATH_KEYS)
     elif data and "lines_written" in data:  # a shell write the static layer measured
         lines = data["lines_written"] if isinstance(data["lines_written"], int) else None
+    if kind == "bash" and _COMMIT.search(_command(call.params) or ""):
+        facts = facts | _TASK_END_ONLY
+    local = bool(path) and RISKY_PATH not in facts and risk <= Risk.MEDIUM and _inside(path or "", call.cwd)
     return Probe(
         _task_id(sig),
         sig,
@@ -147,35 +213,46 @@ def probe_of(call: ToolCall, sig: str, tags: frozenset[str], risk: Risk, data: M
         lines,
         _task_id(path) if path else None,
         call.agent_id or "default",
+        local,
     )
 
 
-def fallback_facts(call: ToolCall, kind: str) -> frozenset[str]:
+def _inside(path: str, cwd: str | None) -> bool:
+    """Is ``path`` inside the call's working folder (the project), read lexically?"""
+    if not cwd or not cwd.startswith("/") or "\x00" in path:
+        return False
+    root = posixpath.normpath(cwd)
+    full = posixpath.normpath(path if path.startswith("/") else posixpath.join(root, path))
+    return full.startswith(root.rstrip("/") + "/") and not secret_path(full)
+
+
+def fallback_facts(call: ToolCall, kind: str, docs: frozenset[str] | None = None) -> frozenset[str]:
     """The facts this module recognises in the call itself (see the module docstring)."""
     params = call.params
     if kind == "web_fetch":
-        return _UNTRUSTED_ONLY
+        url = _first_str(params, ("url", "uri", "href"))
+        return _NONE if url and docsites.is_docs_url(url, docs) else _UNTRUSTED_ONLY
     if kind == "read" or kind == "grep":
         path = _first_str(params, _PATH_KEYS)
         return _SECRET_ONLY if path and secret_path(path) else _NONE
     if kind == "bash":
-        command = params.get("command")
-        if isinstance(command, list):
-            command = " ".join(str(c) for c in command)
-        if not isinstance(command, str):
+        command = _command(params)
+        if command is None:
             return _NONE
         if len(command) > _MAX_SCAN:
             return _UNTRUSTED_ONLY  # too large to read cheaply: treat what it brings in as untrusted
         facts = _NONE
+        segments: list[str] | None = None
         if _NET_WORDS.search(command):
             # Per pipeline segment, each capped: the patterns backtrack, and hostile input must
             # stay linear (``curl `` × 200,000 took minutes as one string).
-            segments = [seg[:_MAX_SEGMENT] for seg in _SEGMENT.split(command) if _NET_WORDS.search(seg)]
-            if any(_EGRESS_SHELL.search(seg) for seg in segments):
+            segments = [seg[:_MAX_SEGMENT] for seg in _SEGMENT.split(_quoted_separators_off(command))]
+            net = [seg for seg in segments if _NET_WORDS.search(seg)]
+            if any(_EGRESS_SHELL.search(seg) and not _stays_here(seg) for seg in net):
                 facts = _EGRESS_ONLY
-            elif any(_FETCH.search(seg) for seg in segments):
+            elif any(_FETCH.search(seg) for seg in net) and not _ordinary_pages(docsites.urls_in(command), docs):
                 facts = _UNTRUSTED_ONLY
-        if secret_path(command):
+        if secret_path(command) and reads_secret(command, segments):
             facts = facts | _SECRET_ONLY
         return facts
     if kind in _SUBAGENT_KINDS:
@@ -183,6 +260,86 @@ def fallback_facts(call: ToolCall, kind: str) -> frozenset[str]:
     if kind not in _KNOWN and _EGRESS_TOOL.search(kind):
         return _EGRESS_ONLY
     return _NONE
+
+
+def _quoted_separators_off(command: str) -> str:
+    """Quoted text is data: ``|;&`` inside quotes (and ``$(``/backticks inside single quotes) become spaces."""
+    if "'" not in command and '"' not in command:
+        return command
+    out = []
+    quote = ""
+    for ch in command:
+        if quote:
+            if ch == quote:
+                quote = ""
+            elif ch in "|;&\n" or (quote == "'" and ch in "(`$"):
+                ch = " "
+        elif ch in "'\"":
+            quote = ch
+        out.append(ch)
+    return "".join(out)
+
+
+def _ordinary_pages(urls: list[str], docs: frozenset[str] | None) -> bool:
+    """Every URL fetched is a docs page or this machine (a dev server): no untrusted page."""
+    return bool(urls) and all(_LOCAL_HOST.search(u) or docsites.is_docs_url(u, docs) for u in urls)
+
+
+def reads_secret(command: str, segments: list[str] | None = None) -> bool:
+    """Does a segment that names a secret file read it (not only list, find or test it)?"""
+    for seg in segments if segments is not None else _SEGMENT.split(_quoted_separators_off(command)):
+        if not secret_path(seg):
+            continue
+        words = seg.split()
+        head = _command_word(words)
+        if head not in _NAME_ONLY or (head == "find" and _FIND_ACTS.search(seg)) or ">" in seg or "<" in seg:
+            return True
+    return False
+
+
+def _command_word(words: list[str]) -> str:
+    i = 0
+    while i < len(words) and (words[i] in ("sudo", "doas", "env", "command", "nohup", "time") or "=" in words[i]):
+        i += 1
+    return words[i].rsplit("/", 1)[-1] if i < len(words) else ""
+
+
+def _stays_here(seg: str) -> bool:
+    """An egress-shaped segment whose only destinations are this machine (or, for a copy, local paths)."""
+    words = seg.split()
+    args = [w.strip("'\"") for w in words[1:] if not w.startswith(("-", "@", "<", ">")) and "=" not in w]
+    remote = [a for a in args if _REMOTE_HOST.search(a) and not _LOCAL_HOST.search(a)]
+    if remote:
+        return False
+    if words and _COPY.match(_command_word(words)):
+        return True  # scp/rsync between local paths: nothing leaves
+    return any(_LOCAL_HOST.search(a) for a in args)
+
+
+def own_remote(command: str) -> bool:
+    """Only ``git fetch``/``git pull`` of the project's named remotes: the project's own history."""
+    net = [seg for seg in _SEGMENT.split(command[:_MAX_SCAN]) if _NET_WORDS.search(seg) or "git" in seg]
+    return bool(net) and all(_OWN_REMOTE.search(seg) for seg in net if "git" in seg or _FETCH.search(seg))
+
+
+def _command(params: Mapping[str, Any]) -> str | None:
+    command = params.get("command")
+    if isinstance(command, list):
+        command = " ".join(str(c) for c in command)
+    return command if isinstance(command, str) else None
+
+
+def _ordinary_source(call: ToolCall, kind: str, docs: frozenset[str] | None) -> bool:
+    """The static layer said "untrusted input", but the call reads a docs page or the project's own remote."""
+    if kind == "web_fetch":
+        url = _first_str(call.params, ("url", "uri", "href"))
+        return bool(url) and docsites.is_docs_url(url or "", docs)
+    if kind == "bash":
+        command = _command(call.params)
+        if command is None:
+            return False
+        return own_remote(command) or _ordinary_pages(docsites.urls_in(command), docs)
+    return False
 
 
 def secret_path(text: str) -> bool:

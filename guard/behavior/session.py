@@ -36,8 +36,10 @@ MAX_RECENT = 256
 MAX_BREAKERS = 128
 MAX_FILES = 256  # more than any limited tier allows per task (Tree: 20)
 MAX_PENDING = 32
+REFUSED = 16  # the person's recent refusals, by task: they weigh on those calls only
 MAX_TASK_RISK = 128
 RISK_ALPHA = 0.5
+TASK_IDLE_S = 1800.0  # half an hour without a call ends a task
 
 
 @attrs.define
@@ -62,6 +64,7 @@ class SessionState:
     answers: deque[int] = attrs.field(factory=lambda: deque(maxlen=ANSWERS))  # 1 denied, 0 approved
     denied_recent: int = 0  # sum(answers), kept as answers come and go
     refusal_streak: int = 0  # dispatches guard blocked, in a row
+    refused: deque[str] = attrs.field(factory=lambda: deque(maxlen=REFUSED))  # tasks the person refused, newest last
     ring: deque[str] = attrs.field(factory=lambda: deque(maxlen=RING))  # tasks of the calls made, newest last
     run_task: str = ""
     run_len: int = 0
@@ -72,7 +75,12 @@ class SessionState:
     taint: dict[str, Any] | None = None  # {"t": ts, "source": text}
     secret: dict[str, Any] | None = None
     pending: OrderedDict[str, list[str]] = attrs.field(factory=OrderedDict)  # facts awaiting a yes or a success
-    files: dict[str, None] = attrs.field(factory=dict)  # files written (path ids), oldest first
+    # this task's writes (path ids), oldest first: a task runs from the session's start, a
+    # commit or an idle gap of TASK_IDLE_S to the next one
+    files: dict[str, None] = attrs.field(factory=dict)  # outside the project, or risky
+    local_files: dict[str, None] = attrs.field(factory=dict)  # ordinary edits inside the project
+    limit_task: str = ""  # the call guard asked about for the tier's limit; its yes or success ends the asking
+    limit_asked: bool = False  # the person saw this task's tier limit: it is not asked again in the task
     breakers: dict[str, Breaker] = attrs.field(factory=dict)
     task_risk: dict[str, int] = attrs.field(factory=dict)  # risk of each task's last run (for tier points)
     agent: str = "default"
@@ -82,8 +90,10 @@ class SessionState:
         t = float(ev.get("t", 0.0))
         if not self.started:
             self.started = t
-        self.updated = max(self.updated, t)
         kind = ev.get("e")
+        if kind == "d" and self.updated and t - self.updated >= TASK_IDLE_S:
+            self.new_task()
+        self.updated = max(self.updated, t)
         if kind == "d":
             self._dispatch(ev, t, settings)
         elif kind == "r":
@@ -131,10 +141,16 @@ class SessionState:
                 else:  # asked: it happens only if approved or it succeeded
                     _bounded_put(self.pending, task, facts, MAX_PENDING)
         path = ev.get("path")
-        if path is not None and path not in self.files:
-            if len(self.files) >= MAX_FILES:
-                del self.files[next(iter(self.files))]
-            self.files[path] = None
+        if path is not None:
+            written = self.local_files if ev.get("local") else self.files
+            if path not in written:
+                if len(written) >= MAX_FILES:
+                    del written[next(iter(written))]
+                written[path] = None
+        if ev.get("limit") and dec != AUTO_ALLOW:
+            self.limit_task = task
+        if "task_end" in ev.get("facts", ()):
+            self.new_task()
         if self.breakers:
             b = self.breakers.get(task)
             if b is not None:
@@ -153,6 +169,8 @@ class SessionState:
         self.fail_n += 1.0
         if ok:
             self.fail_streak = 0
+            if task == self.limit_task:
+                self.limit_asked, self.limit_task = True, ""
             facts = self.pending.pop(task, None) or [f for f in ev.get("facts", ()) if f in (UNTRUSTED, SECRET)]
             self._take(facts, ev, t)
         else:
@@ -184,6 +202,8 @@ class SessionState:
             facts = self.pending.pop(task, None)
             if facts:
                 self._take(facts, ev, float(ev.get("t", 0.0)))
+            if task == self.limit_task:
+                self.limit_asked, self.limit_task = True, ""
         else:
             self.denials += 1
             self.denied_recent += 1
@@ -191,6 +211,8 @@ class SessionState:
             self.approval_run = 0
             self.denial_streak += 1
             self.pending.pop(task, None)
+            if task not in self.refused:
+                self.refused.append(task)
 
     def _take(self, facts: list[str], ev: dict[str, Any], t: float) -> None:
         source = {"t": t, "call": call_text(ev)}
@@ -198,6 +220,12 @@ class SessionState:
             self.taint = source
         if SECRET in facts and self.secret is None:
             self.secret = source
+
+    def new_task(self) -> None:
+        """A task ended (a commit, an idle gap): the tier's per-task counts start again."""
+        self.files.clear()
+        self.local_files.clear()
+        self.limit_task, self.limit_asked = "", False
 
     def _forget_breakers(self) -> None:
         for task in [k for k, b in self.breakers.items() if not b.is_open][: len(self.breakers) - MAX_BREAKERS]:
@@ -240,6 +268,7 @@ class SessionState:
             "fail": [self.fail_n, self.fail_s, self.fail_t, self.fail_streak],
             "denial": [self.denial_streak, self.approval_run, list(self.answers)],
             "refusal_streak": self.refusal_streak,
+            "refused": list(self.refused),
             "ring": list(self.ring),
             "run": [self.run_task, self.run_len],
             "risk": [self.risk_ewma, self.risk_sum, self.risk_n],
@@ -248,6 +277,8 @@ class SessionState:
             "secret": self.secret,
             "pending": self.pending,
             "files": list(self.files),
+            "local_files": list(self.local_files),
+            "limit": [self.limit_task, self.limit_asked],
             "breakers": [b.to_json() for b in self.breakers.values()],
             "task_risk": self.task_risk,
             "agent": self.agent,
@@ -269,6 +300,7 @@ class SessionState:
         s.answers = deque((int(a) for a in answers), maxlen=ANSWERS)
         s.denied_recent = sum(s.answers)
         s.refusal_streak = int(raw["refusal_streak"])
+        s.refused = deque((str(x) for x in raw.get("refused", ())), maxlen=REFUSED)
         s.ring = deque((str(x) for x in raw["ring"]), maxlen=RING)
         s.run_task, s.run_len = str(raw["run"][0]), int(raw["run"][1])
         s.risk_ewma, s.risk_sum, s.risk_n = float(raw["risk"][0]), float(raw["risk"][1]), int(raw["risk"][2])
@@ -277,6 +309,8 @@ class SessionState:
         s.secret = raw.get("secret")
         s.pending = OrderedDict((str(k), list(v)) for k, v in raw["pending"].items())
         s.files = dict.fromkeys(str(k) for k in raw["files"])
+        s.local_files = dict.fromkeys(str(k) for k in raw.get("local_files", ()))
+        s.limit_task, s.limit_asked = str(raw.get("limit", ("", False))[0]), bool(raw.get("limit", ("", False))[1])
         s.breakers = {b.task: b for b in (Breaker.from_json(x) for x in raw["breakers"])}
         s.task_risk = {str(k): int(v) for k, v in raw["task_risk"].items()}
         s.agent = str(raw.get("agent") or "default")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import attrs
 
+from guard import docsites
 from guard.config import Config
 
 
@@ -27,6 +28,7 @@ class BehaviorSettings:
     breaker_human_after: int = 3
     tiers: bool = True
     double_cooldown_s: float = 3600.0
+    docs_hosts: frozenset[str] | None = None  # None: guard.docsites' defaults
 
     @classmethod
     def from_config(cls, config: Config | None) -> BehaviorSettings:
@@ -52,4 +54,5 @@ class BehaviorSettings:
             breaker_human_after=int(g("behavior.breaker_human_after")),
             tiers=bool(g("behavior.tiers")),
             double_cooldown_s=float(g("behavior.double_reward_cooldown_minutes")) * 60.0,
+            docs_hosts=docsites.hosts_of(config),
         )

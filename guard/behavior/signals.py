@@ -21,10 +21,10 @@ detectors also carry an effect (``confirm`` or ``block``). Health is
 | G221 | egress after untrusted content                     | -         | confirm |
 | G222 | egress after untrusted content and a secret        | -         | block   |
 | G223 | untrusted content and a secret read: egress armed  | 10        |         |
-| G230 | the user refused calls                              | ≤ 30      |         |
+| G230 | the user refused this call before (below the limit) | ≤ 30      |         |
 | G231 | denial limit: 3 in a row, 10 of 50, or 20 in total | 30        | confirm |
-| G240 | write larger than the tier allows                  | -         | confirm |
-| G241 | more files per task than the tier allows           | -         | confirm |
+| G240 | write larger than the tier allows (once per task)  | -         | confirm |
+| G241 | more files per task than the tier allows (once)    | -         | confirm |
 | G242 | risky path below Sapling                           | -         | confirm |
 | G243 | sub-agent where the tier forbids it                | -         | confirm |
 | G250 | health below ``confirm_below`` (60)                | -         | confirm |
@@ -39,7 +39,7 @@ import attrs
 
 from guard.behavior.breaker import HALF_OPEN, OPEN, TRIAL
 from guard.behavior.facts import RISKY_PATH, SECRET, SUBAGENT, UNTRUSTED, Probe
-from guard.behavior.session import BURST_SECONDS, RISK_ALPHA, SessionState
+from guard.behavior.session import BURST_SECONDS, RISK_ALPHA, TASK_IDLE_S, SessionState
 from guard.behavior.settings import BehaviorSettings
 from guard.behavior.tiers import Scorecard
 from guard.behavior.timefmt import iso, span
@@ -49,6 +49,7 @@ CONFIRM = "confirm"
 HARD_CAP = 74.0
 FAILURE_PRIOR_RATE = 0.1
 MAX_PERIOD = 10
+LOCAL_SCALE = 10.0  # ordinary in-project edits: limits this many times larger
 _TIER_FACTS = frozenset({RISKY_PATH, SUBAGENT})
 
 RULES: dict[str, str] = {
@@ -139,7 +140,7 @@ def assess(
         if state.taint is not None:
             _taint(state, probe, sig)
         if state.denied_recent or state.denial_streak or state.denials >= s.denial_total:
-            _denials(state, s, sig)
+            _denials(state, probe, s, sig)
         if probe is not None and state.breakers and probe.task in state.breakers:
             breaker = _breaker(state, probe, now, s, sig, session_id)
     if (
@@ -148,7 +149,7 @@ def assess(
         and s.tiers
         and (probe.lines is not None or probe.path is not None or probe.facts & _TIER_FACTS)
     ):
-        _tier(state, probe, card, sig)
+        _tier(state if state is None or now - state.updated < TASK_IDLE_S else None, probe, card, sig)
     if not sig and breaker is None:
         return HEALTHY
     health = max(0.0, 100.0 - sum(x.penalty for x in sig))
@@ -333,7 +334,7 @@ def _taint(state: SessionState, probe: Probe | None, out: list[Signal]) -> None:
         )
 
 
-def _denials(state: SessionState, s: BehaviorSettings, out: list[Signal]) -> None:
+def _denials(state: SessionState, probe: Probe | None, s: BehaviorSettings, out: list[Signal]) -> None:
     recent = state.denied_recent
     if not recent and not state.denial_streak and state.denials < s.denial_total:
         return
@@ -343,7 +344,9 @@ def _denials(state: SessionState, s: BehaviorSettings, out: list[Signal]) -> Non
     )
     if state.denial_streak >= s.denial_streak or recent >= s.denial_recent or state.denials >= s.denial_total:
         out.append(Signal("G231", 30.0, what + ": no more automatic decisions", CONFIRM))
-    else:
+    elif probe is None or probe.task in state.refused:
+        # below the limit a refusal weighs on the call refused, not on unrelated ones: one
+        # "no" to reading .env is no reason to ask before the next test run
         out.append(Signal("G230", min(30.0, 10.0 * state.denial_streak + 2.0 * recent), what))
 
 
@@ -389,30 +392,47 @@ def _breaker(
 
 
 def _tier(state: SessionState | None, probe: Probe, card: Scorecard, out: list[Signal]) -> None:
+    """The tier's limits, per task and once per task; ordinary edits in the project count less.
+
+    A write inside the project (no protected path, at most medium risk) may be LOCAL_SCALE
+    times larger, and counts as 1/LOCAL_SCALE of a file: a refactor across a dozen modules
+    is a normal day, not a reason to stop. Once the person has said yes to a limit (or the
+    call they were asked about ran), the task goes on without asking again.
+    """
     tier = card.tier
-    name = f"tier {tier.name} ({card.points:g} points)"
-    if probe.lines is not None and probe.lines > tier.max_lines:
+    name = f"{tier.name} ({card.points:g} points)"
+    asked = state is not None and state.limit_asked
+    scale = LOCAL_SCALE if probe.local else 1.0
+    if not asked and probe.lines is not None and probe.lines > tier.max_lines * scale:
+        where = "inside the project " if probe.local else ""
         out.append(
             Signal(
                 "G240",
                 0.0,
-                f"{name} allows {tier.max_lines:.0f} lines per write; this one has {probe.lines}",
+                f"this write puts {probe.lines} lines into a file at once; an agent at trust tier {name} "
+                f"writes up to {tier.max_lines * scale:.0f} {where}before a person looks (asked once per task)",
                 CONFIRM,
-                "split the change into smaller writes",
             )
         )
-    if probe.path is not None and state is not None and probe.path not in state.files:
-        count = len(state.files) + 1
-        if count > tier.max_files:
-            out.append(
-                Signal(
-                    "G241",
-                    0.0,
-                    f"{name} allows {tier.max_files:.0f} files per task (session); this would be file {count}",
-                    CONFIRM,
+    if not asked and probe.path is not None and state is not None:
+        new = probe.path not in state.files and probe.path not in state.local_files
+        if new:
+            outside = len(state.files) + (0 if probe.local else 1)
+            inside = len(state.local_files) + (1 if probe.local else 0)
+            weight = outside + inside / LOCAL_SCALE
+            if weight > tier.max_files:
+                out.append(
+                    Signal(
+                        "G241",
+                        0.0,
+                        f"this task has now changed {outside + inside} files ({outside} outside the project or on "
+                        f"protected paths); an agent at trust tier {name} changes up to {tier.max_files:.0f} "
+                        f"(or {tier.max_files * LOCAL_SCALE:.0f} ordinary project files) per task before a person "
+                        "looks (asked once per task; a commit starts a new task)",
+                        CONFIRM,
+                    )
                 )
-            )
     if RISKY_PATH in probe.facts and not tier.risky_paths:
-        out.append(Signal("G242", 0.0, f"{name} may not touch protected paths without a person", CONFIRM))
+        out.append(Signal("G242", 0.0, f"tier {name} may not touch protected paths without a person", CONFIRM))
     if SUBAGENT in probe.facts and not tier.subagents:
-        out.append(Signal("G243", 0.0, f"{name} may not start sub-agents without a person", CONFIRM))
+        out.append(Signal("G243", 0.0, f"tier {name} may not start sub-agents without a person", CONFIRM))

@@ -53,6 +53,7 @@ SWEPT = ".swept"
 SWEEP_EVERY_S = 3600.0
 JOURNAL_SUFFIX = ".events.jsonl"
 _TAINTS = frozenset({UNTRUSTED, SECRET})
+_LIMITS = frozenset({"G240", "G241"})
 _UNSAFE = lazyre.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -124,7 +125,7 @@ class SessionTracker:
 
     def probe(self, call: ToolCall, sig: str, tags: frozenset[str], risk: Risk, data: Any) -> Probe:
         """The call as the session sees it; remembered for the dispatch that follows (no second look at the file)."""
-        probe = probe_of(call, sig, tags, risk, data)
+        probe = probe_of(call, sig, tags, risk, data, self.settings.docs_hosts)
         self._probe = (call, probe)
         return probe
 
@@ -138,7 +139,14 @@ class SessionTracker:
             static = record.layer("static")
             tags = frozenset().union(*(v.tags for v in record.layers)) if record.layers else frozenset()
             risk = static.risk if static is not None and static.risk is not None else record.risk
-            probe = probe_of(call, signature(call.tool, call.params), tags, risk, static.data if static else None)
+            probe = probe_of(
+                call,
+                signature(call.tool, call.params),
+                tags,
+                risk,
+                static.data if static else None,
+                self.settings.docs_hosts,
+            )
         self._probe = None
         ev: dict[str, Any] = {
             "e": "d",
@@ -157,6 +165,10 @@ class SessionTracker:
                 ev["raw"] = probe.sig
         if probe.path is not None:
             ev["path"] = probe.path
+            if probe.local:
+                ev["local"] = 1
+        if record.decision != "auto_allow" and any(r.rule_id in _LIMITS for r in record.reasons):
+            ev["limit"] = 1
         self._add(call.session_id, ev, save=taints, synced=synced)
 
     def on_result(self, call: ToolCall, success: bool, now: datetime) -> None:
@@ -164,7 +176,7 @@ class SessionTracker:
         task = task_id(sig)
         t = now.timestamp()
         ev: dict[str, Any] = {"e": "r", "t": t, "task": task, "call": display(sig), "ok": bool(success)}
-        facts = fallback_facts(call, call.kind) & _TAINTS
+        facts = fallback_facts(call, call.kind, self.settings.docs_hosts) & _TAINTS
         if facts:
             ev["facts"] = sorted(facts)
         with self._lock:  # the tier book shares the tracker's lock

@@ -19,7 +19,7 @@ from typing import Any
 
 from guard.behavior.facts import RISKY_PATH, SUBAGENT
 from guard.behavior.settings import BehaviorSettings
-from guard.behavior.signals import assess
+from guard.behavior.signals import CONFIRM, assess
 from guard.behavior.tracker import SessionTracker
 from guard.config import Config
 from guard.layers.base import Context
@@ -92,6 +92,11 @@ class BehaviorLayer:
             self.name,
             decision=result.decision,
             ceiling=result.ceiling,
-            reasons=tuple(x.reason() for x in signals),
+            reasons=tuple(x.reason() for x in sorted(signals, key=_weight)),
             data=data,
         )
+
+
+def _weight(signal: Any) -> int:
+    """Deciding signals first: a block, then an ask, then penalties (a stable sort keeps the rest)."""
+    return {BLOCK: 0, CONFIRM: 1}.get(signal.effect, 2)

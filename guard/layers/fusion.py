@@ -20,6 +20,9 @@ guard mode (the default) keeps the formulas and fixes where they misbehave:
 - *System health is smoothed and cached*, does not count for safe/low calls (an overloaded
   machine does not make ``cat README`` riskier), and can never by itself push a call that
   would otherwise be confirmed into block.
+- *A low-risk call's failures are the development loop*: for safe and low calls (a test
+  run, a build) memory and cmd_success never fall below the prior; loops and the circuit
+  breaker catch a call that keeps failing.
 - *Failures make guard ask, not refuse*: a block that only past failures (memory,
   cmd_success) and load would cause becomes request_confirm (G304); repeated failures are the
   circuit breaker's job, and the person's refusals still block.
@@ -44,6 +47,7 @@ if TYPE_CHECKING:
 
 PRIORS = {Risk.SAFE: 90.0, Risk.LOW: 80.0, Risk.MEDIUM: 55.0, Risk.HIGH: 50.0, Risk.CRITICAL: 0.0}
 NEUTRAL = 50.0
+_OUTCOMES = ("memory", "cmd_success")
 DAY = 86_400.0
 
 
@@ -188,12 +192,26 @@ class FusionLayer:
         effective = {
             k: c.value if self.seed else c.confidence * c.value + (1 - c.confidence) * prior for k, c in parts.items()
         }
+        if not self.seed and risk <= Risk.LOW:
+            # A low-risk call that failed before (a test run, a build, a lint) is the ordinary
+            # development loop, not a risk: its failures never pull it below its prior. A real
+            # loop is the session's business (G202/G203, the circuit breaker G210).
+            for k in _OUTCOMES:
+                if parts[k].matched:  # measured outcomes, not a value an evaluator chose
+                    effective[k] = max(effective[k], prior)
         score = _clip(sum(weights[k] * effective[k] for k in COMPONENT_KEYS))
         decision = band(score, self.thresholds)
         if not self.seed and decision == BLOCK:
             decision = self._soften(score, weights, effective, prior, reasons)
         if decision == BLOCK:
             reasons.append(Reason("G302", f"fused score {score:.1f} is below {self.thresholds['request_confirm']:.0f}"))
+        elif decision == REQUEST_CONFIRM and not reasons and self._history_asked(score, weights, effective, prior):
+            # history, not the call itself, made it ask: say so, with the dimension that pulled it down most
+            low = min(COMPONENT_KEYS, key=lambda k: weights[k] * (effective[k] - prior))
+            why = parts[low].note or low
+            reasons.append(
+                Reason("G302", f"fused score {score:.1f} is below {self.thresholds['auto_allow']:.0f} ({low}: {why})")
+            )
         data = {
             "components": {k: round(effective[k], 2) for k in COMPONENT_KEYS},
             "weights": weights,
@@ -214,6 +232,13 @@ class FusionLayer:
             data=data,
             unavailable=tuple(unavailable),
         )
+
+    def _history_asked(
+        self, score: float, weights: dict[str, float], effective: dict[str, float], prior: float
+    ) -> bool:
+        """Would the call have run with every dimension at its prior? Then history asked, not the call."""
+        neutral = score + sum(weights[k] * (prior - effective[k]) for k in COMPONENT_KEYS)
+        return band(_clip(neutral), self.thresholds) == AUTO_ALLOW
 
     def _soften(
         self, score: float, weights: dict[str, float], effective: dict[str, float], prior: float, reasons: list[Reason]

@@ -20,6 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from guard import docsites
 from guard.config import Config
 from guard.layers.base import Context
 from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM, Reason, Risk, ToolCall, Verdict
@@ -148,6 +149,7 @@ class StaticLayer:
             int(config.get("static.max_command_bytes")),
             int(config.get("static.max_depth")),
             int(config.get("static.max_steps")),
+            docsites.hosts_of(config),
         )
         self.budget_ms = float(config.get("decision.budget_ms"))
         # the analysis stops a little before the decision's deadline: the verdict and the later

@@ -48,6 +48,7 @@ class Limits:
     max_bytes: int = MAX_BYTES
     max_depth: int = MAX_DEPTH
     max_steps: int = DEFAULT_STEPS
+    docs_hosts: frozenset[str] | None = None  # None: guard.docsites' defaults
 
 
 DEFAULT_LIMITS = Limits()
@@ -75,6 +76,7 @@ def analyse(
     if budget is None:
         budget = Budget(None, limits.max_steps)
     scan = Scan(resolver(home, cwd, workspace), cwd, limits.max_depth, budget)
+    scan.docs_hosts = limits.docs_hosts
     engine = Engine(scan)
     lines: int | None = None
     try:

@@ -92,6 +92,7 @@ G145 | medium   | network     | egress,network                         | Sends d
 G146 | medium   | network     | network,untrusted_input                | Downloads content from the network.
 G147 | high     | secrets     | egress,network,secret_read             | Sends a secret value from the environment to a remote host.
 G148 | low      | network     | network                                | Talks to a service on this machine.
+G465 | low      | network     | network                                | Reads a documentation or package-index page (a well-known docs host; network.docs_hosts).
 G149 | medium   | network     | egress,execute,network                 | Runs a command on another machine.
 G150 | critical | persistence | persistence,write                      | Adds or changes SSH authorized keys, granting someone login access.
 G151 | high     | persistence | persistence,write                      | Changes a startup file that runs in every new shell or session. | source ./env.sh

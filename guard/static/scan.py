@@ -96,6 +96,7 @@ class Scan:
         "container",
         "cwd",
         "depth",
+        "docs_hosts",
         "effects",
         "engine",
         "fds",
@@ -127,6 +128,7 @@ class Scan:
         self.budget = budget if budget is not None else Budget()  # shared with the scans judged inside it
         self.cwd: str | None = cwd
         self.max_depth = max_depth
+        self.docs_hosts: frozenset[str] | None = None  # documentation hosts (None: guard.docsites' defaults)
         self.depth = 0
         self.hits: list[Hit] = []
         self.tags: set[str] = set()

@@ -14,7 +14,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from guard import lazyre
+from guard import docsites, lazyre
 from guard.static import effects
 from guard.static import paths as P
 from guard.static.scan import EMPTY, Flow, Scan
@@ -209,6 +209,8 @@ def judge_fetch(scan: Scan, params: Mapping[str, Any]) -> None:
         scan.hit("G147", urls[0][:120])
     elif urls and all(_LOCAL_HOST.match(host_of(u)) for u in urls):
         scan.hit("G148", urls[0])
+    elif docsites.only_docs(urls, scan.docs_hosts):
+        scan.hit("G465", urls[0][:120])  # documentation reading is ordinary (issue 14)
     else:
         scan.hit("G146", (urls[0] if urls else "web search")[:120])
 

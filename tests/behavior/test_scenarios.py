@@ -247,7 +247,8 @@ class TestDenials:
             g = make_guard(TABLE)
             self._deny(g, 2, clock)
             r = self._read(g)
-            assert r.decision == AUTO_ALLOW and "G230" in ids(r) and "G231" not in ids(r)
+            # below the limit, refusals weigh on the refused call only, not on an unrelated read
+            assert r.decision == AUTO_ALLOW and "G230" not in ids(r) and "G231" not in ids(r)
 
     def test_one_approval_does_not_reset_the_denial_counters(self, make_guard):
         with freeze_time(T0) as clock:
@@ -267,7 +268,7 @@ class TestDenials:
             for _ in range(3):
                 g.record_interaction("bash", self.RISKY, session_id="s1", approved=True)
             r = self._read(g)
-            assert r.decision == AUTO_ALLOW and "G231" not in ids(r) and "G230" in ids(r)
+            assert r.decision == AUTO_ALLOW and "G231" not in ids(r) and "G230" not in ids(r)
 
     def test_twenty_denials_in_total_stop_it_for_good(self, make_guard):
         with freeze_time(T0) as clock:
@@ -292,7 +293,7 @@ class TestTiers:
             first = g.decide("write", self.BIG, session_id="s1", agent_id="a1")
             assert first.decision == REQUEST_CONFIRM and "G240" in ids(first)
             msg = next(x.message for x in first.reasons if x.rule_id == "G240")
-            assert "Seed" in msg and "150 lines" in msg and "200" in msg
+            assert "Seed" in msg and "up to 150" in msg and "200 lines" in msg and "split" not in msg
             for i in range(17):  # 17 normal successes = 51 points: Sprout (300 lines)
                 cmd = {"command": f"make target{i}"}
                 g.decide("bash", cmd, session_id="s1", agent_id="a1")

@@ -140,8 +140,9 @@ class TestDenials:
             s.answer("x", False)
             for _ in range(3):
                 s.answer("x", True)
-        a = s.assess("y")
+        a = s.assess("x")
         assert "G231" not in a.ids and "G230" in a.ids and a.ceiling is None
+        assert s.assess("y").ids == []  # a refusal weighs on the refused call, not on others
 
 
 class TestRisingRisk:

@@ -116,7 +116,7 @@ def test_custom_layer_added_to_the_defaults(make_guard, workspace) -> None:  # t
     deny_prod = Fixed("prod", risk=Risk.CRITICAL, decision=BLOCK, reasons=[Reason("X1", "no prod")])
     g2 = Guard(workspace, {"system.health": 90}, layers=[*g.default_layers()[:2], deny_prod, FusionLayer(g.config)])
     rec = g2.decide("bash", {"command": "ls"})
-    assert rec.decision == BLOCK and rec.reasons[-1].rule_id == "X1"
+    assert rec.decision == BLOCK and rec.reasons[0].rule_id == "X1"  # the deciding layer speaks first
     g2.close()
 
 

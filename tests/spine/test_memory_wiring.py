@@ -14,9 +14,10 @@ def test_history_memory_rises_after_successes_and_falls_after_failures(make_guar
     assert _memory(g.decide("bash", {"command": "make build"}))["value"] == 40.0
     for _ in range(4):
         g.record_result("bash", {"command": "make build"}, success=True)
-        g.record_result("bash", {"command": "make flaky"}, success=False)
+        g.record_result("bash", {"command": "pip install flaky"}, success=False)
     good = g.decide("bash", {"command": "make build"})
-    bad = g.decide("bash", {"command": "make flaky"})
+    # a medium-risk call: a low-risk one's failures never pull it below its prior (issue 14)
+    bad = g.decide("bash", {"command": "pip install flaky"})
     assert good.components["memory"] > 55 > bad.components["memory"]
     assert _memory(good)["matched"] == 4
 

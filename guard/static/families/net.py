@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from guard import lazyre
+from guard import docsites, lazyre
 from guard.static import effects
 from guard.static.families.base import Handler, parse_opts
 from guard.static.families.secrets import secret_vars
@@ -65,6 +65,11 @@ def metadata_urls(scan: Scan, urls: list[str]) -> bool:
             scan.cmd_secret = True
             return True
     return False
+
+
+def _fetch_rule(scan: Scan, urls: list[str]) -> str:
+    """G465 for a GET of documentation or package-index pages only, else G146 (a download)."""
+    return "G465" if docsites.only_docs(urls, scan.docs_hosts) else "G146"
 
 
 def _is_local(urls: list[str]) -> bool:
@@ -128,7 +133,7 @@ def _curl(cmd: Cmd, scan: Scan) -> Flow:
     if egress:
         scan.hit("G148" if local else "G145", display(scan, " ".join(cmd.argv)))
     else:
-        scan.hit("G148" if local else "G146", display(scan, " ".join(urls[:2])))
+        scan.hit("G148" if local else _fetch_rule(scan, urls), display(scan, " ".join(urls[:2])))
     return _download_output(
         scan, opts.value("-o", "--output"), opts.has("-O", "--remote-name", "--remote-name-all"), urls, local
     )
@@ -177,7 +182,7 @@ def _wget(cmd: Cmd, scan: Scan) -> Flow:
     if sent or flow.bits or method in _EGRESS_METHODS or opts.has("--post-file", "--body-file"):
         scan.hit("G148" if local else "G145", display(scan, " ".join(cmd.argv)))
     else:
-        scan.hit("G148" if local else "G146", display(scan, " ".join(urls[:2])))
+        scan.hit("G148" if local else _fetch_rule(scan, urls), display(scan, " ".join(urls[:2])))
     if opts.has("-e", "--execute"):
         scan.hit("G182", "wget --execute")
     output = opts.value("-O", "--output-document")

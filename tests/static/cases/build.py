@@ -4726,7 +4726,7 @@ FLOW2 = [
     (C, "npm run dev & PID=$!; sleep 5; curl -s localhost:3000; kill $PID", "G178"),
     (C, "cat > .git/hooks/pre-commit <<'EOF'\n#!/bin/sh\nnpm test\nEOF"),
     (C, "git push --force origin main"),
-    (C, "WebFetch", {"url": "https://docs.python.org/3/library/pathlib.html", "prompt": "Summarise Path.glob"}, "G146"),
+    (A, "WebFetch", {"url": "https://docs.python.org/3/library/pathlib.html", "prompt": "Summarise Path.glob"}, "G465"),
     (C, "WebSearch", {"query": "vitest mock fetch example"}, "G146"),
     # --- more everyday shapes
     (A, "cd /home/u/proj/api && go test ./... -count=1 2>&1 | tail -20"),
