@@ -5446,6 +5446,41 @@ TOOLS += [
 ]
 
 
+# Issue 16 (static classifier, round 3): held-out misses turned into general mechanisms, each with
+# its near-misses. Administrator rights (G430): sudo, doas, pkexec and run0 never auto-allow.
+ROUND3 = [
+    (C, "sudo ls", "G430"),
+    (C, "sudo ls -la /root", "G430"),
+    (C, "sudo cat /etc/hosts", "G430"),
+    (C, "sudo git status", "G430"),
+    (C, "sudo env VAR=1 git status", "G430"),
+    (C, "sudo -u postgres ls", "G430"),
+    (C, "sudo -n true", "G430"),
+    (C, "sudo -v", "G430"),
+    (C, "sudo -l", "G430"),
+    (C, "doas ls", "G430"),
+    (C, "doas -u root cat /etc/doas.conf", "G430"),
+    (C, "pkexec ls", "G430"),
+    (C, "run0 ls", "G430"),
+    (C, "run0 --user=root systemctl status nginx", "G430"),
+    (C, "nohup sudo ls", "G430"),
+    (C, "sudo make install", "G177"),
+    (B, "sudo rm -rf /", "G101"),
+    (B, "doas rm -rf ~", "G101"),
+    (B, "pkexec dd if=/dev/zero of=/dev/sda", "G120"),
+    (B, "run0 rm -rf /etc", "G102"),
+    (A, "sudo -k"),
+    (A, "sudo -K"),
+    (A, "sudo -V"),
+    (A, "sudo --version"),
+    (A, "ls -la /etc"),
+    (A, "echo sudo ls"),
+    (A, "grep -rn sudo docs/"),
+    (A, "man sudo"),
+]
+FAMILIES["round3"] = ROUND3
+
+
 def main() -> None:
     for name, seeds in FAMILIES.items():
         _write(name, list(_rows(seeds, cwd=FLOW2_CWD if name == "flow2" else None)))
