@@ -17,6 +17,7 @@ import attrs
 from guard.model import Risk
 from guard.static import ondisk, tools
 from guard.static.engine import Engine
+from guard.static.families import prod
 from guard.static.paths import Resolver
 from guard.static.rules import CATALOG
 from guard.static.scan import EMPTY, Hit, Scan
@@ -83,6 +84,7 @@ def analyse(
                 scan.hit("G198", f"{size} bytes")
             if size <= _HARD_LIMIT:
                 engine.top(text, EMPTY)
+                prod.raise_on_production(scan, text)  # ``RAILS_ENV=production rails db:drop``: G434
             if not scan.hits:
                 scan.hit("G180", "empty command")
     elif kind in ("write", "edit"):
