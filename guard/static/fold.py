@@ -128,10 +128,16 @@ class _Py:
             inner = self.val(node.operand)
             return "-" + inner if isinstance(inner, str) and inner.isdigit() else None
         if isinstance(node, (ast.List, ast.Tuple)):
-            items = [self.val(e) for e in node.elts]
-            if all(isinstance(i, str) for i in items):
-                return tuple(i for i in items if isinstance(i, str))
-            return None
+            words: list[str] = []
+            for e in node.elts:
+                item = self.val(e.value if isinstance(e, ast.Starred) else e)
+                if isinstance(e, ast.Starred) and isinstance(item, tuple):
+                    words.extend(item)  # ``[sys.executable, *["-m", "x"]]``
+                elif isinstance(item, str) and not isinstance(e, ast.Starred):
+                    words.append(item)
+                else:
+                    return None
+            return tuple(words)
         if isinstance(node, ast.JoinedStr):
             parts = []
             for v in node.values:
