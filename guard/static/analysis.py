@@ -18,6 +18,7 @@ from guard.model import Risk
 from guard.static import ondisk, oversized, tools
 from guard.static.budget import DEFAULT_STEPS, Budget, OverBudget
 from guard.static.engine import Engine
+from guard.static.families import prod
 from guard.static.paths import Resolver
 from guard.static.rules import CATALOG
 from guard.static.scan import EMPTY, Hit, Scan
@@ -96,6 +97,7 @@ def analyse(
                     oversized.glance(engine, text)
                 else:
                     engine.top(text, EMPTY)
+                    prod.raise_on_production(scan, text)  # ``RAILS_ENV=production rails db:drop``: G434
                 if not scan.hits:
                     scan.hit("G180", "empty command")
         elif kind in ("write", "edit"):

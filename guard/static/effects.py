@@ -104,8 +104,31 @@ def delete(scan: Scan, word: str, recursive: bool, detail: str = "") -> Place:
                 "G109" if CATALOG[rule_id].risk is Risk.CRITICAL else rule_id, f"{shown} (moved from {origin.path})"
             )
             return place
-    scan.hit(_delete_rule(place, recursive, _in_output_dir(scan, word, place)), shown)
+    rule_id = _delete_rule(place, recursive, _in_output_dir(scan, word, place))
+    if (
+        rule_id == "G184"
+        and place.tier in (P.PROJECT, P.PROJECT_ROOT)
+        and mass_pattern(word)
+        and not _in_output_dir(scan, word, place)
+        and not any(p in _REGENERATED for p in word.replace("\\", "/").split("/")[:-1])  # ``build\\*.obj``
+    ):
+        rule_id = "G432"  # ``rm src/*.py``: many project files at once, as ``rm -rf src`` asks
+    scan.hit(rule_id, shown)
     return place
+
+
+# Files a build or a tool writes again (compiled objects, logs, editor and patch leftovers): deleting
+# them by pattern is tidying, not a mass deletion.
+_DISPOSABLE = lazyre.compile(
+    r"^\*(?:\.(?:pyc|pyo|pyd|o|obj|a|so|dylib|dll|class|log|tmp|temp|bak|orig|rej|swp|swo|gcda|gcno|"
+    r"coverage|egg-info|tsbuildinfo|lcov|out|map|cache|d)|~)$|^\.DS_Store$|^Thumbs\.db$|^\*\.py[co]$|^__pycache__$"
+)
+
+
+def mass_pattern(word: str) -> bool:
+    """``src/*.py``, ``./*``, ``*.ts``: a pattern over project files (not build leftovers like ``*.pyc``)."""
+    last = word.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    return any(c in last for c in "*?[") and not _DISPOSABLE.match(last)
 
 
 def _removal(word: str, place: Place) -> str:
@@ -250,12 +273,28 @@ def write(scan: Scan, word: str, flow: Flow = EMPTY, how: str = "write") -> Plac
     return place
 
 
+# Names of storage and memory devices under /dev (one level; deeper paths such as /dev/mapper/root,
+# /dev/disk/by-id/… or an LVM /dev/vg/lv are all devices).
+_DISK = lazyre.compile(
+    r"^(?:[shvx]?vd[a-z]+\d*|[sh]d[a-z]+\d*|nvme\d+(?:n\d+(?:p\d+)?)?|mmcblk\d+(?:p\d+)?|r?disk\d+(?:s\d+)*|"
+    r"loop\d+|md\d+|md_?\w*|dm-\d+|sr\d+|[nr]?st\d+|fd\d+|mtd(?:block)?\d+|nbd\d+|zram\d+|rbd\d+|pmem\d+|"
+    r"ada?\d+\w*|da\d+\w*|xvd[a-z]+\d*|ubd\w*|mem|kmem|port|nvram|root|cdrom|dvd\w*|hidraw\d+|sg\d+|bsg\w*|"
+    r"mapper|disk|block)$"
+)
+
+
+def _disk_name(path: str) -> bool:
+    """``/dev/sda1``, ``/dev/nvme0n1``, ``/dev/mapper/root``: a disk or memory; ``/dev/nul`` is not."""
+    rest = path[len("/dev/") :] if path.startswith("/dev/") else path.rsplit("/", 1)[-1]
+    return "/" in rest.strip("/") or bool(_DISK.match(rest.strip("/")))
+
+
 def _write_rule(scan: Scan, place: Place, flow: Flow, how: str) -> str:
     tier, create = place.tier, how == "create"
     if tier == P.PROTECTED:
         return "G156" if place.kind != "holds_guard" or not create else "G185"
     if tier == P.DEVICE:
-        return "G120"
+        return "G120" if _disk_name(place.path) else "G123"  # ``> /dev/nul``: a typo makes a file in /dev
     if not create and shadows_command(scan, place.path):  # ``cp x ~/bin/git``: runs instead of the real git
         return "G152" if _program_dangerous(scan, place.path, flow) else "G408"
     if tier == P.SYSTEM:

@@ -40,6 +40,7 @@ SOCKET, SHELL = 16, 32  # flow bits: raw socket output; an interactive shell's o
 SHELLS = wordset("sh bash zsh dash ksh mksh ash fish csh tcsh yash posh rbash pdksh oksh busybox-sh")
 _NO_ENV: Mapping[str, str] = {}
 _BIN_DIRS = ("/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/opt/homebrew/bin")
+_ELEVATE = frozenset({"sudo", "doas", "pkexec", "run0"})  # administrator rights: never auto-allowed (G430)
 _FORK_BOMB = r"(^|[^\w-]){n}\s*(\|\s*{n}|&(?!&))"
 # A brace word where a command starts: ``{`` glued to what follows (a group's ``{`` needs a blank).
 _BRACE_WORD = re.compile(rb"(^|[;&|(\n]|[{(;&|][ \t]+|\n[ \t]+)\{(?=[^\s}])")
@@ -288,6 +289,8 @@ class Engine:
                 return self.dispatch("printenv", ("env", *argv[1:]), stdin)  # a dump of the environment
             if u.privileged and not any(a in ("-l", "--list", "-v", "-k", "-K", "-V", "--version") for a in argv[1:]):
                 scan.hit("G177", display(scan, " ".join(argv)))  # an interactive root shell
+            elif name in _ELEVATE and not any(a in ("-k", "-K", "-V", "--version", "-h", "--help") for a in argv[1:]):
+                scan.hit("G430", display(scan, " ".join(argv)))  # ``sudo -v``, ``sudo -l``: the password cache
             else:
                 scan.hit("G180", " ".join(argv))
             return EMPTY
@@ -305,7 +308,11 @@ class Engine:
         if u.privileged:
             new = scan.hits[before:]
             if new and max(r.risk for r in _rules(new)) < Risk.MEDIUM:
-                scan.hit("G181" if all(h.rule_id == "G180" for h in new) else "G177", display(scan, " ".join(argv)))
+                reads = all(h.rule_id == "G180" for h in new)
+                rule = ("G430" if name in _ELEVATE else "G181") if reads else "G177"
+                scan.hit(rule, display(scan, " ".join(argv)))  # ``sudo ls``: administrator rights always ask
+            elif not new and name in _ELEVATE:
+                scan.hit("G430", display(scan, " ".join(argv)))
         return out
 
     # -- what runs scripts (see guard.static.shells)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from guard import lazyre
-from guard.static import effects
+from guard.static import effects, fold
 from guard.static.families.base import Handler
 from guard.static.families.secrets import is_secret_var
 from guard.static.scan import DECODED, EMPTY, REMOTE, Cmd, Flow, Scan, display
@@ -139,7 +139,8 @@ def analyse_code(scan: Scan, code: str, lang: str) -> None:
         from guard.static.families import selfguard
 
         selfguard.python_code(scan, code[:65536])  # before unaliasing: ``__import__("guard")`` names guard
-    code = _unalias(code[:65536])
+    original = code[:65536]
+    code = _unalias(original)
     scan.tag("execute")
     literal_shell = False
     for m in _SHELL_STR.finditer(code):
@@ -178,6 +179,9 @@ def analyse_code(scan: Scan, code: str, lang: str) -> None:
             literal_shell = True
             scan.engine.run(argv)
     unknown = _paths(scan, code)
+    computed, read = _folded(scan, original, lang)
+    if read:  # the Python was parsed: its calls were judged by their folded values, not the patterns
+        unknown, literal_shell = False, True
     if lang == "python":
         for m in re.finditer(r"(?<![\w.])exec\s*\(\s*" + _Q, code):
             analyse_code(scan, m.group("s").replace("\\n", "\n"), "python")
@@ -204,9 +208,42 @@ def analyse_code(scan: Scan, code: str, lang: str) -> None:
     elif net:
         scan.hit("G145" if egress else "G146", shown)
     renamed = bool(_RENAMED.search(code))
-    if unknown or renamed or (_SHELL_ANY.search(code) and not literal_shell) or (executes and not net and not decodes):
+    if computed:
+        scan.hit("G431", computed)
+    elif (
+        unknown or renamed or (_SHELL_ANY.search(code) and not literal_shell) or (executes and not net and not decodes)
+    ):
         scan.hit("G118", shown)
     scan.hit("G119", shown)
+
+
+def _folded(scan: Scan, code: str, lang: str) -> tuple[str, bool]:
+    """Calls whose command, path or process guard folds from the code's expressions (``x = 'rm -rf ';
+    os.system(x + '~')``, ``remove_tree($ENV{HOME})``) are judged like the shell command or path they
+    work out to. Returns the first call it could not fold (it asks: G431), or ``""``, and whether the
+    code was Python that parsed (then the folded calls stand in for the patterns' guesses)."""
+    found = fold.effects(code, lang, scan.resolver.home)
+    unfolded = ""
+    if found is None or (lang == "python" and _RENAMED.search(code)):
+        found, parsed = found or [], False
+    else:
+        parsed = lang == "python"
+    for eff in found:
+        value = eff.value
+        if value is None:
+            unfolded = unfolded or f"{eff.call}(…): guard could not work out its argument"
+        elif eff.kind == "script" and isinstance(value, str):
+            scan.engine.script(value)
+        elif eff.kind == "argv" and isinstance(value, tuple) and value:
+            scan.engine.run(value)
+        elif eff.kind == "delete" and isinstance(value, str):
+            effects.delete(scan, value, eff.recursive, fold.describe(eff))
+        elif eff.kind == "kill" and isinstance(value, tuple):
+            signal = value[0].upper().removeprefix("SIG")
+            scan.engine.run(("kill", f"-{signal}", value[1]))
+        elif eff.kind == "code" and isinstance(value, str) and len(value) < len(code):
+            analyse_code(scan, value, lang)
+    return unfolded, parsed
 
 
 def _unalias(code: str) -> str:
@@ -230,6 +267,8 @@ def _paths(scan: Scan, code: str) -> bool:
     """Deletes, writes and reads with a path guard can resolve; True when one could not be resolved."""
     unknown = False
     for m in _DELETE.finditer(code):
+        if not m.group("arg").strip():
+            continue  # ``use File::Path qw(remove_tree)``: the name imported, not called
         target = _path_expr(scan, m.group("arg"))
         recursive = (
             any(r in m.group("fn") for r in _RECURSIVE) or "recursive" in m.group("arg") or "-Recurse" in m.group(0)
@@ -424,6 +463,8 @@ def _opens_repl(args: list[str], family: str) -> bool:
             return False
         i += 1
     return True
+
+
 def _runs_guard(script: str) -> bool:
     path = script.rstrip("/")
     return path.rsplit("/", 1)[-1] == "guard" or path.endswith(("guard/__main__.py", "guard/cli/__init__.py"))

@@ -179,16 +179,39 @@ def _drop_tools(cmd: Cmd, scan: Scan) -> Flow:
 
 # Framework tasks that reset or drop the application's database: (command, trigger words).
 _RESETS = {
-    "rails": {"db:drop", "db:reset", "db:purge", "db:schema:load", "db:setup"},
-    "rake": {"db:drop", "db:reset", "db:purge", "db:schema:load"},
-    "prisma": {"reset", "--force-reset"},
+    "rails": {
+        "db:drop",
+        "db:reset",
+        "db:purge",
+        "db:schema:load",
+        "db:setup",
+        "db:seed:replant",
+        "db:truncate_all",
+        "db:migrate:reset",
+        "db:fixtures:load",
+    },
+    "rake": {
+        "db:drop",
+        "db:reset",
+        "db:purge",
+        "db:schema:load",
+        "db:seed:replant",
+        "db:truncate_all",
+        "db:migrate:reset",
+        "db:fixtures:load",
+    },
+    "prisma": {"reset", "--force-reset", "--accept-data-loss"},
+    "drizzle-kit": {"drop", "push --force"},
+    "mix": {"ecto.drop", "ecto.reset", "ecto.rollback --all"},
     "artisan": {"migrate:fresh", "migrate:reset", "db:wipe", "migrate:refresh"},
     "manage.py": {"flush", "reset_db", "sqlflush"},
     "django-admin": {"flush", "reset_db"},
-    "sequelize": {"db:drop", "db:migrate:undo:all"},
+    "sequelize": {"db:drop", "db:migrate:undo:all", "db:seed:undo:all"},
+    "sequelize-cli": {"db:drop", "db:migrate:undo:all", "db:seed:undo:all"},
     "knex": {"migrate:rollback --all"},
     "alembic": {"base"},
-    "typeorm": {"schema:drop"},
+    "typeorm": {"schema:drop", "schema:sync"},
+    "dbt": {"--full-refresh"},
     "dbmate": {"drop"},
     "flyway": {"clean"},
     "liquibase": {"dropAll", "drop-all"},
@@ -200,9 +223,49 @@ def resets_database(tool: str, args: tuple[str, ...] | list[str]) -> bool:
     if not triggers:
         return False
     joined = " ".join(args)
+    if tool in ("manage.py", "django-admin") and "migrate" in args and "zero" in args:
+        return True  # ``manage.py migrate app zero``: every migration of the app undone, its tables dropped
     return any(t in args or (" " in t and t in joined) for t in triggers) and not (
         tool == "alembic" and "downgrade" not in args
     )
+
+
+_DBT_READS = wordset("compile parse ls list docs deps debug init clean source --version --help -h")
+_BROKER_PURGE = {
+    "rabbitmqctl": wordset("purge_queue delete_queue reset force_reset delete_vhost"),
+    "rabbitmqadmin": wordset("purge delete"),
+    "kafka-topics": wordset("--delete"),
+    "kafka-topics.sh": wordset("--delete"),
+    "kafka-delete-records": wordset("--offset-json-file"),
+    "kafka-delete-records.sh": wordset("--offset-json-file"),
+    "memcflush": frozenset(),
+}
+
+
+def _dbt(cmd: Cmd, scan: Scan) -> Flow:
+    """``dbt run --full-refresh`` drops and rebuilds incremental models; ``dbt compile`` only reads."""
+    shown = display(scan, " ".join(cmd.argv))
+    sub = next((a for a in cmd.args if not a.startswith("-")), "")
+    if resets_database("dbt", cmd.args):
+        scan.hit("G163", shown)
+    elif sub in _DBT_READS or (not sub and all(a in _DBT_READS for a in cmd.args)):
+        scan.hit("G181", shown)
+    else:
+        scan.tag("network")
+        scan.hit("G188", shown)  # run, build, seed, snapshot: writes to the warehouse
+    return None  # type: ignore[return-value]
+
+
+def _broker(cmd: Cmd, scan: Scan) -> Flow:
+    """Message brokers and caches: purging a queue, deleting a topic, flushing memcached lose data."""
+    shown = display(scan, " ".join(cmd.argv))
+    purge = _BROKER_PURGE[cmd.name]
+    scan.tag("network")
+    if not purge or any(a in purge or a.split("=", 1)[0] in purge for a in cmd.args):
+        scan.hit("G433", shown)
+    else:
+        scan.hit("G188", shown)
+    return None  # type: ignore[return-value]
 
 
 def _framework(cmd: Cmd, scan: Scan) -> Flow:
@@ -231,7 +294,12 @@ HANDLERS: dict[str, Handler] = {
     "pg_restore": _drop_tools,
     "mysqldump": _drop_tools,
     **dict.fromkeys(
-        wordset("rails rake prisma sequelize knex alembic typeorm dbmate flyway liquibase django-admin"),
+        wordset(
+            "rails rake prisma sequelize sequelize-cli knex alembic typeorm dbmate flyway liquibase django-admin "
+            "drizzle-kit"
+        ),
         _framework,
     ),
+    "dbt": _dbt,
+    **dict.fromkeys(_BROKER_PURGE, _broker),
 }

@@ -240,7 +240,7 @@ _LOCAL_BINS = frozenset(_DEV_TOOLS.split()) | {
 
 
 # Project-local CLIs with a handler of their own (which knows their destructive verbs).
-_JUDGED_BINS = frozenset({"prisma"})
+_JUDGED_BINS = frozenset({"prisma", "sequelize", "sequelize-cli", "knex", "typeorm"})
 
 _EDITOR_COMMAND = lazyre.compile(r"^[+:]*!(.+)$")
 
@@ -274,6 +274,9 @@ def _tool(cmd: Cmd, scan: Scan) -> Flow | None:
 def _manager(cmd: Cmd, scan: Scan) -> Flow | None:
     ro, install, publish, runner = _MANAGERS[cmd.name]
     shown = display(scan, " ".join(cmd.argv))
+    if resets_database(cmd.name, cmd.args):  # ``mix ecto.reset``
+        scan.hit("G163", shown)
+        return None
     opts = parse_opts(
         cmd.args,
         wordset(

@@ -82,9 +82,11 @@ def _truncate(cmd: Cmd, scan: Scan) -> Flow:
     opts = parse_opts(cmd.args, frozenset({"-s", "--size", "-r", "--reference"}))
     big = _fills_disk(opts.value("-s", "--size"))
     for target in opts.operands:
-        effects.write(scan, target, EMPTY, "write")
+        place = effects.write(scan, target, EMPTY, "write")
         if big:
             scan.hit("G009", f"truncate -s {opts.value('-s', '--size')} {target}")
+        if place.tier in (P.PROJECT, P.PROJECT_ROOT) and effects.mass_pattern(target):
+            scan.hit("G432", f"truncate {place.path}")  # ``truncate -s 0 src/*.py`` empties them all
     if not opts.operands:
         scan.hit("G184", "truncate")
     return EMPTY

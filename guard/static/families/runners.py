@@ -61,8 +61,10 @@ def _find(cmd: Cmd, scan: Scan) -> Flow:
             effects.write(scan, args[i + 1], EMPTY)
         if a in _FIND_FILTERS and not (i + 1 < len(args) and _matches_all(a, args[i + 1])):
             filtered = True
-            if a in ("-name", "-iname") and i + 1 < len(args):
+            if a in ("-name", "-iname") and i + 1 < len(args) and pattern != "empty":
                 pattern = args[i + 1]
+            if a == "-empty":
+                pattern = "empty"  # only empty files and folders: nothing is lost
         i += 2 if a in _FIND_TAKES or a in _WRITES else 1
     targets = [_target(s, filtered, pattern) for s in starts]
     for start in starts:
@@ -89,8 +91,10 @@ def _matches_all(test: str, value: str) -> bool:
 
 
 def _target(start: str, filtered: bool, pattern: str) -> str:
+    """What find lists: ``DIR/PATTERN`` for a name filter; any file of ``DIR`` (``DIR/*``) otherwise, as a
+    time, size or path filter (``-not -path './.git/*'``) does not say which files are spared."""
     base = start.rstrip("/") or "/"
-    tail = (pattern or "match") if filtered else "*"
+    tail = pattern or "*"
     return f"{base}/{tail}" if base != "/" else f"/{tail}"
 
 
