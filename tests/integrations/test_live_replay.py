@@ -3,7 +3,8 @@
 Each fixture is one live run: the hook payloads in the order the host sent them, the
 variables the host added to the hook's environment, and guard's answer then. Replayed in a
 fresh workspace with the same environment, every run is read (exit code as recorded) and
-every permission answer is the one guard gave live (allow stays allow, deny stays deny).
+every permission answer is the one guard gave live (allow stays allow, deny stays deny), but
+where a run's ``expect_now`` names the answer guard gives on purpose since, and why.
 Recorded by ``LIVE_RECORD=1 python -m pytest -m live tests/live``; see ``protocols/live/README.md``.
 """
 
@@ -56,6 +57,8 @@ def test_a_live_run_replays_to_the_same_answers(name: str, tmp_path: Path) -> No
         recorded = run["answer"]
         where = f"{name} run {i} ({run['payload'].get('hook_event_name')})"
         assert out.code == recorded["exit_code"], f"{where}: {out.stderr}"
-        assert permission(out.stdout) == permission(recorded["stdout"]), (
+        # ``expect_now``: where guard's answer changed on purpose since the live run, and why
+        want = run.get("expect_now", {}).get("permission", permission(recorded["stdout"]))
+        assert permission(out.stdout) == want, (
             f"{where}: {out.stdout} != {recorded['stdout']}"
         )
