@@ -23,7 +23,9 @@ from guard.workspace import EXECUTIONS, SESSIONS_DIR, STATE
 from tests.conftest import ROOT, guard_cli_env
 
 CONFIG = {"system.health": 90, "memory.backend": "history"}
-CMD = {"command": "make build"}
+# medium risk: a safe or low call's own failures never pull it below its prior (the dev loop),
+# so they could not show whether learning froze
+CMD = {"command": "ssh build-host uptime"}
 NOW = "2026-11-20 12:00:00"
 
 
