@@ -73,11 +73,12 @@ class _WatchedDict(dict[str, float]):
 
     def __setitem__(self, key: str, value: float) -> None:
         super().__setitem__(key, value)
-        self._on_change()
+        self._on_change((key,))
 
     def update(self, *args: Any, **kw: Any) -> None:
+        before = dict(self)
         super().update(*args, **kw)
-        self._on_change()
+        self._on_change(tuple(k for k in self if k not in before or before[k] != self[k]) + tuple(kw))
 
 
 class _EngineEvaluators(Evaluators):
@@ -118,7 +119,8 @@ class MultiSourceFusionEngine:
         guard: Guard | None = None,
     ) -> None:
         self._guard = guard or Guard(workspace, config)
-        cfg = self._guard.config
+        cfg = self._base = self._guard.config
+        self._explicit: set[str] = set()
         self._weights = _WatchedDict(cfg.weights, self._rebuild)
         self._thresholds = _WatchedDict(cfg.thresholds, self._rebuild)
         self._rebuild()
@@ -138,7 +140,7 @@ class MultiSourceFusionEngine:
     @weights.setter
     def weights(self, value: Mapping[str, float]) -> None:
         self._weights = _WatchedDict({**self._guard.config.weights, **dict(value)}, self._rebuild)
-        self._rebuild()
+        self._rebuild(tuple(value))
 
     @property
     def thresholds(self) -> dict[str, float]:
@@ -147,12 +149,18 @@ class MultiSourceFusionEngine:
     @thresholds.setter
     def thresholds(self, value: Mapping[str, float]) -> None:
         self._thresholds = _WatchedDict({**self._guard.config.thresholds, **dict(value)}, self._rebuild)
-        self._rebuild()
+        self._rebuild(tuple(value))
 
-    def _rebuild(self) -> None:
+    def _rebuild(self, changed: tuple[str, ...] = ()) -> None:
+        # Only what the program changed is an override: a threshold left as it was keeps its
+        # source ("default" lets the static floor apply; a threshold set in code does not).
+        base = self._base
+        self._explicit.update(f"{kind}.{k}" for k in changed for kind in ("weights", "thresholds"))
         overrides = {f"weights.{k}": v for k, v in self._weights.items() if k in COMPONENT_KEYS}
         overrides.update({f"thresholds.{k}": v for k, v in self._thresholds.items() if k != "block"})
-        config = self._guard.config.with_overrides(overrides)
+        overrides = {k: v for k, v in overrides.items() if k in self._explicit or float(v) != base.get(k)}
+        self._explicit.update(overrides)
+        config = base.with_overrides(overrides)
         layers = list(self._guard.chain.layers)
         for i, layer in enumerate(layers):
             if getattr(layer, "name", "") == "fusion":

@@ -146,6 +146,7 @@ class FusionLayer:
     """Weighted fusion of the four dimensions into a 0-100 score and a band decision."""
 
     name = "fusion"
+    scores_for_record = True  # the chain runs it after a block too, so blocks carry real components
 
     def __init__(self, config: Config, evaluators: Any | None = None) -> None:
         self.config = config
