@@ -91,12 +91,13 @@ def test_a_held_rule_is_applied_only_when_named(workspace: Path, suggested: dict
 def test_an_applied_rule_turns_a_prompt_into_an_allow_through_the_shipped_chain(
     workspace: Path, stream: Stream
 ) -> None:
-    """npm run test is low, yet asked about after a run of failures; once applied, the static layer
-    reads the rule from guard.toml (G192) and lets it run; reverted, the prompt is back."""
+    """npm run test is low, yet asked about after a run of failures in its family (npm run); once
+    applied, the static layer reads the rule from guard.toml (G192) and lets it run; reverted, the
+    prompt is back. (Failures of other programs, ``make``, no longer drag it: issue 15.)"""
     for s in ("s1", "s2", "s3"):
         stream.approved("npm run test", s)
         for target in ("build", "lint", "check"):
-            stream.approved(f"make {target}", s, ok=False)
+            stream.approved(f"npm run {target}", s, ok=False)
     play(workspace, stream)
 
     def decide(command: str) -> DecisionRecord:
