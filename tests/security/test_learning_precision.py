@@ -119,3 +119,242 @@ def test_a_static_block_carries_the_fused_components(make_guard: Any, workspace:
     line = json.loads((workspace / ".fusion-decisions.jsonl").read_text().splitlines()[-1])
     assert line["decision"] == BLOCK and line["components"]["system"] == 90.0
     assert line["fusion_score"] == round(rec.final_score, 2)
+
+
+# -- deliverables 1, 2, 4: hierarchical evidence, no transfer to riskier or other targets --------
+
+M = 4.0  # fusion.prior_strength
+PRIORS = {"safe": 90.0, "low": 80.0, "medium": 55.0}
+W = {"memory": 0.30, "cmd_success": 0.30, "user_pref": 0.25, "system": 0.15}
+
+LEARNED = [
+    "pip install requests",
+    "npm install lodash",
+    "git push origin feature-x",
+    "kubectl apply -f k8s/dev.yaml",
+    "curl https://api.example.com/v1/items",
+]
+VARIANTS = [
+    "pip install reqeusts",
+    "pip install git+https://x.example/p",
+    "pip install requests --index-url http://x.example",
+    "npm install left-padx",
+    "git push origin main",
+    "kubectl apply -f k8s/prod.yaml",
+    "curl https://other.example.net/v1/items",
+]
+
+
+def _learn(g: Any, command: str, times: int, *, approved: bool = True, ok: bool = True) -> None:
+    for _ in range(times):
+        g.record_interaction("bash", {"command": command}, session_id="history", approved=approved)
+        g.record_result("bash", {"command": command}, session_id="history", success=ok)
+
+
+def _decide(g: Any, command: str, session: str = "fresh") -> Any:
+    return g.decide("bash", {"command": command}, session_id=session, save=False)
+
+
+@pytest.fixture
+def trained(make_guard: Any) -> Any:
+    from freezegun import freeze_time
+
+    with freeze_time("2026-03-02 10:00:00"):
+        g = make_guard()
+        for command in LEARNED:
+            _learn(g, command, 10)
+        yield g
+
+
+def test_exact_operations_are_allowed_after_ten_approvals(trained: Any) -> None:
+    for i, command in enumerate(LEARNED):
+        rec = _decide(trained, command, f"fresh-{i}")
+        assert rec.decision == AUTO_ALLOW, (command, rec.final_score, rec.notes)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_variants_inherit_no_trust(trained: Any, variant: str) -> None:
+    rec = _decide(trained, variant)
+    assert rec.decision != AUTO_ALLOW, (variant, rec.final_score)
+    prior = PRIORS.get(rec.risk.label, 50.0)
+    for key in ("memory", "cmd_success", "user_pref"):
+        assert rec.components[key] <= prior + 1e-9, (variant, key, rec.components)
+
+
+def test_worked_numbers_exact_and_variant(trained: Any) -> None:
+    """By hand, from docs/fusion.md: medium prior 55, m = 4, 10 approvals and 10 successes, no decay."""
+    op = (10 * 100 + M * 55) / (10 + M)  # 87.142857: operation shrunk toward min(family, prior) = 55
+    memory = 10 / 14 * 100 + 4 / 14 * 55  # the exact call's runs, confidence n/(n+m)
+    exact = _decide(trained, "pip install requests")
+    assert exact.risk.label == "medium"
+    assert exact.components["cmd_success"] == pytest.approx(op, abs=0.01)
+    assert exact.components["user_pref"] == pytest.approx(op, abs=0.01)
+    assert exact.components["memory"] == pytest.approx(memory, abs=0.01)
+    expected = W["memory"] * memory + (W["cmd_success"] + W["user_pref"]) * op + W["system"] * 90
+    assert exact.final_score == pytest.approx(expected, abs=0.01)  # 87.57
+    variant = _decide(trained, "pip install reqeusts")
+    assert variant.final_score == pytest.approx(0.85 * 55 + 0.15 * 90, abs=0.01)  # 60.25: the prior, nothing more
+
+
+def test_neighbours_refusals_do_transfer(make_guard: Any) -> None:
+    from freezegun import freeze_time
+
+    with freeze_time("2026-03-02 10:00:00"):
+        g = make_guard()
+        _learn(g, "pip install leftpad", 6, approved=False, ok=False)
+        rec = _decide(g, "pip install leftpad2")
+        family = (6 * 0 + M * 55) / (6 + M)  # 22.0: the family shrunk toward the prior
+        assert rec.components["user_pref"] == pytest.approx(family, abs=0.01)
+        assert rec.components["cmd_success"] == pytest.approx(family, abs=0.01)
+        # another family is untouched
+        other = _decide(g, "npm install lodash")
+        assert other.components["user_pref"] == pytest.approx(55.0, abs=0.01)
+
+
+def test_failures_of_one_command_do_not_drag_another(make_guard: Any) -> None:
+    from freezegun import freeze_time
+
+    with freeze_time("2026-03-02 10:00:00"):
+        g = make_guard()
+        _learn(g, "make deploy-staging", 15, approved=False, ok=False)
+        _learn(g, "make lint", 15)
+        diff = _decide(g, "git diff", "s-diff")
+        assert diff.final_score == pytest.approx(90.0, abs=0.01)  # safe prior, untouched (main: 71.5)
+        assert diff.decision == AUTO_ALLOW
+        lint = _decide(g, "make lint", "s-lint")
+        op = (15 * 100 + M * 80) / (15 + M)  # 95.79 (low prior 80; the family is the operation itself)
+        assert lint.components["user_pref"] == pytest.approx(op, abs=0.01)
+        assert lint.final_score == pytest.approx(0.85 * op + 0.15 * 80, abs=0.01)  # 93.42; main: 71.1
+        assert lint.decision == AUTO_ALLOW
+        staging = _decide(g, "make deploy-staging", "s-staging")
+        assert staging.decision != AUTO_ALLOW
+
+
+def test_the_record_shows_each_level(trained: Any) -> None:
+    rec = _decide(trained, "pip install reqeusts")
+    fusion = rec.layer("fusion")
+    assert fusion is not None
+    levels = fusion.data["dimensions"]["user_pref"]["levels"]
+    assert levels["family"]["name"] == "pip install" and levels["family"]["of"] == 10
+    assert levels["operation"]["n"] == 0 and levels["inherited"] == 55.0
+
+
+def test_seed_mode_keeps_per_tool_formulas(make_guard: Any) -> None:
+    from freezegun import freeze_time
+
+    with freeze_time("2026-03-02 10:00:00"):
+        g = make_guard(config={"fusion.mode": "seed"})
+        _learn(g, "pip install requests", 10)
+        _learn(g, "make deploy-staging", 10, approved=False, ok=False)
+        rec = _decide(g, "pip install reqeusts")
+        assert rec.components["cmd_success"] == 50.0  # 10/20 runs of the tool succeeded
+        assert rec.components["user_pref"] == pytest.approx(0.5 * 100 * 0.6 + 0.5 * 100 * 0.4)
+
+
+def test_a_new_process_uses_the_history_from_its_first_call(tmp_path: Path) -> None:
+    """``guard feed`` writes the history; each ``guard check`` is a new process without LanceDB."""
+    import subprocess
+
+    from tests.conftest import GUARD_CMD, guard_cli_env
+
+    ws = tmp_path / "ws"
+    env = guard_cli_env() | {"HOME": str(tmp_path / "home"), "GUARD_HOME": str(tmp_path / "gh")}
+    env["GUARD_MEMORY_BACKEND"] = "history"
+    lines = []
+    for command, ok in (("make lint", True), ("make deploy-staging", False)):
+        params = {"command": command}
+        for _ in range(15):
+            lines.append({"event": "tool_dispatch", "tool": "bash", "params": params, "session_id": "h"})
+            lines.append(
+                {
+                    "event": "user_confirmation",
+                    "tool": "bash",
+                    "params": params,
+                    "action": "approved" if ok else "denied",
+                }
+            )
+            lines.append(
+                {"event": "tool_result", "tool": "bash", "params": params, "status": "success" if ok else "failure"}
+            )
+    (tmp_path / "feed.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    subprocess.run(
+        [*GUARD_CMD, "feed", "--workspace", str(ws), str(tmp_path / "feed.jsonl")],
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+
+    def check(command: str) -> dict[str, Any]:
+        session = ["--session-id", f"new-{command}"]
+        out = subprocess.run(
+            [*GUARD_CMD, "check", "bash", json.dumps({"command": command}), "--json", "--workspace", str(ws), *session],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        return dict(json.loads(out.stdout))
+
+    approved, refused = check("make lint"), check("make deploy-staging")
+    assert approved["decision"] == AUTO_ALLOW
+    assert refused["decision"] != AUTO_ALLOW
+    assert approved["fusion_score"] - refused["fusion_score"] > 40  # main: both 66.3
+    assert check("make lint --jobs=64")["decision"] != BLOCK  # a variant: the prior, not the refusals
+
+
+# -- the property: no transfer, for generated operations and variants ---------------------------
+
+_NAME = "abcdefghijklmnopqrstuvwxyz0123456789-"
+
+
+def _targets() -> Any:
+    from hypothesis import strategies as st
+
+    return st.text(alphabet=_NAME, min_size=1, max_size=10).filter(lambda t: t[0].isalpha())
+
+
+FAMILIES = (
+    "pip install {}",
+    "npm install {}",
+    "git push origin {}",
+    "kubectl apply -f k8s/{}.yaml",
+    "curl https://{}.example.com/api",
+    "cargo add {}",
+)
+
+
+def test_property_no_transfer_to_another_target() -> None:
+    import tempfile
+
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from guard import Guard
+
+    @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(
+        family=st.sampled_from(FAMILIES),
+        learned=_targets(),
+        variant=_targets(),
+        times=st.integers(min_value=1, max_value=25),
+        flag=st.sampled_from(["", " --index-url http://x.example", " -f prod.yaml", " --force"]),
+    )
+    def prop(family: str, learned: str, variant: str, times: int, flag: str) -> None:
+        if learned == variant and not flag:
+            return
+        command, other = family.format(learned), family.format(variant) + flag
+        cfg = {"system.health": 90, "memory.backend": "history"}
+        with tempfile.TemporaryDirectory() as tmp:
+            with Guard(Path(tmp) / "trained", cfg) as g:
+                _learn(g, command, times)
+                after = _decide(g, other)
+            with Guard(Path(tmp) / "fresh", cfg) as fresh:
+                before = _decide(fresh, other)
+        # the neighbours' approvals lift nothing: every learned dimension, the score and the decision
+        for key in ("memory", "cmd_success", "user_pref"):
+            assert after.components[key] <= before.components[key] + 1e-6, (command, other, key)
+        assert after.final_score <= before.final_score + 1e-6
+        assert not (after.decision == AUTO_ALLOW and before.decision != AUTO_ALLOW)
+
+    prop()
