@@ -249,7 +249,7 @@ class FusionLayer:
             if not comp.available:
                 unavailable.append(key)
             parts[key] = comp
-        effective = {k: _effective(c, prior, self.seed) for k, c in parts.items()}
+        effective = {k: effective_value(c, prior, self.seed) for k, c in parts.items()}
         score = _clip(sum(weights[k] * effective[k] for k in COMPONENT_KEYS))
         decision = band(score, self.thresholds)
         if not self.seed and decision == BLOCK:
@@ -347,7 +347,7 @@ def _level_dict(level: _Level | None, shrunk: float) -> dict[str, Any]:
     return {"n": round(level.n, 3), "raw": round(level.raw, 2), "shrunk": round(shrunk, 2), "of": level.total}
 
 
-def _effective(c: Component, prior: float, seed: bool) -> float:
+def effective_value(c: Component, prior: float, seed: bool) -> float:
     """The value weighted: the seed's raw value; guard's shrunk one."""
     if seed:
         return c.value

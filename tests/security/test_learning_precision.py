@@ -358,3 +358,73 @@ def test_property_no_transfer_to_another_target() -> None:
         assert not (after.decision == AUTO_ALLOW and before.decision != AUTO_ALLOW)
 
     prop()
+
+
+# -- deliverable 6: the seed's subclass API -----------------------------------------------------
+
+
+class _Same(MultiSourceFusionEngine):
+    def _evaluate_memory_relevance(self, tool_name: str, params: Any, session_id: Any) -> float:
+        return super()._evaluate_memory_relevance(tool_name, params, session_id)
+
+    def _evaluate_command_success(self, tool_name: str, params: Any, session_id: Any) -> float:
+        return super()._evaluate_command_success(tool_name, params, session_id)
+
+
+class _Finance(MultiSourceFusionEngine):
+    """The spec's own example: raise memory relevance for finance operations."""
+
+    def _evaluate_memory_relevance(self, tool_name: str, params: Any, session_id: Any) -> float:
+        score = super()._evaluate_memory_relevance(tool_name, params, session_id)
+        if "finance" in tool_name or "money" in str(params):
+            score *= 1.2
+        return min(100, score)
+
+
+@pytest.fixture
+def frozen() -> Any:
+    from freezegun import freeze_time
+
+    with freeze_time("2026-03-02 10:00:00"):
+        yield
+
+
+def _engine(cls: type, ws: Path, mode: str) -> MultiSourceFusionEngine:
+    engine = cls(ws, {"fusion.mode": mode, "system.health": 90, "memory.backend": "history"})
+    for _ in range(3):
+        engine.guard.record_result("bash", {"command": "make build"}, session_id="h", success=True)
+        engine.guard.record_result("bash", {"command": "make money"}, session_id="h", success=True)
+    return engine
+
+
+@pytest.mark.parametrize("mode", ["guard", "seed"])
+def test_an_override_returning_super_changes_nothing(tmp_path: Path, mode: str, frozen: Any) -> None:
+    base, same = _engine(MultiSourceFusionEngine, tmp_path / "a", mode), _engine(_Same, tmp_path / "b", mode)
+    try:
+        for command in ("make build", "pip install requests", "cat README.md"):
+            a = base.fuse_decision_context("bash", {"command": command}, "s")
+            b = same.fuse_decision_context("bash", {"command": command}, "s")
+            assert b.final_score == pytest.approx(a.final_score, abs=1e-9), (mode, command)
+            assert dict(b.components) == pytest.approx(dict(a.components))
+            assert b.decision == a.decision
+    finally:
+        base.close()
+        same.close()
+
+
+@pytest.mark.parametrize("mode", ["guard", "seed"])
+def test_the_spec_finance_example_raises_memory(tmp_path: Path, mode: str, frozen: Any) -> None:
+    base, fin = _engine(MultiSourceFusionEngine, tmp_path / "a", mode), _engine(_Finance, tmp_path / "b", mode)
+    try:
+        params = {"command": "make money"}
+        a = base.fuse_decision_context("bash", params, "s")
+        b = fin.fuse_decision_context("bash", params, "s")
+        assert b.components["memory"] == pytest.approx(min(100.0, a.components["memory"] * 1.2), abs=0.01)
+        assert b.components["memory"] > a.components["memory"]
+        other = {"command": "make build"}  # not finance: unchanged
+        assert fin.fuse_decision_context("bash", other, "s").final_score == pytest.approx(
+            base.fuse_decision_context("bash", other, "s").final_score
+        )
+    finally:
+        base.close()
+        fin.close()
