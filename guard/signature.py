@@ -6,6 +6,7 @@ cheap: whitespace folded, NFKC, volatile values kept (``rm a`` and ``rm b`` diff
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import unicodedata
@@ -56,6 +57,7 @@ _SUBCOMMAND = re.compile(r"[a-z][a-z0-9_-]*")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
+@functools.lru_cache(maxsize=4096)
 def family_of(sig: str) -> str:
     """The operation's family: the program and its subcommand, for evidence one level up.
 
