@@ -6,7 +6,8 @@ Each layer returns a ``Verdict``; ``combine`` folds them into one decision:
 2. otherwise the fused band (no fusion layer → request_confirm: nobody vouched for it);
 3. a ``floor`` of auto_allow (the static layer's safe read-only) lifts a request_confirm
    whose score is still at or above the confirm threshold — so ``ls`` on a fresh install
-   runs — unless a layer set a ceiling;
+   runs — unless a layer set a ceiling, ``fusion.static_floor`` is off, or the person set
+   ``thresholds.auto_allow`` (G305 in the notes either way);
 4. every ``ceiling`` caps the decision (high risk, a struggling session, a failed layer);
 5. with no human present, request_confirm acts as block.
 
@@ -64,8 +65,26 @@ class Chain:
                 verdict = _failed(layer, exc, ctx)
             ctx.verdicts.append(_with_elapsed(verdict, (time.perf_counter() - t0) * 1e6))
             if verdict.decision == BLOCK:
+                self._score_for_record(layer, call, ctx)
                 break
         return combine(call, ctx, elapsed_us=(time.perf_counter() - start) * 1e6)
+
+    def _score_for_record(self, blocker: Layer, call: ToolCall, ctx: Context) -> None:
+        """After a block, still run the layers that only score (``scores_for_record``: fusion)
+        so the record carries the real components of a blocked call, not placeholders.
+        Their verdicts are marked ``after_block`` and cannot lift the block (rule 1)."""
+        later = self.layers[self.layers.index(blocker) + 1 :]
+        for layer in later:
+            if not getattr(layer, "scores_for_record", False):
+                continue
+            try:
+                verdict = layer(call, ctx)
+            except Exception:
+                continue  # the call is blocked anyway; the record keeps no components
+            # Scored, not judged: no decision and no reasons of its own (the blocker's stand).
+            ctx.verdicts.append(
+                attrs.evolve(verdict, decision=None, reasons=(), data={**verdict.data, "after_block": True})
+            )
 
 
 def _deadline(ctx: Context, start: float) -> float | None:
@@ -148,11 +167,33 @@ def _failed(layer: Layer, exc: BaseException, ctx: Context) -> Verdict:
     )
 
 
+def _floor(fusion: Verdict | None, ctx: Context, notes: list[str]) -> str:
+    """The static floor (``fusion.static_floor``): a safe read-only call the fused score would
+    confirm runs anyway, so ``ls`` on a fresh install does not ask. It never overrides an
+    ``auto_allow`` threshold the person set (file, environment or code): that threshold is
+    the person's word on what may run unasked.
+    """
+    config, thresholds = ctx.config, ctx.config.thresholds
+    score = fusion.score if fusion is not None else None
+    if not config.get("fusion.static_floor"):
+        return REQUEST_CONFIRM
+    source = config.source("thresholds.auto_allow")
+    if source != "default":
+        notes.append(
+            f"G305 static floor not applied: thresholds.auto_allow {thresholds['auto_allow']:g} was set ({source})"
+        )
+        return REQUEST_CONFIRM
+    if score is not None and score < thresholds["request_confirm"]:
+        return REQUEST_CONFIRM
+    shown = "no fused score" if score is None else f"score {score:.1f} < {thresholds['auto_allow']:g}"
+    notes.append(f"G305 static floor (fusion.static_floor): safe read-only call allowed ({shown})")
+    return AUTO_ALLOW
+
+
 def combine(call: ToolCall, ctx: Context, elapsed_us: float = 0.0) -> DecisionRecord:
     verdicts = ctx.verdicts
     notes: list[str] = []
     fusion = next((v for v in verdicts if v.score is not None), None)
-    thresholds = ctx.config.thresholds
     if any(v.decision == BLOCK for v in verdicts):
         decision = BLOCK
     elif fusion is not None and fusion.decision is not None:
@@ -162,9 +203,7 @@ def combine(call: ToolCall, ctx: Context, elapsed_us: float = 0.0) -> DecisionRe
         notes.append("no layer scored the call; asking")
     ceilings = [v for v in verdicts if v.ceiling is not None]
     if decision == REQUEST_CONFIRM and any(v.floor == AUTO_ALLOW for v in verdicts) and not ceilings:
-        if fusion is None or fusion.score is None or fusion.score >= thresholds["request_confirm"]:
-            decision = AUTO_ALLOW
-            notes.append("static: safe read-only call, allowed without history")
+        decision = _floor(fusion, ctx, notes)
     for v in ceilings:
         capped = stricter(decision, v.ceiling or AUTO_ALLOW)
         if capped != decision:
@@ -173,6 +212,8 @@ def combine(call: ToolCall, ctx: Context, elapsed_us: float = 0.0) -> DecisionRe
     if decision == REQUEST_CONFIRM and not ctx.human_present:
         decision = BLOCK
         notes.append("no human present: request_confirm acts as block")
+    if fusion is None:
+        notes.append("components not computed: no scoring layer ran")
     risks = [v.risk for v in verdicts if v.risk is not None]
     risk = max(risks) if risks else Risk.MEDIUM
     unavailable = tuple(dict.fromkeys(u for v in verdicts for u in v.unavailable))

@@ -125,7 +125,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("weights.cmd_success", 0.30, _float(0, 1), "weight of the tool's success rate"),
     Setting("weights.user_pref", 0.25, _float(0, 1), "weight of the user's approvals"),
     Setting("weights.system", 0.15, _float(0, 1), "weight of system health"),
-    Setting("thresholds.auto_allow", 75.0, _float(0, 100), "score at or above which a call runs"),
+    Setting(
+        "thresholds.auto_allow", 75.0, _float(0, 101), "score at or above which a call runs (101: nothing auto-allowed)"
+    ),
     Setting(
         "thresholds.request_confirm",
         50.0,
@@ -146,6 +148,12 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("fusion.tool_half_life_days", 7.0, _float(0, 3650), "half-life of a tool's success history (0 = no decay)"),
     Setting("fusion.user_half_life_days", 21.0, _float(0, 3650), "half-life of the user's approvals (0 = no decay)"),
+    Setting(
+        "fusion.static_floor",
+        True,
+        _bool,
+        "a safe read-only call the fused score would confirm runs anyway (never above a threshold you set)",
+    ),
     Setting("fusion.low_health", 40.0, _float(0, 100), "session health below which the seed's weight change applies"),
     Setting("fusion.low_health_user_pref", 0.10, _float(0, 1), "user_pref weight in an unhealthy session"),
     Setting("fusion.low_health_memory", 0.20, _float(0, 1), "memory weight in an unhealthy session"),
@@ -492,6 +500,12 @@ class Config:
                 sources[key] = "code"
             except (ValueError, TypeError) as exc:
                 warnings.append(_warn(f"{key}: bad value {raw!r} from code ({exc}); keeping {values[key]!r}"))
+        if values["thresholds.request_confirm"] > values["thresholds.auto_allow"]:
+            for key in ("thresholds.auto_allow", "thresholds.request_confirm"):
+                values[key], sources[key] = self.values[key], self.sources[key]
+            warnings.append(
+                _warn("thresholds.request_confirm is above thresholds.auto_allow (from code); both kept as they were")
+            )
         return attrs.evolve(self, values=values, sources=sources, warnings=tuple(warnings))
 
     @classmethod
@@ -551,7 +565,33 @@ class Config:
                     _warn("thresholds.request_confirm is above thresholds.auto_allow; both reset to defaults"),
                 ),
             )
+        config = _check_weights(config)
         return config.with_overrides(overrides) if overrides else config
+
+
+WEIGHT_KEYS = ("weights.memory", "weights.cmd_success", "weights.user_pref", "weights.system")
+
+
+def _check_weights(config: Config) -> Config:
+    """Weights from the file or the environment must sum to 1 (±0.001), else all four reset.
+
+    (Code may assign one weight at a time, as the seed's ``engine.weights["memory"] = 0.4``
+    does; the session layer's low-health weights do not sum to 1 on purpose.)
+    """
+    values = config.values
+    total = sum(float(values[k]) for k in WEIGHT_KEYS)
+    if abs(total - 1.0) <= 0.001:
+        return config
+    named = [f"{k}={values[k]} ({config.sources[k]})" for k in WEIGHT_KEYS if config.sources[k] != "default"]
+    return attrs.evolve(
+        config,
+        values={**values, **{k: _BY_KEY[k].default for k in WEIGHT_KEYS}},
+        sources={**config.sources, **dict.fromkeys(WEIGHT_KEYS, "default")},
+        warnings=(
+            *config.warnings,
+            _warn(f"weights sum to {total:.3f}, not 1 ({', '.join(named)}); all weights reset to defaults"),
+        ),
+    )
 
 
 # Sections whose keys are free-form lists (permission rules), not settings.

@@ -9,7 +9,10 @@
 
 A subclass that overrides ``_evaluate_memory_relevance`` (or ``_evaluate_command_success``,
 ``_evaluate_user_preference``, ``_evaluate_system_health``) changes the result: its number is
-used as that dimension's value with full confidence.
+the value weighted for that dimension (the record's ``components``), used as is. ``super()``
+returns exactly that value as guard computed it for the call being decided — the seed's raw
+value in seed mode, the shrunk value in guard mode — so an override that returns ``super()``
+changes nothing, and one that adds 10 raises the dimension by 10.
 
 The engine runs guard's whole chain, so a call the static layer rates critical is blocked
 whatever the fused score says; ``final_score`` is the fused score. Each
@@ -19,6 +22,7 @@ streaks); ``save_decision`` logs it without counting it again.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -28,7 +32,7 @@ import attrs
 from guard.config import Config
 from guard.core import Guard, decision_line
 from guard.layers.base import Context
-from guard.layers.fusion import Component, Evaluators, FusionLayer
+from guard.layers.fusion import PRIORS, Component, Evaluators, FusionLayer, effective_value
 from guard.model import COMPONENT_KEYS, DecisionRecord, ToolCall
 from guard.redact import redact_text
 
@@ -74,11 +78,12 @@ class _WatchedDict(dict[str, float]):
 
     def __setitem__(self, key: str, value: float) -> None:
         super().__setitem__(key, value)
-        self._on_change()
+        self._on_change((key,))
 
     def update(self, *args: Any, **kw: Any) -> None:
+        before = dict(self)
         super().update(*args, **kw)
-        self._on_change()
+        self._on_change(tuple(k for k in self if k not in before or before[k] != self[k]) + tuple(kw))
 
 
 class _EngineEvaluators(Evaluators):
@@ -90,10 +95,17 @@ class _EngineEvaluators(Evaluators):
 
     def _dispatch(self, key: str, call: ToolCall, ctx: Context) -> Component:
         method = _METHODS[key]
-        if getattr(type(self._engine), method) is not getattr(MultiSourceFusionEngine, method):
+        default: Component = getattr(Evaluators, key)(self, call, ctx)
+        if getattr(type(self._engine), method) is getattr(MultiSourceFusionEngine, method):
+            return default
+        local = self._engine._local
+        local.current = (key, call, ctx, default)  # what super() returns, for this call only
+        try:
             value = float(getattr(self._engine, method)(call.tool, dict(call.params), call.session_id))
-            return Component(max(0.0, min(100.0, value)), 1.0, f"{method} (custom)")
-        return getattr(Evaluators, key)(self, call, ctx)  # type: ignore[no-any-return]
+        finally:
+            local.current = None
+        value = max(0.0, min(100.0, value))
+        return Component(value, 1.0, f"{method} (custom)", effective=value)
 
     def memory(self, call: ToolCall, ctx: Context) -> Component:
         return self._dispatch("memory", call, ctx)
@@ -119,7 +131,9 @@ class MultiSourceFusionEngine:
         guard: Guard | None = None,
     ) -> None:
         self._guard = guard or Guard(workspace, config)
-        cfg = self._guard.config
+        cfg = self._base = self._guard.config
+        self._explicit: set[str] = set()
+        self._local = threading.local()
         self._weights = _WatchedDict(cfg.weights, self._rebuild)
         self._thresholds = _WatchedDict(cfg.thresholds, self._rebuild)
         self._rebuild()
@@ -139,7 +153,7 @@ class MultiSourceFusionEngine:
     @weights.setter
     def weights(self, value: Mapping[str, float]) -> None:
         self._weights = _WatchedDict({**self._guard.config.weights, **dict(value)}, self._rebuild)
-        self._rebuild()
+        self._rebuild(tuple(value))
 
     @property
     def thresholds(self) -> dict[str, float]:
@@ -148,12 +162,18 @@ class MultiSourceFusionEngine:
     @thresholds.setter
     def thresholds(self, value: Mapping[str, float]) -> None:
         self._thresholds = _WatchedDict({**self._guard.config.thresholds, **dict(value)}, self._rebuild)
-        self._rebuild()
+        self._rebuild(tuple(value))
 
-    def _rebuild(self) -> None:
+    def _rebuild(self, changed: tuple[str, ...] = ()) -> None:
+        # Only what the program changed is an override: a threshold left as it was keeps its
+        # source ("default" lets the static floor apply; a threshold set in code does not).
+        base = self._base
+        self._explicit.update(f"{kind}.{k}" for k in changed for kind in ("weights", "thresholds"))
         overrides = {f"weights.{k}": v for k, v in self._weights.items() if k in COMPONENT_KEYS}
         overrides.update({f"thresholds.{k}": v for k, v in self._thresholds.items() if k != "block"})
-        config = self._guard.config.with_overrides(overrides)
+        overrides = {k: v for k, v in overrides.items() if k in self._explicit or float(v) != base.get(k)}
+        self._explicit.update(overrides)
+        config = base.with_overrides(overrides)
         layers = list(self._guard.chain.layers)
         for i, layer in enumerate(layers):
             if getattr(layer, "name", "") == "fusion":
@@ -200,10 +220,19 @@ class MultiSourceFusionEngine:
         return self._default("system", tool_name, params, session_id)
 
     def _default(self, key: str, tool_name: str, params: Mapping[str, Any], session_id: str | None) -> float:
-        """The built-in evaluator's value, for subclasses calling ``super()``."""
+        """The built-in evaluator's weighted value, for subclasses calling ``super()``.
+
+        During a decision it is the value guard computed for that very call (its static risk,
+        its prior); called on its own it evaluates the call afresh, without the static layer.
+        """
+        current = getattr(self._local, "current", None)
+        if current is not None and current[0] == key and current[1].tool == tool_name:
+            _, call, ctx, comp = current
+            return effective_value(comp, PRIORS[ctx.static_risk], self._guard.config.get("fusion.mode") == "seed")
         call = self._guard.make_call(tool_name, params, session_id=session_id)
         ctx = Context(config=self._guard.config, now=call.timestamp, state=self._guard.state)  # type: ignore[arg-type]
-        return Evaluators(self._guard.config).__getattribute__(key)(call, ctx).value  # type: ignore[no-any-return]
+        comp = Evaluators(self._guard.config).__getattribute__(key)(call, ctx)
+        return effective_value(comp, PRIORS[ctx.static_risk], self._guard.config.get("fusion.mode") == "seed")
 
     def close(self) -> None:
         self._guard.close()

@@ -6,7 +6,9 @@ cheap: whitespace folded, NFKC, volatile values kept (``rm a`` and ``rm b`` diff
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 import unicodedata
 from collections.abc import Mapping
 from typing import Any
@@ -49,3 +51,33 @@ def command_prefix(sig: str, words: int = 2) -> str:
     """The first ``words`` words of a signature's text: the pattern rules are learned on."""
     kind, _, text = sig.partition(":")
     return f"{kind}:{' '.join(text.split()[:words])}"
+
+
+_SUBCOMMAND = re.compile(r"[a-z][a-z0-9_-]*")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
+@functools.lru_cache(maxsize=4096)
+def family_of(sig: str) -> str:
+    """The operation's family: the program and its subcommand, for evidence one level up.
+
+    ``bash:pip install requests`` → ``bash:pip install``; ``bash:git push origin main`` →
+    ``bash:git push``; ``bash:curl https://api.x/v1`` → ``bash:curl`` (a target is not a
+    subcommand). Leading ``VAR=value`` words and ``python -m`` are skipped and a program's
+    directory dropped. A tool without a command (``read:/src/a.py``) has the tool as family.
+    """
+    kind, _, text = sig.partition(":")
+    if kind != "bash":
+        return f"{kind}:"
+    words = text.split()
+    while words and _ASSIGNMENT.match(words[0]):
+        words = words[1:]
+    if not words:
+        return f"{kind}:"
+    prog = words[0].rsplit("/", 1)[-1]
+    rest = words[1:]
+    if prog.startswith("python") and len(rest) >= 2 and rest[0] == "-m":
+        prog, rest = rest[1], rest[2:]
+    if rest and _SUBCOMMAND.fullmatch(rest[0]):
+        return f"{kind}:{prog} {rest[0]}"
+    return f"{kind}:{prog}"

@@ -6,7 +6,9 @@ interleave or get lost. A writer that died mid-line leaves a torn fragment; the 
 append starts on a fresh line, and readers skip the fragment with a warning.
 
 ``Aggregates`` folds the history into per-tool and per-pattern counters (raw counts for
-the seed's formulas, exponentially decayed counts for guard's). It is caught up by
+the seed's formulas, exponentially decayed counts for guard's), and, for guard's
+hierarchical evidence, per-operation (the call's signature) and per-family
+(:func:`guard.signature.family_of`) success and approval counters. It is caught up by
 reading only the bytes appended since the last look (byte offsets), and persisted to a
 small state file so that a new process starts without re-reading millions of lines.
 """
@@ -32,9 +34,10 @@ from guard.log import logger
 from guard.memory.base import importance_of
 from guard.model import Risk
 from guard.redact import redact_text
+from guard.signature import family_of
 from guard.toolnames import canonical_tool
 
-STATE_VERSION = 2
+STATE_VERSION = 3
 MAX_PATTERNS = 20_000
 MAX_PERSISTED_PATTERNS = 5_000
 
@@ -286,6 +289,11 @@ class Aggregates:
         self.tools: dict[str, ToolStats] = {}
         self.users: dict[str, UserStats] = {}
         self.patterns: OrderedDict[str, PatternStats] = OrderedDict()
+        # hierarchical evidence: operation (signature) and family, least recently used first
+        self.op_tools: OrderedDict[str, ToolStats] = OrderedDict()
+        self.op_users: OrderedDict[str, UserStats] = OrderedDict()
+        self.family_tools: OrderedDict[str, ToolStats] = OrderedDict()
+        self.family_users: OrderedDict[str, UserStats] = OrderedDict()
         self.offsets: dict[str, list[int]] = {}  # file name -> [inode, offset]
         self.lines_applied = 0
         self._lock = threading.RLock()
@@ -300,6 +308,18 @@ class Aggregates:
 
     def pattern(self, signature: str) -> PatternStats | None:
         return self.patterns.get(signature)
+
+    def op_tool(self, signature: str) -> ToolStats | None:
+        return self.op_tools.get(signature)
+
+    def op_user(self, signature: str) -> UserStats | None:
+        return self.op_users.get(signature)
+
+    def family_tool(self, family: str) -> ToolStats | None:
+        return self.family_tools.get(family)
+
+    def family_user(self, family: str) -> UserStats | None:
+        return self.family_users.get(family)
 
     # -- catching up ----------------------------------------------------------------------
     def add(self, log: JsonlLog, record: Mapping[str, Any]) -> None:
@@ -357,6 +377,8 @@ class Aggregates:
         self.tools.clear()
         self.users.clear()
         self.patterns.clear()
+        for table in (self.op_tools, self.op_users, self.family_tools, self.family_users):
+            table.clear()
         self.offsets.clear()
 
     def _apply_execution(self, rec: Mapping[str, Any], now: float) -> None:
@@ -366,11 +388,11 @@ class Aggregates:
         tool = rec["tool"]
         ts = min(parse_ts(rec.get("timestamp"), now), now + self.max_skew_s)
         stats = self.tools.setdefault(canonical_tool(tool), ToolStats())
-        stats.runs += 1
-        stats.successes += ok
-        stats.decayed.add(1.0 if ok else 0.0, ts, self.half_lives[0])
+        _count_run(stats, ok, ts, self.half_lives[0])
         sig = rec.get("signature")
         if isinstance(sig, str):
+            _count_run(_lru(self.op_tools, sig, ToolStats), ok, ts, self.half_lives[0])
+            _count_run(_lru(self.family_tools, family_of(sig), ToolStats), ok, ts, self.half_lives[0])
             try:
                 risk = Risk.parse(rec.get("risk") or "medium")
             except ValueError:
@@ -399,14 +421,13 @@ class Aggregates:
             return
         tool = rec["tool"]
         ts = min(parse_ts(rec.get("timestamp"), now), now + self.max_skew_s)
-        stats = self.users.setdefault(canonical_tool(tool), UserStats())
-        stats.interactions += 1
-        stats.approvals += ok
-        sat = rec.get("satisfaction")
-        if isinstance(sat, (int, float)) and not isinstance(sat, bool) and 1 <= sat <= 5:
-            stats.satisfaction_sum += float(sat)
-            stats.satisfaction_count += 1
-        stats.decayed.add(1.0 if ok else 0.0, ts, self.half_lives[1])
+        raw = rec.get("satisfaction")
+        sat = float(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) and 1 <= raw <= 5 else None
+        _count_answer(self.users.setdefault(canonical_tool(tool), UserStats()), ok, sat, ts, self.half_lives[1])
+        sig = rec.get("signature")
+        if isinstance(sig, str):
+            _count_answer(_lru(self.op_users, sig, UserStats), ok, sat, ts, self.half_lives[1])
+            _count_answer(_lru(self.family_users, family_of(sig), UserStats), ok, sat, ts, self.half_lives[1])
 
     # -- persistence ----------------------------------------------------------------------
     def load(self) -> None:
@@ -425,17 +446,13 @@ class Aggregates:
                 return
             with self._lock:
                 self.offsets = {k: [int(v[0]), int(v[1])] for k, v in raw["offsets"].items()}
-                self.tools = {
-                    k: ToolStats(v["runs"], v["successes"], Decayed(*v["decayed"])) for k, v in raw["tools"].items()
-                }
-                self.users = {
-                    k: UserStats(
-                        v["interactions"], v["approvals"], v["sat_sum"], v["sat_count"], Decayed(*v["decayed"])
-                    )
-                    for k, v in raw["users"].items()
-                }
+                self.tools = {k: _tool_from(v) for k, v in raw["tools"].items()}
+                self.users = {k: _user_from(v) for k, v in raw["users"].items()}
                 self.patterns = OrderedDict((k, PatternStats(*v)) for k, v in raw["patterns"])
-                self._clamp(time.time() + self.max_skew_s)
+                self.op_tools = OrderedDict((k, _tool_from(v)) for k, v in raw["op_tools"])
+                self.family_tools = OrderedDict((k, _tool_from(v)) for k, v in raw["family_tools"])
+                self.op_users = OrderedDict((k, _user_from(v)) for k, v in raw["op_users"])
+                self.family_users = OrderedDict((k, _user_from(v)) for k, v in raw["family_users"])
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             logger.warning(f"{path}: state does not match this version ({exc}); recounting history")
             self._reset()
@@ -459,21 +476,13 @@ class Aggregates:
                 "version": STATE_VERSION,
                 "half_lives": list(self.half_lives),
                 "offsets": self.offsets,
-                "tools": {
-                    k: {"runs": v.runs, "successes": v.successes, "decayed": attrs.astuple(v.decayed)}
-                    for k, v in self.tools.items()
-                },
-                "users": {
-                    k: {
-                        "interactions": v.interactions,
-                        "approvals": v.approvals,
-                        "sat_sum": v.satisfaction_sum,
-                        "sat_count": v.satisfaction_count,
-                        "decayed": attrs.astuple(v.decayed),
-                    }
-                    for k, v in self.users.items()
-                },
+                "tools": {k: _tool_to(v) for k, v in self.tools.items()},
+                "users": {k: _user_to(v) for k, v in self.users.items()},
                 "patterns": [[k, attrs.astuple(v)] for k, v in patterns],
+                "op_tools": _recent(self.op_tools, _tool_to),
+                "family_tools": _recent(self.family_tools, _tool_to),
+                "op_users": _recent(self.op_users, _user_to),
+                "family_users": _recent(self.family_users, _user_to),
             }
             self._dirty = False
         write_private_atomic(self.root / ws.STATE, json.dumps(raw, separators=(",", ":")))
@@ -481,6 +490,61 @@ class Aggregates:
     def close(self) -> None:
         self.executions.close()
         self.interactions.close()
+
+
+def _count_run(stats: ToolStats, ok: bool, ts: float, half_life: float) -> None:
+    stats.runs += 1
+    stats.successes += ok
+    stats.decayed.add(1.0 if ok else 0.0, ts, half_life)
+
+
+def _count_answer(stats: UserStats, ok: bool, sat: float | None, ts: float, half_life: float) -> None:
+    stats.interactions += 1
+    stats.approvals += ok
+    if sat is not None:
+        stats.satisfaction_sum += sat
+        stats.satisfaction_count += 1
+    stats.decayed.add(1.0 if ok else 0.0, ts, half_life)
+
+
+def _lru(table: OrderedDict[str, Any], key: str, make: Any) -> Any:
+    """``table[key]``, created when absent, moved to the recent end; the oldest dropped past the cap."""
+    value = table.get(key)
+    if value is None:
+        value = table[key] = make()
+        if len(table) > MAX_PATTERNS:
+            table.popitem(last=False)
+    else:
+        table.move_to_end(key)
+    return value
+
+
+def _recent(table: OrderedDict[str, Any], encode: Any) -> list[list[Any]]:
+    return [[k, encode(v)] for k, v in list(table.items())[-MAX_PERSISTED_PATTERNS:]]
+
+
+def _tool_to(v: ToolStats) -> dict[str, Any]:
+    return {"runs": v.runs, "successes": v.successes, "decayed": attrs.astuple(v.decayed)}
+
+
+def _tool_from(v: Mapping[str, Any]) -> ToolStats:
+    return ToolStats(int(v["runs"]), int(v["successes"]), Decayed(*v["decayed"]))
+
+
+def _user_to(v: UserStats) -> dict[str, Any]:
+    return {
+        "interactions": v.interactions,
+        "approvals": v.approvals,
+        "sat_sum": v.satisfaction_sum,
+        "sat_count": v.satisfaction_count,
+        "decayed": attrs.astuple(v.decayed),
+    }
+
+
+def _user_from(v: Mapping[str, Any]) -> UserStats:
+    return UserStats(
+        int(v["interactions"]), int(v["approvals"]), float(v["sat_sum"]), int(v["sat_count"]), Decayed(*v["decayed"])
+    )
 
 
 def write_private_atomic(path: Path, text: str) -> None:

@@ -33,7 +33,7 @@ memory to 0.20 without renormalising (seed), so an unhealthy session scores lowe
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -41,9 +41,11 @@ import attrs
 from guard.config import Config
 from guard.layers.base import Context
 from guard.model import AUTO_ALLOW, BLOCK, COMPONENT_KEYS, REQUEST_CONFIRM, Reason, Risk, ToolCall, Verdict
+from guard.signature import family_of
 
 if TYPE_CHECKING:
     from guard.state import State
+    from guard.stores import ToolStats, UserStats
 
 PRIORS = {Risk.SAFE: 90.0, Risk.LOW: 80.0, Risk.MEDIUM: 55.0, Risk.HIGH: 50.0, Risk.CRITICAL: 0.0}
 NEUTRAL = 50.0
@@ -60,6 +62,10 @@ class Component:
     note: str = ""
     available: bool = True
     matched: int | None = None
+    # guard mode: the value after shrinkage, when the evaluator computed it (hierarchical
+    # evidence); None lets the layer shrink ``value`` towards the prior by ``confidence``.
+    effective: float | None = None
+    levels: Mapping[str, Any] | None = None
 
 
 Evaluator = Callable[[ToolCall, Context], Component]
@@ -92,7 +98,16 @@ class Evaluators:
             return Component(res.score, 1.0 if self.seed else res.confidence, note, res.available, res.matched)
         # guard mode: the neighbours' success rate, shrunk towards the static prior by the chain
         # (the provider's own score is shrunk towards 40 already; shrinking twice would bury it).
-        return Component(100.0 * res.success_rate, res.confidence, note, res.available, res.matched)
+        value, conf = 100.0 * res.success_rate, res.confidence
+        prior = PRIORS[ctx.static_risk]
+        effective = conf * value + (1 - conf) * prior
+        own = state.aggregates.op_tool(state.signature_of(call))
+        if (own is None or own.runs == 0) and effective > prior:
+            # similar is not the same: neighbours may pull a new operation down, never lift it
+            return Component(
+                value, conf, note + "; not this operation: not above the prior", res.available, res.matched, prior
+            )
+        return Component(value, conf, note, res.available, res.matched)
 
     def cmd_success(self, call: ToolCall, ctx: Context) -> Component:
         state: State | None = ctx.state
@@ -104,20 +119,32 @@ class Evaluators:
             return Component(
                 min(100.0, rate), 1.0, f"{stats.successes}/{stats.runs} runs succeeded", matched=stats.runs
             )
-        if stats is None:
+        if state is None:
             return Component(NEUTRAL, 0.0, "no execution history")
-        n, s = stats.decayed.at(ctx.now.timestamp(), self.tool_half_life)
-        if n <= 0:
-            return Component(NEUTRAL, 0.0, "no recent execution history")
-        return Component(
-            100.0 * s / n,
-            n / (n + self.m) if self.m else 1.0,
-            f"{stats.successes}/{stats.runs} runs succeeded (recent weight {n:.1f})",
-            matched=stats.runs,
+        agg, sig = state.aggregates, state.signature_of(call)
+        fam = family_of(sig)
+        return self._hierarchy(
+            ctx,
+            "runs succeeded",
+            _run_level(agg.op_tool(sig), ctx, self.tool_half_life),
+            _run_level(agg.family_tool(fam), ctx, self.tool_half_life) if fam != sig else None,
+            fam,
         )
 
     def user_pref(self, call: ToolCall, ctx: Context) -> Component:
         state: State | None = ctx.state
+        if not self.seed:
+            if state is None:
+                return Component(NEUTRAL, 0.0, "no interaction history: neutral 50")
+            agg, sig = state.aggregates, state.signature_of(call)
+            fam = family_of(sig)
+            return self._hierarchy(
+                ctx,
+                "approved",
+                _answer_level(agg.op_user(sig), ctx, self.user_half_life),
+                _answer_level(agg.family_user(fam), ctx, self.user_half_life) if fam != sig else None,
+                fam,
+            )
         stats = state.aggregates.user(call.tool) if state is not None else None
         if stats is None or stats.interactions == 0:
             return Component(NEUTRAL, 0.0 if not self.seed else 1.0, "no interaction history: neutral 50")
@@ -131,6 +158,42 @@ class Evaluators:
         value = rate * 0.6 + sat * 0.4
         conf = 1.0 if self.seed else (n / (n + self.m) if self.m else 1.0)
         return Component(value, conf, f"{stats.approvals}/{stats.interactions} approved", matched=stats.interactions)
+
+    def _hierarchy(
+        self, ctx: Context, what: str, op: _Level | None, family: _Level | None, family_name: str
+    ) -> Component:
+        """guard mode's hierarchical evidence: operation → family → static prior.
+
+        The family is shrunk towards the prior; what the operation inherits from it is capped
+        at the prior (neighbours' approvals never transfer, their refusals and failures do);
+        the operation's own evidence is shrunk towards that. A shell's tool level mixes
+        unrelated programs and is no parent (see docs/fusion.md).
+        """
+        prior = PRIORS[ctx.static_risk]
+        fam_eff = _shrunk(family, prior, self.m)
+        inherited = min(fam_eff, prior)
+        op_eff = _shrunk(op, inherited, self.m)
+        n = op.n if op is not None else 0.0
+        label = family_name.rstrip(":") if family_name.endswith(":") else family_name.partition(":")[2]
+        parts = [f"operation: {op.count}/{op.total} {what}" if op else "operation: no history"]
+        if family is not None:
+            parts.append(f"family {label!r}: {family.count}/{family.total} {what}")
+        if inherited < prior:
+            parts.append(f"inherits {inherited:.1f} < prior {prior:.0f}")
+        levels = {
+            "operation": _level_dict(op, op_eff),
+            "family": {"name": label} | _level_dict(family, fam_eff),
+            "prior": prior,
+            "inherited": round(inherited, 2),
+        }
+        return Component(
+            op.raw if op is not None else NEUTRAL,
+            n / (n + self.m) if self.m else (1.0 if n else 0.0),
+            "; ".join(parts),
+            matched=op.total if op is not None else None,
+            effective=op_eff,
+            levels=levels,
+        )
 
     def system(self, call: ToolCall, ctx: Context) -> Component:
         state: State | None = ctx.state
@@ -150,6 +213,7 @@ class FusionLayer:
     """Weighted fusion of the four dimensions into a 0-100 score and a band decision."""
 
     name = "fusion"
+    scores_for_record = True  # the chain runs it after a block too, so blocks carry real components
 
     def __init__(self, config: Config, evaluators: Any | None = None) -> None:
         self.config = config
@@ -189,9 +253,7 @@ class FusionLayer:
             if not comp.available:
                 unavailable.append(key)
             parts[key] = comp
-        effective = {
-            k: c.value if self.seed else c.confidence * c.value + (1 - c.confidence) * prior for k, c in parts.items()
-        }
+        effective = {k: effective_value(c, prior, self.seed) for k, c in parts.items()}
         if not self.seed and risk <= Risk.LOW:
             # A low-risk call that failed before (a test run, a build, a lint) is the ordinary
             # development loop, not a risk: its failures never pull it below its prior. A real
@@ -221,6 +283,7 @@ class FusionLayer:
             "dimensions": {
                 k: {"value": round(c.value, 2), "confidence": round(c.confidence, 3), "note": c.note}
                 | ({"matched": c.matched} if c.matched is not None else {})
+                | ({"levels": dict(c.levels)} if c.levels is not None else {})
                 for k, c in parts.items()
             },
         }
@@ -264,6 +327,58 @@ class FusionLayer:
                 reasons.append(Reason(rule, why))
                 return REQUEST_CONFIRM
         return BLOCK
+
+
+@attrs.frozen
+class _Level:
+    """One level's evidence: decayed weight ``n``, raw value 0-100, raw counts for the note."""
+
+    n: float
+    raw: float
+    count: int
+    total: int
+
+
+def _run_level(stats: ToolStats | None, ctx: Context, half_life: float) -> _Level | None:
+    if stats is None:
+        return None
+    n, s = stats.decayed.at(ctx.now.timestamp(), half_life)
+    if n <= 0:
+        return None
+    return _Level(n, 100.0 * s / n, stats.successes, stats.runs)
+
+
+def _answer_level(stats: UserStats | None, ctx: Context, half_life: float) -> _Level | None:
+    if stats is None:
+        return None
+    n, a = stats.decayed.at(ctx.now.timestamp(), half_life)
+    if n <= 0:
+        return None
+    rate = 100.0 * a / n
+    sat = stats.satisfaction_sum / stats.satisfaction_count * 20.0 if stats.satisfaction_count else rate
+    return _Level(n, rate * 0.6 + sat * 0.4, stats.approvals, stats.interactions)
+
+
+def _shrunk(level: _Level | None, parent: float, m: float) -> float:
+    """``(n·raw + m·parent) / (n + m)``: the level's own value, shrunk towards its parent."""
+    if level is None or level.n <= 0:
+        return parent
+    return (level.n * level.raw + m * parent) / (level.n + m)
+
+
+def _level_dict(level: _Level | None, shrunk: float) -> dict[str, Any]:
+    if level is None:
+        return {"n": 0, "shrunk": round(shrunk, 2)}
+    return {"n": round(level.n, 3), "raw": round(level.raw, 2), "shrunk": round(shrunk, 2), "of": level.total}
+
+
+def effective_value(c: Component, prior: float, seed: bool) -> float:
+    """The value weighted: the seed's raw value; guard's shrunk one."""
+    if seed:
+        return c.value
+    if c.effective is not None:
+        return c.effective
+    return c.confidence * c.value + (1 - c.confidence) * prior
 
 
 def _clip(x: float) -> float:

@@ -28,7 +28,9 @@ HOST_DIRS = {
 
 # Every call that is neither safe read-only nor critical is asked about: outcomes that do not
 # depend on which static classifier is installed. ``ls`` is allowed, ``rm -rf /`` blocked.
-ASK_MOST = "[thresholds]\nauto_allow = 100\nrequest_confirm = 1\n"
+# Safe reads score 90 on a fresh install, everything else at most 80: 88 asks about all but
+# reads (a threshold the person sets is honoured; the static floor no longer lifts above it).
+ASK_MOST = "[thresholds]\nauto_allow = 88\nrequest_confirm = 1\n"
 ALLOW, ASK, BLOCK = "ls -la", "rm -rf build", "rm -rf /"
 
 

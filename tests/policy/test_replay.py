@@ -46,10 +46,9 @@ def test_the_current_configuration_reproduces_the_log(history: Path) -> None:
 
 def test_a_stricter_allow_threshold_turns_allows_into_prompts(history: Path, tmp_path: Path) -> None:
     logged = list(decisions(history))
-    # Independently from the log: allowed on score (not the safe read-only floor) below 95.
-    expected = sum(
-        1 for e in logged if e.outcome == "auto_allow" and e.raw["risk"] != "safe" and e.raw["fusion_score"] < 95
-    )
+    # Independently from the log: allowed below 95 (the safe read-only floor included: it
+    # never overrides a threshold the person set).
+    expected = sum(1 for e in logged if e.outcome == "auto_allow" and e.raw["fusion_score"] < 95)
     assert expected >= 3
     candidate = load_candidate(history, write_config(tmp_path, "[thresholds]\nauto_allow = 95\n"))
     result = replay(history, candidate)
@@ -60,7 +59,7 @@ def test_a_stricter_allow_threshold_turns_allows_into_prompts(history: Path, tmp
     assert all(e.score_before == e.score_after < 95 for e in examples)  # the threshold moved, not the score
     d = result.to_dict()
     assert d["prompt_rate"]["change"] == pytest.approx(expected / result.replayed, abs=1e-4)
-    assert result.after["auto_allow"] == result.before["auto_allow"] - expected
+    assert result.after.get("auto_allow", 0) == result.before["auto_allow"] - expected
 
 
 def test_a_stricter_confirm_threshold_turns_prompts_into_blocks(history: Path, tmp_path: Path) -> None:
@@ -106,7 +105,7 @@ def test_system_health_is_the_logged_one_unless_pinned(
 def test_candidate_files_override_key_by_key(workspace: Path, tmp_path: Path) -> None:
     workspace.mkdir()
     (workspace / "guard.toml").write_text(
-        '[thresholds]\nauto_allow = 80\n[weights]\nmemory = 0.4\n[permissions]\nallow = ["Bash(ls:*)"]\ndeny = ["Bash(rm:*)"]\n'
+        '[thresholds]\nauto_allow = 80\n[weights]\nmemory = 0.4\nsystem = 0.05\n[permissions]\nallow = ["Bash(ls:*)"]\ndeny = ["Bash(rm:*)"]\n'
     )
     candidate = load_candidate(
         workspace, write_config(tmp_path, '[thresholds]\nauto_allow = 90\n[permissions]\nallow = ["Bash(make:*)"]\n')

@@ -91,14 +91,15 @@ def test_a_held_rule_is_applied_only_when_named(workspace: Path, suggested: dict
 def test_an_applied_rule_turns_a_prompt_into_an_allow_through_the_shipped_chain(
     workspace: Path, stream: Stream
 ) -> None:
-    """npm run test is low, yet asked about after the person refused other shell calls; once
-    applied, the static layer reads the rule from guard.toml (G192) and lets it run; reverted,
-    the prompt is back. (A low-risk call's own failures no longer make guard ask: issue 14.)"""
+    """npm run test is low, yet asked about after the person refused other calls of its family
+    (npm run); once applied, the static layer reads the rule from guard.toml (G192) and lets it
+    run; reverted, the prompt is back. (A low-risk call's own failures no longer make guard ask,
+    issue 14; refusals of other programs, ``make``, no longer drag it, issue 15.)"""
     for s in ("s1", "s2", "s3"):
         stream.approved("npm run test", s)
     for s in ("s1", "s2"):
         for target in ("build", "lint", "check"):
-            stream.denied(f"make {target}", s)
+            stream.denied(f"npm run {target}", s)
     play(workspace, stream)
 
     def decide(command: str) -> DecisionRecord:

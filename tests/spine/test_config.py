@@ -22,21 +22,21 @@ def test_defaults_without_file_or_env() -> None:
 
 
 def test_file_beats_env_per_key(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    ws = _ws(tmp_path, "[weights]\nmemory = 0.4\n[thresholds]\nauto_allow = 80\n")
-    c = Config.load(ws, env={"GUARD_WEIGHTS_MEMORY": "0.1", "GUARD_WEIGHTS_SYSTEM": "0.2"})
-    assert c.get("weights.memory") == 0.4 and c.source("weights.memory") == "file"
-    assert c.get("weights.system") == 0.2 and c.source("weights.system") == "env"
+    ws = _ws(tmp_path, "[weights]\nmemory = 0.35\n[thresholds]\nauto_allow = 80\n")
+    c = Config.load(ws, env={"GUARD_WEIGHTS_MEMORY": "0.1", "GUARD_WEIGHTS_SYSTEM": "0.10"})
+    assert c.get("weights.memory") == 0.35 and c.source("weights.memory") == "file"
+    assert c.get("weights.system") == 0.10 and c.source("weights.system") == "env"
     assert c.get("thresholds.auto_allow") == 80.0
 
 
 def test_explicit_zero_is_a_value(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    c = Config.load(_ws(tmp_path, "[weights]\nsystem = 0\n"), env={})
+    c = Config.load(_ws(tmp_path, "[weights]\nsystem = 0\nmemory = 0.45\n"), env={})
     assert c.get("weights.system") == 0.0 and c.source("weights.system") == "file"
     assert Config.load(None, env={"GUARD_SYSTEM_HEALTH": "0"}).get("system.health") == 0.0
 
 
 def test_bad_file_value_warns_naming_the_key_and_falls_back_to_env(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    c = Config.load(_ws(tmp_path, '[weights]\nmemory = "lots"\n'), env={"GUARD_WEIGHTS_MEMORY": "0.35"})
+    c = Config.load(_ws(tmp_path, '[weights]\nmemory = "lots"\nsystem = 0.10\n'), env={"GUARD_WEIGHTS_MEMORY": "0.35"})
     assert c.get("weights.memory") == 0.35 and c.source("weights.memory") == "env"
     assert any("weights.memory" in w for w in c.warnings)
 
