@@ -45,7 +45,6 @@ def ensure(path: Path) -> bool:
     return False
 
 
-
 REDACT_KEY = ".guard-redact-key"
 
 

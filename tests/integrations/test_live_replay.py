@@ -59,6 +59,4 @@ def test_a_live_run_replays_to_the_same_answers(name: str, tmp_path: Path) -> No
         assert out.code == recorded["exit_code"], f"{where}: {out.stderr}"
         # ``expect_now``: where guard's answer changed on purpose since the live run, and why
         want = run.get("expect_now", {}).get("permission", permission(recorded["stdout"]))
-        assert permission(out.stdout) == want, (
-            f"{where}: {out.stdout} != {recorded['stdout']}"
-        )
+        assert permission(out.stdout) == want, f"{where}: {out.stdout} != {recorded['stdout']}"
