@@ -299,7 +299,8 @@ def test_a_new_process_uses_the_history_from_its_first_call(tmp_path: Path) -> N
     approved, refused = check("make lint"), check("make deploy-staging")
     assert approved["decision"] == AUTO_ALLOW
     assert refused["decision"] != AUTO_ALLOW
-    assert approved["fusion_score"] - refused["fusion_score"] > 40  # main: both 66.3
+    # main: both 66.3; the refusals alone part them (its failures are floored at its prior, issue 14)
+    assert approved["fusion_score"] - refused["fusion_score"] > 25
     assert check("make lint --jobs=64")["decision"] != BLOCK  # a variant: the prior, not the refusals
 
 
