@@ -127,7 +127,7 @@ class Evaluators:
             ctx,
             "runs succeeded",
             _run_level(agg.op_tool(sig), ctx, self.tool_half_life),
-            _run_level(agg.family_tool(fam), ctx, self.tool_half_life) if fam != sig else None,
+            _run_level(agg.family_tool(fam), ctx, self.tool_half_life),
             fam,
         )
 
@@ -142,7 +142,7 @@ class Evaluators:
                 ctx,
                 "approved",
                 _answer_level(agg.op_user(sig), ctx, self.user_half_life),
-                _answer_level(agg.family_user(fam), ctx, self.user_half_life) if fam != sig else None,
+                _answer_level(agg.family_user(fam), ctx, self.user_half_life),
                 fam,
             )
         stats = state.aggregates.user(call.tool) if state is not None else None

@@ -73,10 +73,11 @@ class TestDecidingReasonFirst:
         assert any(ids(r)[0] in ("G202", "G210") for r in stopped)
 
     def test_an_ask_from_history_says_so(self, session: Session) -> None:
-        """A low-risk call asked about only because the person refused shell calls before leads with G302."""
-        earlier = Session(session.guard, session.project, "s0")
-        for package in ("left-pad", "is-odd", "is-even", "colors", "faker"):
-            earlier.bash(f"npm install {package}", ok=None, answer="denied")
+        """A low-risk call asked about only because the person refused its family (``make build …``)
+        before leads with G302. (Refusals of another program no longer drag it: issue 15.)"""
+        for variant in ("-j4", "-j8", "V=1", "CC=clang", "--keep-going"):  # refused in the host's own dialog
+            params = {"command": f"make build {variant}"}
+            session.guard.record_interaction("Bash", params, session_id="s0", approved=False, timestamp=T0)
         r = session.bash("make build", ok=None)
         assert r["decision"] == "request_confirm" and ids(r)[0] == "G302", ids(r)
         assert "user_pref" in r["reasons"][0]["message"]
