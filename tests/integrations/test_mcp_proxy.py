@@ -203,7 +203,7 @@ def test_a_dangerous_command_given_as_data_is_blocked_and_never_reaches_the_serv
     assert blocked.isError
     assert text_of(blocked).startswith("guard: this mcp__demo__run call is blocked")
     block = next(d for d in rig.jsonl(".fusion-decisions.jsonl") if d["decision"] == "block")
-    assert block["tool"] == "mcp__demo__run" and "G101" in {r["id"] for r in block["reasons"]}
+    assert block["tool"] == "mcp__demo__run" and block["risk"] == "critical"
     assert "Instead" in text_of(blocked) or "Do not retry" in text_of(blocked)
     assert not near_miss.isError and text_of(near_miss) == "rm -rf ~"
     assert rig.seen() == [["echo", "rm -rf ~"]]
@@ -289,10 +289,9 @@ def test_a_server_crash_answers_open_calls_with_errors(rig: Rig) -> None:
             crashed = asyncio.ensure_future(s.call_tool("crash", {}))
             return list(await asyncio.gather(hanging, crashed, return_exceptions=True))
 
-    with contextlib.suppress(BaseExceptionGroup, OSError):  # the transport may also report the exit
-        outcomes = drive(scenario)
-        assert all(isinstance(o, McpError) for o in outcomes), outcomes
-        assert all("exited with code 3" in str(o) for o in outcomes)
+    outcomes = drive(scenario)
+    assert all(isinstance(o, McpError) for o in outcomes), outcomes
+    assert all("exited with code 3" in str(o) for o in outcomes)
     assert "exited with code 3" in rig.errlog.read_text(encoding="utf-8")
     failures = [r for r in rig.jsonl(".command-execution.jsonl") if r["status"] == "failure"]
     assert {r["tool"] for r in failures} == {"mcp__demo__hang", "mcp__demo__crash"}
