@@ -56,7 +56,9 @@ def run(args: Any) -> int:
     if command[:1] == ["--"]:
         command = command[1:]
     if not command:
-        sys.stderr.write("guard mcp-proxy: name the MCP server's command after --, e.g. guard mcp-proxy -- npx server\n")
+        sys.stderr.write(
+            "guard mcp-proxy: name the MCP server's command after --, e.g. guard mcp-proxy -- npx server\n"
+        )
         return 2
     limit = args.max_message_bytes or DEFAULT_MAX_BYTES
     if limit < 1024:

@@ -103,7 +103,9 @@ def id_key(value: Any) -> str:
 
 
 # A top-level ``"id"`` among the scalar members before any nested value: how SDKs write requests.
-_ID = re.compile(rb'^\s*\{(?:\s*"[^"\\]*"\s*:\s*(?:"(?:[^"\\]|\\.)*"|[-\w.+]+)\s*,)*?\s*"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
+_ID = re.compile(
+    rb'^\s*\{(?:\s*"[^"\\]*"\s*:\s*(?:"(?:[^"\\]|\\.)*"|[-\w.+]+)\s*,)*?\s*"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)'
+)
 
 
 def id_in_head(head: bytes) -> Any:

@@ -72,7 +72,7 @@ class Proxy:
         self.open: dict[str, Open] = {}  # forwarded client requests, by id key
         self.held: dict[str, tuple[Open, asyncio.Task[None]]] = {}  # tools/calls being judged or asked about
         self.asked: dict[str, asyncio.Future[Mapping[str, Any]]] = {}  # the proxy's own requests to the client
-        self.tasks: set[asyncio.Task[Any]] = set()
+        self.tasks: set[asyncio.Future[Any]] = set()
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="guard-mcp")
         self._counter = 0
         self._out: Any = None
@@ -184,9 +184,15 @@ class Proxy:
             await self._to_server(line + b"\n")
             return
         if not isinstance(method, str) or ("id" in message and not framing.valid_id(id_)):
-            what = "names no method" if not isinstance(method, str) else "has an id that is neither a string nor a number"
+            what = (
+                "names no method" if not isinstance(method, str) else "has an id that is neither a string nor a number"
+            )
             await self._send(
-                framing.error(id_ if framing.valid_id(id_) else None, framing.INVALID_REQUEST, f"guard mcp-proxy: the message {what}; it was not forwarded.")
+                framing.error(
+                    id_ if framing.valid_id(id_) else None,
+                    framing.INVALID_REQUEST,
+                    f"guard mcp-proxy: the message {what}; it was not forwarded.",
+                )
             )
             return
         if method == "tools/call":
@@ -245,7 +251,9 @@ class Proxy:
         assert isinstance(params, dict)
         key = framing.id_key(id_)
         if key in self.held or key in self.open:
-            await self._send(framing.error(id_, framing.INVALID_REQUEST, "guard mcp-proxy: this request id is already in use."))
+            await self._send(
+                framing.error(id_, framing.INVALID_REQUEST, "guard mcp-proxy: this request id is already in use.")
+            )
             return
         meta = params.get("_meta")
         session = meta.get("sessionId") if isinstance(meta, dict) else None
@@ -287,10 +295,16 @@ class Proxy:
             await self._to_server(line)
         except asyncio.CancelledError:
             if asked:  # the question stays unanswered: forget it
-                self._track(asyncio.ensure_future(self._call(lambda: self.judge.answered(call_id, tool, arguments, None, session))))
+                self._track(
+                    asyncio.ensure_future(
+                        self._call(lambda: self.judge.answered(call_id, tool, arguments, None, session))
+                    )
+                )
             raise
         except Exception as exc:  # guard failed around the decision: refuse, never forward
-            text = f"guard: could not check this call ({type(exc).__name__}: {exc}). Do not retry it now; tell the user."
+            text = (
+                f"guard: could not check this call ({type(exc).__name__}: {exc}). Do not retry it now; tell the user."
+            )
             await self._send(framing.tool_error(entry.id, text))
         finally:
             if key in self.held and self.held[key][1] is asyncio.current_task():
@@ -347,7 +361,11 @@ class Proxy:
                 id_ = framing.id_in_head(line.head)
                 entry = self.open.pop(framing.id_key(id_), None) if id_ is not None else None
                 if entry is not None:
-                    await self._send(framing.error(entry.id, framing.TOO_LARGE, "guard mcp-proxy: the server's answer was too large."))
+                    await self._send(
+                        framing.error(
+                            entry.id, framing.TOO_LARGE, "guard mcp-proxy: the server's answer was too large."
+                        )
+                    )
                 continue
             await self._send_raw(line + b"\n")
             if self.open:
@@ -367,7 +385,9 @@ class Proxy:
             result = m.get("result")
             if "error" in m:
                 error = m["error"].get("message") if isinstance(m["error"], dict) else None
-                self._track(asyncio.ensure_future(self._record(entry, success=False, error=str(error or "error")[:500])))
+                self._track(
+                    asyncio.ensure_future(self._record(entry, success=False, error=str(error or "error")[:500]))
+                )
             elif isinstance(result, dict) and not ("task" in result and "content" not in result):
                 success, error = outcome_of(result)  # isError → failure; a started task's outcome is not known yet
                 self._track(asyncio.ensure_future(self._record(entry, success=success, error=error)))
@@ -406,8 +426,8 @@ class Proxy:
         return await asyncio.get_running_loop().run_in_executor(self.pool, fn)
 
     def _track(self, task: asyncio.Future[Any]) -> None:
-        self.tasks.add(task)  # type: ignore[arg-type]
-        task.add_done_callback(self.tasks.discard)  # type: ignore[arg-type]
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
 
     def _say(self, text: str) -> None:
         with contextlib.suppress(OSError, ValueError):

@@ -126,7 +126,18 @@ class Rig:
         self.env["PYTHONPATH"] = str(ROOT) + os.pathsep + self.env.get("PYTHONPATH", "")
 
     def argv(self, *flags: str) -> list[str]:
-        return ["-m", "guard", "mcp-proxy", "--name", "demo", *flags, "--", sys.executable, str(self.server), str(self.record)]
+        return [
+            "-m",
+            "guard",
+            "mcp-proxy",
+            "--name",
+            "demo",
+            *flags,
+            "--",
+            sys.executable,
+            str(self.server),
+            str(self.record),
+        ]
 
     def seen(self) -> list[list[str]]:
         """What the server's tools were called with, in the order they ran."""
@@ -144,10 +155,12 @@ class Rig:
     async def client(self, *, elicit: Any = None, flags: tuple[str, ...] = ()) -> AsyncIterator[ClientSession]:
         params = StdioServerParameters(command=sys.executable, args=self.argv(*flags), env=self.env, cwd=self.root)
         with self.errlog.open("a", encoding="utf-8") as err:
-            async with stdio_client(params, errlog=err) as (read, write):
-                async with ClientSession(read, write, read_timeout_seconds=TIMEOUT, elicitation_callback=elicit) as s:
-                    await s.initialize()
-                    yield s
+            async with (
+                stdio_client(params, errlog=err) as (read, write),
+                ClientSession(read, write, read_timeout_seconds=TIMEOUT, elicitation_callback=elicit) as s,
+            ):
+                await s.initialize()
+                yield s
 
 
 @pytest.fixture
@@ -340,7 +353,9 @@ class Wire:
         return json.loads(line)
 
     async def call(self, id_: Any, name: str, arguments: Any) -> Any:
-        await self.send({"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": {"name": name, "arguments": arguments}})
+        await self.send(
+            {"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+        )
         return await self.read()
 
 
