@@ -1,7 +1,8 @@
 """Reading MCP's stdio framing strictly: one JSON-RPC message per line, nothing guard cannot see.
 
 A line guard would read differently from the server (duplicate keys, ``NaN``, not UTF-8) or
-that is too large to judge is answered with a JSON-RPC error and never forwarded. Lines are
+that is too large to judge is answered with a JSON-RPC error and never forwarded; what is
+forwarded is re-encoded from what guard read (:func:`encode`), never the client's bytes. Lines are
 read from an ``asyncio.StreamReader`` whose ``limit`` is the size cap: :func:`read_line`
 returns the line, an :class:`Oversized` with the line's first bytes, or None at the end.
 """
@@ -85,10 +86,16 @@ def parse(line: bytes) -> Any:
         raise Malformed("the line nests too deeply") from None
 
 
-def encode(message: Any) -> bytes:
-    """One line for the wire; ``Malformed`` for what cannot be written as UTF-8 (lone surrogates)."""
+def encode(message: Any, *, ascii_only: bool = False) -> bytes:
+    """One line for the wire; ``Malformed`` for what cannot be written as UTF-8 (lone surrogates).
+
+    ``ascii_only`` for what goes to the server: every message the client sent is written again
+    as the message guard read, in plain ASCII with no whitespace between tokens, so no server
+    can split it into other lines than guard saw (some split on CR, or on U+2028).
+    """
     try:
-        return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        text = json.dumps(message, ensure_ascii=ascii_only, separators=(",", ":"))
+        return text.encode("utf-8") + b"\n"
     except (UnicodeEncodeError, ValueError, RecursionError) as exc:
         raise Malformed(f"the message cannot be written back as JSON ({exc})") from None
 

@@ -166,13 +166,13 @@ class Proxy:
             await self._send(framing.error(None, framing.PARSE_ERROR, f"guard mcp-proxy: {exc}; it was not forwarded."))
             return
         if isinstance(message, list):
-            await self._batch(message, line)
+            await self._batch(message)
         elif isinstance(message, dict):
-            await self._one(message, line)
+            await self._one(message)
         else:
             await self._send(framing.error(None, framing.INVALID_REQUEST, "guard mcp-proxy: not a JSON-RPC message."))
 
-    async def _one(self, message: dict[str, Any], line: bytes) -> None:
+    async def _one(self, message: dict[str, Any]) -> None:
         method = message.get("method")
         id_ = message.get("id")
         if method is None and ("result" in message or "error" in message):  # an answer to a request
@@ -181,7 +181,7 @@ class Proxy:
                 if not future.done():
                     future.set_result(message)
                 return
-            await self._to_server(line + b"\n")
+            await self._forward(message)
             return
         if not isinstance(method, str) or ("id" in message and not framing.valid_id(id_)):
             what = (
@@ -204,9 +204,9 @@ class Proxy:
             return
         if "id" in message:
             self.open[framing.id_key(id_)] = Open(id_, method)
-        await self._to_server(line + b"\n")
+        await self._forward(message)
 
-    async def _batch(self, batch: list[Any], line: bytes) -> None:
+    async def _batch(self, batch: list[Any]) -> None:
         """JSON-RPC batches (MCP 2025-03-26) pass unless they hold a tools/call, which must be judged alone."""
         ids = [m.get("id") for m in batch if isinstance(m, dict) and framing.valid_id(m.get("id"))]
         if not batch or any(not isinstance(m, dict) or m.get("method") == "tools/call" for m in batch):
@@ -219,7 +219,7 @@ class Proxy:
         for m in batch:
             if isinstance(m.get("method"), str) and framing.valid_id(m.get("id")):
                 self.open[framing.id_key(m["id"])] = Open(m["id"], m["method"])
-        await self._to_server(line + b"\n")
+        await self._forward(batch)
 
     def _capabilities(self, params: Any) -> None:
         caps = params.get("capabilities") if isinstance(params, dict) else None
@@ -285,7 +285,7 @@ class Proxy:
                 await self._send(framing.tool_error(entry.id, verdict.text))
                 return
             try:
-                line = framing.encode(message)
+                line = framing.encode(message, ascii_only=True)
             except Malformed as exc:
                 await self._send(framing.error(entry.id, framing.INVALID_PARAMS, f"guard mcp-proxy: {exc}."))
                 return
@@ -402,6 +402,14 @@ class Proxy:
         )
 
     # -- plumbing -----------------------------------------------------------------------
+    async def _forward(self, message: Any) -> None:
+        try:
+            data = framing.encode(message, ascii_only=True)
+        except Malformed as exc:
+            await self._send(framing.error(None, framing.PARSE_ERROR, f"guard mcp-proxy: {exc}; it was not forwarded."))
+            return
+        await self._to_server(data)
+
     async def _to_server(self, data: bytes) -> None:
         server = self._server
         assert server is not None and server.stdin is not None

@@ -348,9 +348,12 @@ class Wire:
         await self.proc.stdin.drain()
 
     async def read(self) -> Any:
+        """The next response (the server's log notifications are skipped)."""
         assert self.proc.stdout is not None
-        line = await asyncio.wait_for(self.proc.stdout.readline(), 30)
-        return json.loads(line)
+        while True:
+            message = json.loads(await asyncio.wait_for(self.proc.stdout.readline(), 30))
+            if isinstance(message, list) or "id" in message:
+                return message
 
     async def call(self, id_: Any, name: str, arguments: Any) -> Any:
         await self.send(
@@ -392,6 +395,23 @@ def test_malformed_messages_get_errors_and_are_not_forwarded(rig: Rig) -> None:
     assert [(a["id"], a["error"]["code"]) for a in batch] == [(9, -32600)]
     assert after["id"] == 10 and after["result"]["content"][0]["text"] == "still here"
     assert rig.seen() == [["echo", "still here"]]
+
+
+def test_a_call_hidden_behind_a_carriage_return_never_reaches_the_server(rig: Rig) -> None:
+    """One JSON line for guard, three lines for a server that also splits on CR: forwarded re-encoded."""
+    inner = b'{"jsonrpc": "2.0", "id": 21, "method": "tools/call", "params": {"name": "run", "arguments": {"command": "rm -rf ~"}}}'
+    line = b'{"jsonrpc": "2.0", "id": 20, "method": "ping", "params": {"x":\r' + inner + b"\r}}"
+
+    async def scenario() -> tuple[Any, Any]:
+        async with Wire(rig) as wire:
+            await wire.send_raw(line + b"\n")
+            pong = await wire.read()
+            return pong, await wire.call(22, "echo", {"text": "after"})
+
+    pong, after = drive(scenario)
+    assert pong == {"jsonrpc": "2.0", "id": 20, "result": {}}
+    assert after["id"] == 22
+    assert rig.seen() == [["echo", "after"]]
 
 
 def test_an_oversized_message_is_refused_and_the_stream_carries_on(rig: Rig) -> None:
