@@ -29,7 +29,9 @@ from mcp.shared.exceptions import McpError  # noqa: E402
 SERVER = '''
 import asyncio, os, sys
 from pathlib import Path
-from mcp.server.fastmcp import FastMCP
+from mcp.server.fastmcp import Context, FastMCP
+from mcp.types import SamplingMessage, TextContent
+from pydantic import BaseModel
 
 RECORD = Path(sys.argv[1])
 ROOT = RECORD.parent
@@ -95,6 +97,23 @@ async def hang() -> str:
     return "never"
 
 
+class Name(BaseModel):
+    name: str
+
+
+@server.tool()
+async def relay(ctx: Context) -> str:
+    """Uses every server-to-client channel: a log notification, roots, sampling, elicitation."""
+    await ctx.info("hello from the server")
+    roots = await ctx.session.list_roots()
+    reply = await ctx.session.create_message(
+        messages=[SamplingMessage(role="user", content=TextContent(type="text", text="ping"))], max_tokens=5
+    )
+    asked = await ctx.elicit("your name?", schema=Name)
+    name = asked.data.name if asked.action == "accept" else "-"
+    return f"{reply.content.text} {len(roots.roots)} {name}"
+
+
 @server.tool()
 def crash() -> str:
     note("crash")
@@ -105,7 +124,14 @@ def crash() -> str:
 server.run()
 '''
 
-ALLOWED = ["mcp__demo__echo", "mcp__demo__fail", "mcp__demo__gate", "mcp__demo__hang", "mcp__demo__crash"]
+ALLOWED = [
+    "mcp__demo__echo",
+    "mcp__demo__relay",
+    "mcp__demo__fail",
+    "mcp__demo__gate",
+    "mcp__demo__hang",
+    "mcp__demo__crash",
+]
 TIMEOUT = timedelta(seconds=60)  # a hang fails the test instead of stalling the suite; nothing is timed
 
 
@@ -152,12 +178,14 @@ class Rig:
         return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
     @contextlib.asynccontextmanager
-    async def client(self, *, elicit: Any = None, flags: tuple[str, ...] = ()) -> AsyncIterator[ClientSession]:
+    async def client(
+        self, *, elicit: Any = None, flags: tuple[str, ...] = (), **callbacks: Any
+    ) -> AsyncIterator[ClientSession]:
         params = StdioServerParameters(command=sys.executable, args=self.argv(*flags), env=self.env, cwd=self.root)
         with self.errlog.open("a", encoding="utf-8") as err:
             async with (
                 stdio_client(params, errlog=err) as (read, write),
-                ClientSession(read, write, read_timeout_seconds=TIMEOUT, elicitation_callback=elicit) as s,
+                ClientSession(read, write, read_timeout_seconds=TIMEOUT, elicitation_callback=elicit, **callbacks) as s,
             ):
                 await s.initialize()
                 yield s
@@ -203,6 +231,46 @@ def test_tools_are_listed_and_an_allowed_call_is_relayed_and_recorded(rig: Rig) 
     assert isinstance(runs[0]["duration_ms"], (int, float))
     decisions = rig.jsonl(".fusion-decisions.jsonl")
     assert [(d["host"], d["via"], d["decision"]) for d in decisions] == [("mcp", "mcp-proxy", "auto_allow")]
+
+
+def test_server_requests_and_notifications_pass_both_ways(rig: Rig) -> None:
+    """Sampling, roots, the server's own elicitation and its log messages reach the client, and back."""
+    logged: list[str] = []
+
+    async def sampling(context: Any, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
+        return types.CreateMessageResult(
+            role="assistant", content=types.TextContent(type="text", text="pong"), model="fake"
+        )
+
+    async def roots(context: Any) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri=types.FileUrl(rig.root.as_uri()))])
+
+    async def log(params: types.LoggingMessageNotificationParams) -> None:
+        logged.append(str(params.data))
+
+    async def name(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        assert params.message == "your name?"  # the server's own question, not guard's
+        return types.ElicitResult(action="accept", content={"name": "ada"})
+
+    async def scenario() -> types.CallToolResult:
+        callbacks = {"sampling_callback": sampling, "list_roots_callback": roots, "logging_callback": log}
+        async with rig.client(elicit=name, **callbacks) as s:
+            return await s.call_tool("relay", {})
+
+    result = drive(scenario)
+    assert not result.isError and text_of(result) == "pong 1 ada"
+    assert logged == ["hello from the server"]
+
+
+def test_the_clients_session_id_is_the_guard_session(rig: Rig) -> None:
+    async def scenario() -> None:
+        async with rig.client(flags=("--session-id", "desk-1")) as s:
+            await s.call_tool("echo", {"text": "a"})
+            await s.call_tool("echo", {"text": "b"}, meta={"sessionId": "chat-7"})
+
+    drive(scenario)
+    assert [d["session_id"] for d in rig.jsonl(".fusion-decisions.jsonl")] == ["desk-1", "chat-7"]
+    assert [r["session_id"] for r in rig.jsonl(".command-execution.jsonl")] == ["desk-1", "chat-7"]
 
 
 def test_a_dangerous_command_given_as_data_is_blocked_and_never_reaches_the_server(rig: Rig) -> None:
