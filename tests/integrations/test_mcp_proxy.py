@@ -522,3 +522,12 @@ def test_a_server_that_cannot_start_is_reported(rig: Rig) -> None:
     )
     assert proc.returncode == 127
     assert b"cannot start the MCP server" in proc.stderr and proc.stdout == b""
+
+
+def test_no_server_command_is_a_usage_error(rig: Rig) -> None:
+    import subprocess
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "guard", "mcp-proxy", "--name", "x"], capture_output=True, env=rig.env, timeout=60
+    )
+    assert proc.returncode == 2 and b"after --" in proc.stderr and proc.stdout == b""
