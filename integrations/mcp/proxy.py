@@ -125,13 +125,13 @@ class Proxy:
         except TimeoutError:  # it closed its output but lives on: it can answer nothing more
             await _stop(server)
             code = server.returncode
-        held = [entry for entry, _ in self.held.values()]
+        held = {key: entry for key, (entry, _) in self.held.items()}
         for _, task in list(self.held.values()):
             task.cancel()
         await self._settle()
         shown = f"exited with code {code}" if code is not None else "closed its output"
         message = f"guard mcp-proxy: the MCP server {self._shown()} {shown} before answering this request."
-        unanswered = [*held, *self.open.values()]
+        unanswered = list((held | self.open).values())  # a call cancelled as it was forwarded is in both
         self.open.clear()
         for entry in unanswered:
             await self._send(framing.error(entry.id, framing.SERVER_GONE, message))
