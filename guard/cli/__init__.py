@@ -32,6 +32,7 @@ COMMANDS = (
     "rules",
     "replay",
     "report",
+    "mcp_proxy",
 )
 
 EXIT_OK = 0

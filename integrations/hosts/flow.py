@@ -121,6 +121,7 @@ def handle(
     if event.kind in (PROMPT, STOP):
         return _turn(host, event, guard, pending)
     if event.kind == RESOLUTION:
+        pending.take(event, (ASKED,))  # answered or dropped: the call's result must not answer it again
         if event.answer is not None:
             guard.record_interaction(event.tool or "", event.params, session_id=event.session_id, approved=event.answer)
         return host.quiet(event)

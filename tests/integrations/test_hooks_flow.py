@@ -284,6 +284,18 @@ def test_openclaw_resolution_is_the_persons_answer(in_process: Any, ws: Path) ->
     assert [i["action"] for i in interactions(ws)] == ["approved", "denied", "approved"]
 
 
+def test_openclaw_approval_then_result_is_one_approval(in_process: Any, ws: Path) -> None:
+    """The resolution answers the question; the call's result must not answer it a second time."""
+    before = with_command(sample("openclaw", "before_tool_call.event.json"), ASK)
+    assert "requireApproval" in in_process("openclaw", before).output
+    in_process("openclaw", before | {"hook": "approval_resolution", "resolution": "allow-once"})
+    after = json.loads(json.dumps(before))
+    after["event"]["result"] = {"content": [{"type": "text", "text": "done"}]}
+    in_process("openclaw", after | {"hook": "after_tool_call"})
+    assert [i["action"] for i in interactions(ws)] == ["approved"]
+    assert [e["status"] for e in executions(ws)] == ["success"]
+
+
 def test_openclaw_after_without_result_or_error_records_nothing(in_process: Any, ws: Path) -> None:
     after = sample("openclaw", "after_tool_call.event.json")
     del after["event"]["result"]
