@@ -9,7 +9,7 @@ import attrs
 
 from guard.config import Config
 from guard.memory.embed import HashingEmbedder
-from guard.memory.mapped import publish, snapshot_path
+from guard.memory.published import publish, snapshot_path
 from guard.memory.queue import drain, queue_path
 
 
@@ -28,13 +28,24 @@ class Handoff:
 
 def ingest_and_publish(uri: str, config: Config, workspace: Path) -> Handoff:
     """Drain ``<workspace>/memory-queue.jsonl`` into the table at ``uri`` and publish the snapshot."""
-    from guard.memory.table import connect, events_to_arrow, is_remote, open_table, privatise, read_snapshot
+    from guard.memory.table import (
+        connect,
+        events_to_arrow,
+        is_remote,
+        local_table_dir,
+        open_table,
+        privatise,
+        read_snapshot,
+    )
 
     out = Handoff()
     if is_remote(uri):
         return out
     embedder = HashingEmbedder(dim=config.get("memory.dim"))
     queue = queue_path(workspace)
+    directory = local_table_dir(uri)
+    if not queue.exists() and (directory is None or not directory.exists()):
+        return out  # nothing stored, nothing queued: create nothing
     try:
         table = open_table(connect(uri, config, create=queue.exists()), embedder.dim, create=queue.exists())
         if table is None:

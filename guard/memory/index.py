@@ -128,7 +128,7 @@ def search_columns(
     top_k: int,
 ) -> Neighbours | None:
     """Neighbours among the first ``n`` columns: the one search both the in-process snapshot and
-    the published, memory-mapped one (:mod:`guard.memory.mapped`) run, so their scores are identical."""
+    the published, memory-mapped one (:mod:`guard.memory.published`) run, so their scores are identical."""
     if n == 0:
         return None
     nonzero = np.flatnonzero(query)

@@ -50,7 +50,7 @@ from guard.memory import tidy as tidy_mod
 from guard.memory.base import MemoryEvent, MemoryResult, result_of
 from guard.memory.embed import Embedder, HashingEmbedder, Vector
 from guard.memory.index import Neighbours, Snapshot
-from guard.memory.mapped import publish, snapshot_path
+from guard.memory.published import publish, snapshot_path
 from guard.memory.queue import drain, queue_path
 from guard.memory.schedule import Scheduler, TidySchedule
 from guard.memory.table import connect, events_to_arrow, is_remote, open_table, privatise, read_snapshot, search_table

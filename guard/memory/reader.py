@@ -1,11 +1,11 @@
 """Memory for a process that embeds guard: the published snapshot, read without LanceDB.
 
     memory = SnapshotMemory(workspace, config)   # imports no lancedb, no pyarrow
-    memory.relevance(call, sig, risk, now)       # searches the memory-mapped snapshot
+    memory.relevance(call, sig, risk, now)       # searches the published snapshot (positioned reads)
     memory.remember(event)                       # one line appended to the queue
 
 The writer of the workspace (``guard serve``, ``guard tidy``, or a process with
-``memory.write_in_process``) publishes ``memory-snapshot.bin`` (:mod:`guard.memory.mapped`)
+``memory.write_in_process``) publishes ``memory-snapshot.bin`` (:mod:`guard.memory.published`)
 and drains ``memory-queue.jsonl`` (:mod:`guard.memory.queue`). Relevance runs the writer's own
 search on the writer's own numbers, so it equals what :class:`~guard.memory.lance.LanceMemory`
 answers for the same table. The file is looked at again at most every :data:`CHECK_SECONDS`
@@ -27,7 +27,7 @@ from guard.config import Config
 from guard.log import logger
 from guard.memory.base import MemoryEvent, MemoryResult, result_of
 from guard.memory.embed import Embedder, HashingEmbedder
-from guard.memory.mapped import MappedSnapshot, snapshot_path
+from guard.memory.published import PublishedSnapshot, snapshot_path
 from guard.memory.queue import append, queue_path
 from guard.model import Risk, ToolCall
 
@@ -52,7 +52,7 @@ class SnapshotMemory:
             cachetools.TTLCache(size, ttl) if size and ttl else None
         )
         self._lock = threading.Lock()
-        self._snapshot: MappedSnapshot | None = None
+        self._snapshot: PublishedSnapshot | None = None
         self._stamp: tuple[int, int, int] | None = None
         self._checked = float("-inf")
         self._why = "no snapshot published yet: start guard serve or run guard tidy"
@@ -111,7 +111,7 @@ class SnapshotMemory:
         self._closed = True
         self._snapshot = None
 
-    def _current(self) -> MappedSnapshot | None:
+    def _current(self) -> PublishedSnapshot | None:
         now = time.monotonic()
         if now - self._checked < CHECK_SECONDS:
             return self._snapshot
@@ -129,7 +129,7 @@ class SnapshotMemory:
         if stamp == self._stamp:
             return self._snapshot
         try:
-            snapshot = MappedSnapshot(self.path)
+            snapshot = PublishedSnapshot(self.path)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             self._snapshot, self._stamp = None, stamp
             self._why = f"unreadable snapshot {self.path.name}: {exc}"

@@ -22,7 +22,7 @@ import pytest
 from guard import Guard
 from guard.config import Config
 from guard.memory.base import MemoryEvent
-from guard.memory.mapped import snapshot_path
+from guard.memory.published import snapshot_path
 from guard.memory.queue import queue_path
 from guard.memory.reader import SnapshotMemory
 from guard.model import Risk, ToolCall

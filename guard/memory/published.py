@@ -1,10 +1,13 @@
-"""The published snapshot: the memory a writer holds, in one file readers memory-map.
+"""The published snapshot: the memory a writer holds, in one file readers search without LanceDB.
 
 LanceDB (with pyarrow, ≈125 MB and 1-2 s to import) is needed only where memory is written,
 compacted or shared. A writer (``guard serve``, ``guard tidy``, a process with
 ``memory.write_in_process``) publishes the vectors and the four per-signature sums scoring
-needs after each change; a reader maps the file read-only and runs the very search the writer
-runs (:func:`~guard.memory.index.search_columns`), so both give identical scores.
+needs after each change; a reader opens the file read-only and runs the writer's search
+(:func:`~guard.memory.index.search_columns`) step for step on the same numbers (the same
+feature rows, the same product, :func:`~guard.memory.index.neighbours`), so both give identical
+scores. A query reads only the rows of the features it has (``os.pread``): at 10k memories
+about 40 KB per feature, nothing of it kept resident.
 
 File layout (native byte order; the header says which, a reader on another order ignores it)::
 
@@ -22,7 +25,6 @@ reader notices a new file by its inode, size and mtime.
 from __future__ import annotations
 
 import json
-import mmap
 import os
 import struct
 import sys
@@ -33,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from guard.memory.embed import Vector
-from guard.memory.index import _AGGREGATES, F64, Neighbours, Snapshot, search_columns
+from guard.memory.index import _AGGREGATES, F64, Neighbours, Snapshot, neighbours
 
 MAGIC = b"GUARDSN1"
 FILE_NAME = "memory-snapshot.bin"
@@ -102,36 +104,45 @@ def publish(snapshot: Snapshot, path: Path, embedder: str) -> int:
 
 
 class _Tool:
-    __slots__ = ("count", "importance_success", "importance_sum", "n", "successes", "vectors_t")
+    """One tool's block: the sums are read once (8 bytes per signature and sum); the vectors stay
+    on disk and a query reads only the feature rows it uses (``os.pread``, no mapping: a mapped
+    file's pages stay resident once touched, and the kernel maps them in large runs)."""
 
-    def __init__(self, buf: Any, base: int, dim: int, n: int) -> None:
+    __slots__ = ("count", "importance_success", "importance_sum", "n", "successes", "vectors_at")
+
+    def __init__(self, fd: int, base: int, dim: int, n: int) -> None:
         self.n = n
-        self.vectors_t: npt.NDArray[np.float32] = np.frombuffer(buf, np.float32, dim * n, base).reshape(dim, n)
+        self.vectors_at = base
         at = base + dim * n * 4 + _pad(dim * n * 4)
         cols: list[F64] = []
         for _ in _AGGREGATES:
-            cols.append(np.frombuffer(buf, np.float64, n, at))
+            cols.append(np.frombuffer(_read(fd, n * 8, at), np.float64))
             at += n * 8 + _pad(n * 8)
         self.count, self.successes, self.importance_sum, self.importance_success = cols
 
 
-class MappedSnapshot:
-    """A published snapshot, memory-mapped read-only. Pages are read from the file as the search
-    touches them: a sparse hashed query reads only the feature rows it uses."""
+def _read(fd: int, size: int, offset: int) -> bytes:
+    data = os.pread(fd, size, offset)
+    if len(data) != size:
+        raise ValueError("snapshot file is truncated")
+    return data
+
+
+class PublishedSnapshot:
+    """A published snapshot, opened read-only; holds its file open (a newer one replaces the name,
+    not this file), so a search in flight during a reload still reads consistent rows."""
 
     def __init__(self, path: Path) -> None:
-        with open(path, "rb") as f:
-            st = os.fstat(f.fileno())
-            self.stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
-            if st.st_size < len(MAGIC) + 4:
-                raise ValueError("snapshot file is truncated")
-            self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-        buf = self._map
-        if buf[: len(MAGIC)] != MAGIC:
-            raise ValueError("not a guard memory snapshot")
-        (length,) = struct.unpack_from("<I", buf, len(MAGIC))
+        self._file = open(path, "rb")  # noqa: SIM115 (held open for the object's life, closed with it)
+        fd = self._file.fileno()
+        st = os.fstat(fd)
+        self.stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
         start = len(MAGIC) + 4
-        header = json.loads(bytes(buf[start : start + length]))
+        head = os.pread(fd, start, 0)
+        if len(head) < start or head[: len(MAGIC)] != MAGIC:
+            raise ValueError("not a guard memory snapshot")
+        (length,) = struct.unpack_from("<I", head, len(MAGIC))
+        header = json.loads(_read(fd, length, start))
         if header.get("byteorder") != sys.byteorder:
             raise ValueError("snapshot written on a machine of the other byte order")
         data = start + length
@@ -144,15 +155,24 @@ class MappedSnapshot:
             n = int(where["n"])
             if data + int(where["offset"]) + _tool_bytes(self.dim, n) > st.st_size:
                 raise ValueError("snapshot file is truncated")
-            self.tools[tool] = _Tool(buf, data + int(where["offset"]), self.dim, n)
+            self.tools[tool] = _Tool(fd, data + int(where["offset"]), self.dim, n)
 
     def __len__(self) -> int:
         return sum(t.n for t in self.tools.values())
 
     def search(self, tool: str, query: Vector, threshold: float, top_k: int) -> Neighbours | None:
         t = self.tools.get(tool)
-        if t is None:
+        if t is None or t.n == 0:
             return None
-        return search_columns(
-            t.vectors_t, t.count, t.successes, t.importance_sum, t.importance_success, t.n, query, threshold, top_k
-        )
+        n, fd, row = t.n, self._file.fileno(), t.n * 4
+        nonzero = np.flatnonzero(query)
+        if len(nonzero) * 4 <= self.dim:  # the rows the query uses, as the in-process search picks them
+            rows = np.empty((len(nonzero), n), np.float32)
+            for k, i in enumerate(nonzero):
+                rows[k] = np.frombuffer(_read(fd, row, t.vectors_at + int(i) * row), np.float32)
+            sparse: tuple[npt.NDArray[np.float32], Vector] = (rows, query[nonzero])
+            sims = sparse[1] @ sparse[0]
+        else:
+            matrix = np.frombuffer(_read(fd, self.dim * row, t.vectors_at), np.float32).reshape(self.dim, n)
+            sims = query @ matrix
+        return neighbours(sims, t.count, t.successes, t.importance_sum, t.importance_success, threshold, top_k)
