@@ -134,6 +134,13 @@ class PublishedSnapshot:
 
     def __init__(self, path: Path) -> None:
         self._file = open(path, "rb")  # noqa: SIM115 (held open for the object's life, closed with it)
+        try:
+            self._open()
+        except BaseException:
+            self._file.close()
+            raise
+
+    def _open(self) -> None:
         fd = self._file.fileno()
         st = os.fstat(fd)
         self.stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
@@ -159,6 +166,11 @@ class PublishedSnapshot:
 
     def __len__(self) -> int:
         return sum(t.n for t in self.tools.values())
+
+    def __del__(self) -> None:  # the last search that held it is done: close quietly
+        file = getattr(self, "_file", None)
+        if file is not None:
+            file.close()
 
     def search(self, tool: str, query: Vector, threshold: float, top_k: int) -> Neighbours | None:
         t = self.tools.get(tool)

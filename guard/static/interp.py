@@ -424,6 +424,8 @@ def _opens_repl(args: list[str], family: str) -> bool:
             return False
         i += 1
     return True
+
+
 def _runs_guard(script: str) -> bool:
     path = script.rstrip("/")
     return path.rsplit("/", 1)[-1] == "guard" or path.endswith(("guard/__main__.py", "guard/cli/__init__.py"))

@@ -262,4 +262,6 @@ def interactive_shell(scan: Scan, detail: str) -> None:
     if scan.tty:
         detail += ", with a terminal"
     scan.hit("G425", detail)
+
+
 _MEMO_SIZE = 256  # the costly pattern is one long text shown again and again, not many texts
