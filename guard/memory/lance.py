@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import atexit
 import threading
+import time
 import weakref
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -59,6 +60,7 @@ from guard.model import Risk, ToolCall
 from guard.toolnames import canonical_tool
 
 _MAX_PENDING = 100_000  # queued outcomes kept while the store cannot take them
+_PUBLISH_SECONDS = 1.0  # least time between two publications of the snapshot after writes
 
 
 def _import_lancedb() -> None:
@@ -114,6 +116,9 @@ class LanceMemory:
         local = state is not None and not is_remote(self.uri)
         self.published = snapshot_path(state) if local and state is not None else None
         self.queue = queue_path(state) if local and state is not None else None
+        self._published_at = float("-inf")
+        self._publish_cost = 0.0
+        self._unpublished = False
         self.scheduler: Scheduler | None = None
         _LIVE.add(self)
         if start_background:
@@ -170,6 +175,8 @@ class LanceMemory:
         if self.scheduler is not None:
             self.scheduler.stop(timeout)
         self._writer.stop(timeout)
+        if self._unpublished:  # (the writer thread has stopped)
+            self._publish()
         _LIVE.discard(self)
 
     # -- more control ------------------------------------------------------------------------
@@ -282,7 +289,7 @@ class LanceMemory:
                 )
                 for e in batch
             )
-            self._publish()
+            self._publish(force=False)
         if self._cache is not None:
             with self._cache_lock:
                 for e in batch:
@@ -294,6 +301,8 @@ class LanceMemory:
         if not self.ready.is_set():
             return False
         self._ingest()
+        if self._unpublished:
+            self._publish()
         try:
             with self._write_lock:
                 self._table.checkout_latest()
@@ -325,10 +334,18 @@ class LanceMemory:
             logger.warning("memory: cannot read the queue {}: {}", self.queue, exc)
             return 0
 
-    def _publish(self) -> None:
-        """Publish the snapshot for this workspace's readers (none: remove a stale one)."""
+    def _publish(self, *, force: bool = True) -> None:
+        """Publish the snapshot for this workspace's readers (none: remove a stale one).
+
+        After a write (``force=False``) at most one publication per ``10 ×`` the last one's cost
+        and per second (100k memories take ≈0.7 s to write out): a skipped one is marked and
+        done at the next check, the next write past the interval, or ``close``."""
         path = self.published
         if path is None:
+            return
+        now = time.monotonic()
+        if not force and now - self._published_at < max(_PUBLISH_SECONDS, 10.0 * self._publish_cost):
+            self._unpublished = True
             return
         snapshot = self._snapshot
         try:
@@ -338,6 +355,10 @@ class LanceMemory:
                 publish(snapshot, path, self.embedder.name)
         except OSError as exc:
             logger.warning("memory: cannot publish the snapshot {}: {}", path, exc)
+            return
+        self._unpublished = False
+        self._published_at = time.monotonic()
+        self._publish_cost = self._published_at - now
 
     def _query(self, tool: str, query: Vector) -> Neighbours | None:
         if self._table is None:

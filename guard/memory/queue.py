@@ -26,6 +26,11 @@ from guard.model import Risk
 
 QUEUE_NAME = "memory-queue.jsonl"
 MAX_LINE = 64 * 1024  # a longer line is an error, not an outcome
+MAX_BYTES = 32 * 1024 * 1024  # about 100k outcomes: with no writer draining it, newer ones are dropped
+
+
+class QueueFull(OSError):
+    """The queue holds :data:`MAX_BYTES` already: no writer has drained it (start ``guard serve``)."""
 
 
 def queue_path(workspace: Path) -> Path:
@@ -92,6 +97,8 @@ def append(path: Path, event: MemoryEvent) -> None:
             except FileNotFoundError:
                 same = False
             if same:
+                if os.fstat(fd).st_size + len(line) > MAX_BYTES:
+                    raise QueueFull(f"{path} is full ({MAX_BYTES // 1_000_000} MB): nothing drains it")
                 os.write(fd, line)
                 return
         finally:

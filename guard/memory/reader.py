@@ -97,7 +97,8 @@ class SnapshotMemory:
             self.queued += 1
         except OSError as exc:
             self.dropped += 1
-            logger.warning(f"memory: cannot queue the outcome ({exc})")
+            if self.dropped % 1000 == 1:  # the first, then one in a thousand: a full queue stays full
+                logger.warning(f"memory: cannot queue the outcome ({exc}); {self.dropped} dropped so far")
 
     def flush(self) -> bool:
         return True  # every outcome is in the queue file once remember returns

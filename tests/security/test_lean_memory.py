@@ -22,7 +22,7 @@ import pytest
 from guard import Guard
 from guard.config import Config
 from guard.memory.base import MemoryEvent
-from guard.memory.published import snapshot_path
+from guard.memory.published import PublishedSnapshot, snapshot_path
 from guard.memory.queue import queue_path
 from guard.memory.reader import SnapshotMemory
 from guard.model import Risk, ToolCall
@@ -107,7 +107,8 @@ def test_snapshot_scores_equal_lancedb_scores(tmp_path: Path, mode: str) -> None
     assert m.open()
     events = _events(600)
     m._write(events[:300])  # the snapshot extended after a write, published
-    m._write(events[300:])
+    m._write(events[300:])  # (within a second of the last: left for the next check)
+    m._check()
     reader = SnapshotMemory(ws, config)
     extended = [(_ask(m, q), _ask(reader, q)) for q in QUERIES]
     m.close()
@@ -130,7 +131,10 @@ def test_published_snapshot_is_private_and_replaced_atomically(writer: Any) -> N
     first = os.stat(path)
     assert stat.S_IMODE(first.st_mode) == 0o600
     writer._write(_events(5))
+    assert os.stat(path).st_ino == first.st_ino  # at most one publication a second after writes
+    writer.close()  # ... and what is left is published on close (or at the next check)
     assert os.stat(path).st_ino != first.st_ino  # a new file renamed into place, never rewritten
+    assert len(PublishedSnapshot(path)) == len(writer._snapshot)  # the rows of both writes
     assert [p.name for p in ws.iterdir() if p.name.endswith(".tmp")] == []
 
 
@@ -239,3 +243,16 @@ def test_embedding_guard_with_memory_on_never_imports_lancedb(tmp_path: Path) ->
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got == {"memory": "snapshot", "engine_memory": "snapshot", "loaded": []}
+
+
+def test_a_queue_nobody_drains_stops_growing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from guard.memory import queue
+
+    monkeypatch.setattr(queue, "MAX_BYTES", 2000)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    reader = SnapshotMemory(ws, _config(ws))
+    for e in _events(40):
+        reader.remember(e)
+    assert 0 < reader.queued < 40 and reader.queued + reader.dropped == 40
+    assert queue_path(ws).stat().st_size <= 2000
