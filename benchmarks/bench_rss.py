@@ -1,9 +1,15 @@
-"""Resident memory of an engine without LanceDB, over bare Python, in fresh processes.
+"""Resident memory of an engine, over bare Python, in fresh processes: with the history-file
+memory, and with the default configuration (memory on) at 0 / 10k / 100k memories.
 
 Bare: ``python -c`` reading its own ``VmRSS``. Engine: ``import guard``, a ``Guard`` with the
 history-file memory, one decision, then ``VmRSS`` (and a check that lancedb was never
 imported). The same with a workspace holding 100k history records (from the state file).
 Medians of a few runs; the difference is the engine's cost.
+
+Memory on: the workspace holds a LanceDB table of N distinct operations and the snapshot its
+writer published (as ``guard serve`` or ``guard tidy`` leave it); the engine is ``Guard(WS)``
+with the default ``memory.backend = "auto"``: it maps the snapshot and never imports LanceDB.
+For comparison, the same with ``memory.write_in_process = true`` (LanceDB loaded in-process).
 
 Budget (DESIGN §5, the seed): <= 30 MB above bare Python.
 """
@@ -45,6 +51,57 @@ print(json.dumps(out))
 )
 
 
+MEMORY_ON = (
+    _READ_RSS
+    + """
+import json, sys
+from guard.core import Guard
+g = Guard(WS, CONFIG)
+for i in range(20):
+    g.decide("bash", {"command": f"make target{i * 37}"}, session_id="rss")
+    g.record_result("bash", {"command": f"make target{i * 37}"}, success=True)
+g.decide("write", {"file_path": "a.py", "content": "x = 1"}, session_id="rss")
+mem = g.state.memory
+if hasattr(mem, "wait_ready"):
+    mem.wait_ready(300)
+    g.decide("bash", {"command": "make target74"}, session_id="rss")
+rec = g.decide("bash", {"command": "make target37"}, session_id="rss")
+out = _rss()
+out["lancedb"] = "lancedb" in sys.modules
+out["memory"] = mem.name
+out["matched"] = rec.layer("fusion").data["dimensions"]["memory"].get("matched")
+print(json.dumps(out))
+"""
+)
+
+
+def build_memories(ws: Path, n: int) -> None:
+    """A table of ``n`` distinct operations and its published snapshot, as the writer leaves them."""
+    from datetime import UTC, datetime
+
+    from guard.config import Config
+    from guard.memory.base import MemoryEvent
+    from guard.memory.lance import LanceMemory
+    from guard.model import Risk
+    from guard.signature import signature
+
+    ws.mkdir(parents=True, exist_ok=True)
+    config = Config.load(env={}, overrides={"memory.tidy": False, "memory.snapshot_seconds": 0})
+    memory = LanceMemory(str(ws / "memory.lance"), config, start_background=False, state_dir=ws)
+    assert memory.open(), memory.status
+    ts = datetime(2026, 1, 1, tzinfo=UTC)
+    step = 10_000
+    for start in range(0, n, step):
+        memory._write(
+            [
+                MemoryEvent("Bash", signature("Bash", {"command": f"make target{i}"}), i % 7 != 0, Risk.LOW, ts)
+                for i in range(start, min(n, start + step))
+            ]
+        )
+    memory._publish()
+    memory.close()
+
+
 def _measure(code: str, runs: int) -> tuple[float, float, dict[str, object]]:
     results = [json.loads(run_python(code)[0].strip().splitlines()[-1]) for _ in range(runs)]
     return median([r["VmRSS"] for r in results]), median([r["VmHWM"] for r in results]), results[-1]
@@ -82,4 +139,29 @@ def run(quick: bool) -> list[Row]:
                     f"lancedb imported: {facts['lancedb']}",
                 )
             )
+    with tempfile.TemporaryDirectory(prefix="guard-bench-rss-mem-") as tmp:
+        for n in (0, 10_000, 100_000):
+            ws = Path(tmp) / f"m{n}"
+            progress(f"rss: memory on, {n} memories")
+            build_memories(ws, n)
+            for label, config in (
+                ("default config (memory on)", {"system.health": 90, "memory.tidy": False}),
+                (
+                    "memory.write_in_process",
+                    {"system.health": 90, "memory.tidy": False, "memory.write_in_process": True},
+                ),
+            ):
+                if label != "default config (memory on)" and (quick or n == 100_000):
+                    continue
+                rss, peak, facts = _measure(f"WS = {str(ws)!r}\nCONFIG = {config!r}\n" + MEMORY_ON, runs)
+                rows.append(
+                    row(
+                        f"engine RSS above bare python, {label}, {n // 1000}k memories",
+                        rss - bare,
+                        "MB",
+                        f"<= {BUDGET_MB:g}",
+                        note=f"engine {rss:.1f} MB, peak {peak - bare_peak:+.1f} MB; memory {facts['memory']}, "
+                        f"matched {facts['matched']}; lancedb imported: {facts['lancedb']}",
+                    )
+                )
     return rows

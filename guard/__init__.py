@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import sys
 import types
-from typing import TYPE_CHECKING, Any
+
+TYPE_CHECKING = False  # not imported from typing: ``python -m guard hook`` would pay ~2 ms for it
+if TYPE_CHECKING:
+    from typing import Any
 
 __version__ = "0.1.0"
 

@@ -269,8 +269,15 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "memory.backend",
         "auto",
-        _choice("auto", "lancedb", "history", "off"),
-        "where memory relevance comes from: 'auto' uses LanceDB in long-lived processes and the history files in per-call processes",
+        _choice("auto", "lancedb", "snapshot", "history", "off"),
+        "where memory relevance comes from: 'auto' reads the snapshot guard serve/guard tidy publish "
+        "(LanceDB in the daemon, for s3:// and with memory.write_in_process) and the history files in per-call processes",
+    ),
+    Setting(
+        "memory.write_in_process",
+        False,
+        _bool,
+        "an embedding process loads LanceDB (+~125 MB) and stores its own outcomes instead of queuing them for the daemon",
     ),
     Setting("memory.uri", None, _str, "LanceDB URI for memory (default: <workspace>/memory.lance); may be s3://..."),
     Setting(

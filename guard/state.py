@@ -116,17 +116,26 @@ def _make_sessions(workspace: Path, config: Config) -> Any:
 
 
 def _make_memory(workspace: Path, config: Config, aggregates: Aggregates, backend: str) -> MemoryProvider | None:
-    """'auto' and 'lancedb' use LanceDB when its module is present; 'history' the history files."""
+    """'auto': the published snapshot (no LanceDB in this process) for a local store, unless
+    ``memory.write_in_process``; LanceDB for ``s3://`` and 'lancedb' (the writer: ``guard serve``);
+    'history' the history files."""
     if backend == "off":
         return None
-    if backend in ("auto", "lancedb"):
+    if backend in ("auto", "lancedb", "snapshot"):
+        from guard.memory.table import is_remote, resolve_uri
+
+        uri = resolve_uri(config, workspace)
+        if backend == "snapshot" or (
+            backend == "auto" and not is_remote(uri) and not config.get("memory.write_in_process")
+        ):
+            from guard.memory.reader import SnapshotMemory
+
+            return SnapshotMemory(workspace, config)
         try:
             from guard.memory.lance import LanceMemory  # imports lancedb lazily, in the background
         except ImportError:
             if backend == "lancedb":
                 logger.warning("LanceDB memory is not available; using the history files")
         else:
-            from guard.memory.table import resolve_uri
-
-            return LanceMemory(resolve_uri(config, workspace), config, state_dir=workspace)
+            return LanceMemory(uri, config, state_dir=workspace)
     return HistoryMemory(aggregates, float(config.get("fusion.prior_strength")))

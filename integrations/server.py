@@ -224,7 +224,9 @@ class HookServer:
             ensure(self.workspace)
             base = {k: v for k, v in os.environ.items() if not k.startswith("GUARD_")}
             config = Config.load(self.workspace, env=base | settings)
-            self._guard, self._guard_key = Guard(self.workspace, config), key
+            # The daemon is the workspace's memory writer: LanceDB here, the published snapshot for the rest.
+            backend = "lancedb" if config.get("memory.backend") == "auto" else None
+            self._guard, self._guard_key = Guard(self.workspace, config, memory_backend=backend), key
         return self._guard
 
 

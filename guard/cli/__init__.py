@@ -63,10 +63,14 @@ def add_workspace(p: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["hook"]:  # once per tool call: skip building the whole parser
-        from guard.cli.hook import main as hook_main
+    if argv[:1] == ["hook"]:  # once per tool call: the daemon's thin client, then no whole parser
+        from guard.hookclient import main as thin
 
-        code = hook_main(argv[1:])
+        code = thin(argv[1:])
+        if code is None:
+            from guard.cli.hook import main as hook_main
+
+            code = hook_main(argv[1:])
         if code is not None:
             return code
     from guard.cli.common import enable_logging

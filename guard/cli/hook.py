@@ -17,6 +17,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from guard.hookclient import (
+    FLAGS,
+    HOOK_TIMEOUT,
+    ask_daemon,
+    daemon_mode,
+    emit,
+    hook_timeout,
+    hooks_table,
+    parse,
+)
+
+__all__ = ["FLAGS", "HOOK_TIMEOUT", "answer", "main", "register"]
+
 HELP = """\
 Answer one hook event from an agent host: read its JSON on stdin, print the host's answer.
 
@@ -29,8 +42,6 @@ Decisions map to the host's vocabulary: auto_allow -> allow; request_confirm -> 
 where the host cannot ask, deny with `guard approve ID` instructions); block -> deny with
 the reason and what to do instead. Use `guard install HOST` to register the hooks.
 """
-
-FLAGS = {"--headless", "--no-ask", "--no-daemon"}
 
 
 def register(sub: Any) -> None:
@@ -61,46 +72,31 @@ def main(argv: list[str]) -> int | None:
 
     None when the arguments need the full parser (``--help``, a typo): it explains better.
     """
-    host: str | None = None
-    workspace: str | None = None
-    flags: set[str] = set()
-    it = iter(argv)
-    for arg in it:
-        if arg in FLAGS:
-            flags.add(arg)
-        elif arg == "--workspace":
-            workspace = next(it, None)
-            if workspace is None:
-                return None
-        elif arg.startswith("--workspace="):
-            workspace = arg.partition("=")[2]
-        elif arg in ("-h", "--help") or arg.startswith("-") or host is not None:
-            return None
-        else:
-            host = arg
-    if host is None:
+    parsed = parse(argv)
+    if parsed is None:
         return None
-    return answer(host, workspace, flags)
+    return answer(*parsed)
 
 
-def answer(host: str, workspace_arg: str | None, flags: set[str]) -> int:
-    data = sys.stdin.buffer.read()
+def answer(
+    host: str, workspace_arg: str | None, flags: set[str], data: bytes | None = None, *, asked: bool = False
+) -> int:
+    """Answer the event (``data``, else standard input) and print it; the exit code.
+
+    ``asked``: the thin client (:mod:`guard.hookclient`) already asked the daemon and nobody
+    answered, so decide here at once (and start the daemon for the next call)."""
+    if data is None:
+        data = sys.stdin.buffer.read()
     try:
-        out, code, err = _answer(host, workspace_arg, flags, data)
+        out, code, err = _answer(host, workspace_arg, flags, data, asked=asked)
     except Exception as exc:  # the last line of defence: the host must get a refusal
         out, code, err = _last_resort(host, f"guard: hook failed ({type(exc).__name__}: {exc}); the call is refused.")
-    try:
-        sys.stdout.write(out)
-        sys.stdout.flush()
-        if err:
-            sys.stderr.write(err)
-    except BrokenPipeError:
-        pass
-    return code
+    return emit(out, code, err)
 
 
-def _answer(host_arg: str, workspace_arg: str | None, flags: set[str], data: bytes) -> tuple[str, int, str]:
-    from guard import __version__
+def _answer(
+    host_arg: str, workspace_arg: str | None, flags: set[str], data: bytes, *, asked: bool = False
+) -> tuple[str, int, str]:
     from guard.workspace import resolve
     from integrations.hosts import host_name
 
@@ -110,24 +106,18 @@ def _answer(host_arg: str, workspace_arg: str | None, flags: set[str], data: byt
         return _last_resort(host_arg, f"guard: {exc}; the call is refused.")
     workspace = resolve(workspace_arg)
     headless, may_ask = "--headless" in flags, "--no-ask" not in flags
-    hooks = _hooks_table(workspace)
-    limit = _hook_timeout(hooks)
-    if "--no-daemon" in flags or _daemon_mode(hooks) == "off":
+    hooks = hooks_table(workspace)
+    limit = hook_timeout(hooks)
+    if "--no-daemon" in flags or daemon_mode(hooks) == "off":
         return _in_time(host, limit, lambda: _in_process(host, workspace, data, headless=headless, may_ask=may_ask))
     from integrations import daemon
 
-    try:
-        answered = daemon.hook(
-            workspace,
-            host,
-            data,
-            headless=headless,
-            may_ask=may_ask,
-            version=__version__,
-            timeout=min(daemon.ANSWER_TIMEOUT, limit / 2),
-        )
-    except daemon.Unanswered as exc:  # deciding again here could outlast the host's own timeout
-        return _last_resort(host, f"guard: {exc}; the call is refused, retry it.")
+    if asked:
+        answered = None
+    else:
+        answered = ask_daemon(workspace, host, data, headless=headless, may_ask=may_ask, limit=limit)
+    if isinstance(answered, str):
+        return _last_resort(host, answered)
     if answered is not None:
         return answered
     reply = _in_time(host, limit / 2, lambda: _in_process(host, workspace, data, headless=headless, may_ask=may_ask))
@@ -168,46 +158,6 @@ def _in_process(host_name: str, workspace: Path, data: bytes, *, headless: bool,
             if not note_write_failure(exc, workspace):
                 sys.stderr.write(f"guard: could not save state: {exc}\n")
     return reply.stdout, reply.exit_code, reply.stderr
-
-
-def _hooks_table(workspace: Path) -> dict[str, Any]:
-    """The ``[hooks]`` table of ``guard.toml``, read without loading the configuration machinery."""
-    path = workspace / "guard.toml"
-    if not path.is_file():
-        return {}
-    import tomllib
-
-    try:
-        table = tomllib.loads(path.read_text(encoding="utf-8")).get("hooks", {})
-    except (OSError, ValueError, AttributeError):
-        return {}
-    return table if isinstance(table, dict) else {}
-
-
-def _daemon_mode(hooks: dict[str, Any]) -> str:
-    """``hooks.daemon``: the file, then the env."""
-    value = hooks.get("daemon")
-    if value in ("auto", "off"):
-        return str(value)
-    value = os.environ.get("GUARD_HOOKS_DAEMON", "").strip().lower()
-    return value if value in ("auto", "off") else "auto"
-
-
-HOOK_TIMEOUT = 10.0  # seconds: under every hook timeout guard installs (30 s) or that a host defaults to
-
-
-def _hook_timeout(hooks: dict[str, Any]) -> float:
-    """``hooks.timeout_seconds``: the file, then the env, then 10 s (a bad value falls through)."""
-    for raw in (hooks.get("timeout_seconds"), os.environ.get("GUARD_HOOKS_TIMEOUT_SECONDS")):
-        if raw is None or isinstance(raw, bool):
-            continue
-        try:
-            value = float(raw)
-        except (TypeError, ValueError):
-            continue
-        if 0.05 <= value <= 3600:
-            return value
-    return HOOK_TIMEOUT
 
 
 def _in_time(host: str, seconds: float, decide: Any) -> tuple[str, int, str]:

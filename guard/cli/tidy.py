@@ -40,23 +40,43 @@ def resolve_workspace(arg: str | None) -> Path:
     return path
 
 
+def _republished(first: Any, second: Any) -> Any:
+    """The second hand-off (after maintenance changed rows) republished; count both drains."""
+    second.ingested += first.ingested
+    return second
+
+
 def run(args: argparse.Namespace) -> int:
+    import attrs
+
     from guard.config import Config
     from guard.memory.table import resolve_uri
     from guard.memory.tidy import MARKER_NAME, tidy_uri
 
     workspace = resolve_workspace(args.workspace)
     config = Config.load(workspace)
-    report = tidy_uri(
-        resolve_uri(config, workspace),
-        config,
-        marker=workspace / MARKER_NAME,
-        dry_run=args.dry_run,
-        force=args.force,
-    )
+    uri = resolve_uri(config, workspace)
+    handoff = None
+    if not args.dry_run:  # readers' queued outcomes first, so maintenance sees them
+        from guard.memory.handoff import ingest_and_publish
+
+        handoff = ingest_and_publish(uri, config, workspace)
+    report = tidy_uri(uri, config, marker=workspace / MARKER_NAME, dry_run=args.dry_run, force=args.force)
+    if handoff is not None and (report.deleted or report.merged):
+        handoff = _republished(handoff, ingest_and_publish(uri, config, workspace))
+    if handoff is not None and handoff.error:
+        report.errors.append(f"snapshot: {handoff.error}")
     if args.json:
-        json.dump(report.to_dict(), sys.stdout, indent=2, sort_keys=True, default=str)
+        json.dump(
+            report.to_dict() | ({"handoff": attrs.asdict(handoff)} if handoff else {}),
+            sys.stdout,
+            indent=2,
+            sort_keys=True,
+            default=str,
+        )
         sys.stdout.write("\n")
     else:
         print("\n".join(report.lines()))
+        if handoff is not None and not handoff.error:
+            print(handoff.line())
     return 1 if report.errors else 0

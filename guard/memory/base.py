@@ -15,6 +15,7 @@ import attrs
 from guard.model import Risk, ToolCall
 
 if TYPE_CHECKING:
+    from guard.memory.index import Neighbours
     from guard.stores import Aggregates
 
 NO_MEMORY_SCORE = 40.0
@@ -60,6 +61,33 @@ def importance_of(success: bool, risk: Risk) -> float:
 
 def seed_score(avg_importance: float, success_rate: float) -> float:
     return 40.0 + avg_importance * 40.0 + success_rate * 20.0
+
+
+def result_of(found: Neighbours | None, prior: float, seed: bool) -> MemoryResult:
+    """The relevance of what the similar past operations say (LanceDB and snapshot readers alike).
+
+    ``confidence = W / (W + prior)``; the seed mode's score is :func:`seed_score`, guard's the
+    importance-weighted success rate shrunk toward the no-memory 40 by the confidence."""
+    if found is None:
+        return MemoryResult(note="memory: no similar past operation")
+    m = prior
+    confidence = found.weight / (found.weight + m) if m else (1.0 if found.weight else 0.0)
+    if seed:
+        score = seed_score(found.avg_importance, found.success_rate)
+    else:
+        # Shrink the evidence toward the no-memory score: failures pull below 40.
+        score = 100.0 * (confidence * found.weighted_rate + (1.0 - confidence) * NO_MEMORY_SCORE / 100.0)
+    return MemoryResult(
+        score=min(100.0, max(0.0, score)),
+        matched=found.matched,
+        confidence=confidence,
+        success_rate=found.success_rate,
+        avg_importance=found.avg_importance,
+        note=(
+            f"memory: {found.matched} similar past operation(s) (best similarity {found.best:.2f}), "
+            f"{found.success_rate:.0%} succeeded"
+        ),
+    )
 
 
 class MemoryProvider(Protocol):

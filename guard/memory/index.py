@@ -111,15 +111,31 @@ class ToolIndex:
     def search(self, query: Vector, threshold: float, top_k: int) -> Neighbours | None:
         a = self._a
         n = min(self.n, a.capacity)
-        if n == 0:
-            return None
-        nonzero = np.flatnonzero(query)
-        # Hashed queries are sparse: then touch only the feature rows the query uses.
-        sparse = len(nonzero) * 4 <= self.dim
-        sims = query[nonzero] @ a.vectors_t[nonzero, :n] if sparse else query @ a.vectors_t[:, :n]
-        return neighbours(
-            sims, a.count[:n], a.successes[:n], a.importance_sum[:n], a.importance_success[:n], threshold, top_k
+        return search_columns(
+            a.vectors_t, a.count, a.successes, a.importance_sum, a.importance_success, n, query, threshold, top_k
         )
+
+
+def search_columns(
+    vectors_t: npt.NDArray[np.float32],
+    count: F64,
+    successes: F64,
+    importance_sum: F64,
+    importance_success: F64,
+    n: int,
+    query: Vector,
+    threshold: float,
+    top_k: int,
+) -> Neighbours | None:
+    """Neighbours among the first ``n`` columns: the one search both the in-process snapshot and
+    the published, memory-mapped one (:mod:`guard.memory.published`) run, so their scores are identical."""
+    if n == 0:
+        return None
+    nonzero = np.flatnonzero(query)
+    # Hashed queries are sparse: then touch only the feature rows the query uses.
+    sparse = len(nonzero) * 4 <= vectors_t.shape[0]
+    sims = query[nonzero] @ vectors_t[nonzero, :n] if sparse else query @ vectors_t[:, :n]
+    return neighbours(sims, count[:n], successes[:n], importance_sum[:n], importance_success[:n], threshold, top_k)
 
 
 def neighbours(

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import atexit
 import threading
+import time
 import weakref
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -47,9 +48,11 @@ from loguru import logger
 
 from guard.config import Config
 from guard.memory import tidy as tidy_mod
-from guard.memory.base import NO_MEMORY_SCORE, MemoryEvent, MemoryResult, seed_score
+from guard.memory.base import MemoryEvent, MemoryResult, result_of
 from guard.memory.embed import Embedder, HashingEmbedder, Vector
 from guard.memory.index import Neighbours, Snapshot
+from guard.memory.published import publish, snapshot_path
+from guard.memory.queue import drain, queue_path
 from guard.memory.schedule import Scheduler, TidySchedule
 from guard.memory.table import connect, events_to_arrow, is_remote, open_table, privatise, read_snapshot, search_table
 from guard.memory.writer import BatchWriter, Written
@@ -57,6 +60,7 @@ from guard.model import Risk, ToolCall
 from guard.toolnames import canonical_tool
 
 _MAX_PENDING = 100_000  # queued outcomes kept while the store cannot take them
+_PUBLISH_SECONDS = 1.0  # least time between two publications of the snapshot after writes
 
 
 def _import_lancedb() -> None:
@@ -108,6 +112,13 @@ class LanceMemory:
         self._closed = False
         state = state_dir or (None if is_remote(self.uri) else Path(self.uri.removeprefix("file://")).parent)
         self.marker = state / tidy_mod.MARKER_NAME if state is not None else None
+        # Readers in this workspace map what this writer publishes and queue what they cannot store.
+        local = state is not None and not is_remote(self.uri)
+        self.published = snapshot_path(state) if local and state is not None else None
+        self.queue = queue_path(state) if local and state is not None else None
+        self._published_at = float("-inf")
+        self._publish_cost = 0.0
+        self._unpublished = False
         self.scheduler: Scheduler | None = None
         _LIVE.add(self)
         if start_background:
@@ -164,6 +175,8 @@ class LanceMemory:
         if self.scheduler is not None:
             self.scheduler.stop(timeout)
         self._writer.stop(timeout)
+        if self._unpublished:  # (the writer thread has stopped)
+            self._publish()
         _LIVE.discard(self)
 
     # -- more control ------------------------------------------------------------------------
@@ -238,6 +251,8 @@ class LanceMemory:
     def _prepare(self) -> None:
         """On the background thread: open the store, then start the maintenance schedule."""
         self._load()
+        if self.ready.is_set():
+            self._ingest()
         if self.ready.is_set() and self.config.get("memory.tidy") and not self._closed:
             self.scheduler = Scheduler(
                 TidySchedule.from_config(self.config), lambda now: self.tidy(now), last_run=_last_or_now(self.marker)
@@ -274,6 +289,7 @@ class LanceMemory:
                 )
                 for e in batch
             )
+            self._publish(force=False)
         if self._cache is not None:
             with self._cache_lock:
                 for e in batch:
@@ -284,6 +300,9 @@ class LanceMemory:
         """Reload the snapshot if the table moved on (other writers, maintenance)."""
         if not self.ready.is_set():
             return False
+        self._ingest()
+        if self._unpublished:
+            self._publish()
         try:
             with self._write_lock:
                 self._table.checkout_latest()
@@ -303,6 +322,43 @@ class LanceMemory:
         if self._cache is not None:
             with self._cache_lock:
                 self._cache.clear()
+        self._publish()
+
+    def _ingest(self) -> int:
+        """Store what readers of this workspace queued (:mod:`guard.memory.queue`)."""
+        if self.queue is None:
+            return 0
+        try:
+            return drain(self.queue, lambda events: self._write(events) is Written.STORED)
+        except OSError as exc:
+            logger.warning("memory: cannot read the queue {}: {}", self.queue, exc)
+            return 0
+
+    def _publish(self, *, force: bool = True) -> None:
+        """Publish the snapshot for this workspace's readers (none: remove a stale one).
+
+        After a write (``force=False``) at most one publication per ``10 ×`` the last one's cost
+        and per second (100k memories take ≈0.7 s to write out): a skipped one is marked and
+        done at the next check, the next write past the interval, or ``close``."""
+        path = self.published
+        if path is None:
+            return
+        now = time.monotonic()
+        if not force and now - self._published_at < max(_PUBLISH_SECONDS, 10.0 * self._publish_cost):
+            self._unpublished = True
+            return
+        snapshot = self._snapshot
+        try:
+            if snapshot is None:
+                path.unlink(missing_ok=True)  # too big to hold: readers say so rather than answer from old rows
+            else:
+                publish(snapshot, path, self.embedder.name)
+        except OSError as exc:
+            logger.warning("memory: cannot publish the snapshot {}: {}", path, exc)
+            return
+        self._unpublished = False
+        self._published_at = time.monotonic()
+        self._publish_cost = self._published_at - now
 
     def _query(self, tool: str, query: Vector) -> Neighbours | None:
         if self._table is None:
@@ -310,26 +366,7 @@ class LanceMemory:
         return search_table(self._table, self.embedder.name, tool, query, self._similarity, self._top_k, self._timeout)
 
     def _result(self, found: Neighbours | None) -> MemoryResult:
-        if found is None:
-            return MemoryResult(note="memory: no similar past operation")
-        m = self._prior
-        confidence = found.weight / (found.weight + m) if m else (1.0 if found.weight else 0.0)
-        if self._seed:
-            score = seed_score(found.avg_importance, found.success_rate)
-        else:
-            # Shrink the evidence toward the no-memory score: failures pull below 40.
-            score = 100.0 * (confidence * found.weighted_rate + (1.0 - confidence) * NO_MEMORY_SCORE / 100.0)
-        return MemoryResult(
-            score=min(100.0, max(0.0, score)),
-            matched=found.matched,
-            confidence=confidence,
-            success_rate=found.success_rate,
-            avg_importance=found.avg_importance,
-            note=(
-                f"memory: {found.matched} similar past operation(s) (best similarity {found.best:.2f}), "
-                f"{found.success_rate:.0%} succeeded"
-            ),
-        )
+        return result_of(found, self._prior, self._seed)
 
 
 def _unavailable(why: str) -> MemoryResult:
