@@ -381,6 +381,14 @@ class Aggregates:
             table.clear()
         self.offsets.clear()
 
+    def _own(self, sig: str) -> str:
+        """A signature as the state file may keep it. One seen for the first time may come from
+        another program that wrote it unredacted: it must not be copied into the state file (once
+        per signature, not per line; guard's own signatures come back unchanged)."""
+        if sig in self.op_tools or sig in self.op_users or sig in self.patterns:
+            return sig
+        return redact_text(sig)
+
     def _apply_execution(self, rec: Mapping[str, Any], now: float) -> None:
         ok = execution_ok(rec)
         if ok is None:
@@ -391,6 +399,7 @@ class Aggregates:
         _count_run(stats, ok, ts, self.half_lives[0])
         sig = rec.get("signature")
         if isinstance(sig, str):
+            sig = self._own(sig)
             _count_run(_lru(self.op_tools, sig, ToolStats), ok, ts, self.half_lives[0])
             _count_run(_lru(self.family_tools, family_of(sig), ToolStats), ok, ts, self.half_lives[0])
             try:
@@ -398,12 +407,6 @@ class Aggregates:
             except ValueError:
                 risk = Risk.MEDIUM
             p = self.patterns.get(sig)
-            if p is None:
-                # A signature seen for the first time may come from another program that wrote
-                # it unredacted: it must not be copied into the state file. (Once per pattern,
-                # not per line; guard's own signatures come back unchanged.)
-                sig = redact_text(sig)
-                p = self.patterns.get(sig)
             if p is None:
                 p = self.patterns[sig] = PatternStats()
                 if len(self.patterns) > MAX_PATTERNS:
@@ -426,6 +429,7 @@ class Aggregates:
         _count_answer(self.users.setdefault(canonical_tool(tool), UserStats()), ok, sat, ts, self.half_lives[1])
         sig = rec.get("signature")
         if isinstance(sig, str):
+            sig = self._own(sig)
             _count_answer(_lru(self.op_users, sig, UserStats), ok, sat, ts, self.half_lives[1])
             _count_answer(_lru(self.family_users, family_of(sig), UserStats), ok, sat, ts, self.half_lives[1])
 
