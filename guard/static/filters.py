@@ -21,8 +21,9 @@ def _lines(text: str) -> list[str]:
     return text.splitlines(keepends=True)
 
 
-def head_tail(name: str, args: tuple[str, ...], text: str) -> str | None:
-    """``head -n 2``, ``head -1``, ``tail -n +2``, ``tail -c 5`` on known text."""
+def _count_option(args: tuple[str, ...], *, strict: bool) -> tuple[str, bool] | None:
+    """The count ``head``/``tail`` take (``-n 2``, ``-c 5``, ``--lines=3``, ``-5``; default 10)
+    and whether it counts bytes; None for an option it does not know, when ``strict``."""
     count, by_bytes, i = "10", False, 0
     while i < len(args):
         a = args[i]
@@ -31,13 +32,22 @@ def head_tail(name: str, args: tuple[str, ...], text: str) -> str | None:
             continue
         if a.startswith(("--lines=", "--bytes=")):
             count, by_bytes = a.split("=", 1)[1], a.startswith("--bytes")
-        elif a.startswith(("-n", "-c")) and _COUNT.fullmatch(a[2:]):
+        elif a.startswith(("-n", "-c")) and len(a) > 2:
             count, by_bytes = a[2:], a[1] == "c"
-        elif _COUNT.fullmatch(a[1:]) and a.startswith("-"):
+        elif a.startswith("-") and _COUNT.fullmatch(a[1:]):
             count = a[1:]
-        elif a not in ("-q", "--quiet", "--silent"):
+        elif strict and a not in ("-q", "--quiet", "--silent"):
             return None
         i += 1
+    return count, by_bytes
+
+
+def head_tail(name: str, args: tuple[str, ...], text: str) -> str | None:
+    """``head -n 2``, ``head -1``, ``tail -n +2``, ``tail -c 5`` on known text."""
+    found = _count_option(args, strict=True)
+    if found is None:
+        return None
+    count, by_bytes = found
     if not _COUNT.fullmatch(count):
         return None
     n = int(count)
@@ -206,19 +216,7 @@ def size_bytes(text: str) -> float | None:
 
 def head_bounded(args: tuple[str, ...]) -> bool:
     """``head -c 100``, ``head -n 3``, ``head -5``: output that ends well below a disk-filling size."""
-    count, by_bytes, i = "10", False, 0
-    while i < len(args):
-        a = args[i]
-        if a in ("-n", "--lines", "-c", "--bytes") and i + 1 < len(args):
-            count, by_bytes, i = args[i + 1], a in ("-c", "--bytes"), i + 2
-            continue
-        if a.startswith(("--lines=", "--bytes=")):
-            count, by_bytes = a.split("=", 1)[1], a.startswith("--bytes")
-        elif a.startswith(("-n", "-c")) and len(a) > 2:
-            count, by_bytes = a[2:], a[1] == "c"
-        elif a.startswith("-") and a[1:].isdigit():
-            count = a[1:]
-        i += 1
+    count, by_bytes = _count_option(args, strict=False) or ("10", False)
     size = size_bytes(count) if not count.startswith("-") else None
     if size is None:
         return False
