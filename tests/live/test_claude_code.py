@@ -22,7 +22,7 @@ import pytest
 from hosts import CLAUDE_CODE
 from live_model import Call, Script, ScriptedModel, result_text
 from live_tty import Terminal, hook_events
-from live_world import README_TEXT, SENTINEL, World, record, run_host
+from live_world import HOOK_PREFIX, README_TEXT, SENTINEL, World, record, run_host
 
 pytestmark = pytest.mark.live
 
@@ -86,10 +86,17 @@ def pre_decisions(world: World) -> list[dict[str, Any]]:
 
 
 def test_install_writes_the_readme_command(world: World) -> None:
-    hooks = json.loads((world.home / ".claude" / "settings.json").read_text(encoding="utf-8"))["hooks"]
+    """guard's interpreter by absolute path, isolated, then the fallback that refuses when the hook dies."""
+    hooks = world.installed["hooks"]
     assert set(hooks) >= {"PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit"}
     command = hooks["PreToolUse"][0]["hooks"][0]["command"]
-    assert command.startswith("guard hook claude-code"), command
+    assert command.startswith(HOOK_PREFIX + "claude-code || {"), command
+    assert command.endswith("exit 2; }"), command
+    # In the file the host reads, only the interpreter is the capture shim's.
+    shimmed = json.loads(world.settings("claude-code").read_text(encoding="utf-8"))["hooks"]
+    assert shimmed["PreToolUse"][0]["hooks"][0]["command"] == command.replace(
+        HOOK_PREFIX, f"{world.shim} -I -m guard hook ", 1
+    )
 
 
 def test_a_read_runs_and_its_output_reaches_the_model(headless: Any, world: World) -> None:

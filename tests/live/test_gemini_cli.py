@@ -19,7 +19,7 @@ import pytest
 from hosts import GEMINI_CLI
 from live_model import Call, Script, ScriptedModel, result_text
 from live_tty import Terminal, hook_events
-from live_world import README_TEXT, SENTINEL, World, record, run_host
+from live_world import HOOK_PREFIX, README_TEXT, SENTINEL, World, record, run_host
 
 pytestmark = pytest.mark.live
 
@@ -86,10 +86,18 @@ def before(world: World) -> list[dict[str, Any]]:
 
 
 def test_install_keeps_the_persons_settings(world: World) -> None:
-    settings = json.loads((world.home / ".gemini" / "settings.json").read_text(encoding="utf-8"))
+    settings = world.installed
     assert settings["security"] == {"auth": {"selectedType": "gemini-api-key"}}
+    assert settings["privacy"] == {"usageStatisticsEnabled": False}
     assert set(settings["hooks"]) == {"BeforeTool", "AfterTool", "BeforeAgent"}
-    assert settings["hooks"]["BeforeTool"][0]["hooks"][0]["command"].startswith("guard hook gemini")
+    command = settings["hooks"]["BeforeTool"][0]["hooks"][0]["command"]
+    assert command.startswith(HOOK_PREFIX + "gemini || {"), command
+    # In the file the host reads, only the interpreter is the capture shim's.
+    shimmed = json.loads(world.settings("gemini").read_text(encoding="utf-8"))
+    assert {k: v for k, v in shimmed.items() if k != "hooks"} == {k: v for k, v in settings.items() if k != "hooks"}
+    assert shimmed["hooks"]["BeforeTool"][0]["hooks"][0]["command"] == command.replace(
+        HOOK_PREFIX, f"{world.shim} -I -m guard hook ", 1
+    )
 
 
 def test_a_read_runs_and_its_output_reaches_the_model(headless: Any, world: World) -> None:
