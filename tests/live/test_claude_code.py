@@ -28,10 +28,6 @@ pytestmark = pytest.mark.live
 
 RUN_TIMEOUT = 120  # a headless run that waits for an answer nobody gives fails here instead of hanging
 HEADLESS_NOTE = "no human present: request_confirm acts as block"
-CHILD_SESSION_DEFECT = (
-    "adapter defect: Claude Code sets CLAUDE_CODE_CHILD_SESSION=1 for every hook, in a terminal too "
-    "(CLAUDE_CODE_SESSION_ATTENDED=1), so guard takes an attended session for headless and denies instead of asking"
-)
 
 
 @pytest.fixture(scope="module")
@@ -195,10 +191,10 @@ def terminal(claude: Path, world: World, request: pytest.FixtureRequest) -> Iter
         model.__exit__(None, None, None)
 
 
-@pytest.mark.xfail(reason=CHILD_SESSION_DEFECT, strict=False)
 @pytest.mark.parametrize("answer", ["yes", "no"])
 def test_terminal_ask_is_the_persons_choice(terminal: Any, world: World, answer: str) -> None:
-    """At a terminal guard asks; Claude Code shows its dialog, and the person's answer decides."""
+    """At a terminal (``CLAUDE_CODE_SESSION_ATTENDED=1``) guard asks; Claude Code shows its dialog, and
+    the person's answer decides."""
     t = terminal(bash(f"rm -rf ./{SENTINEL}"))
     t.wait_for(lambda: "PreToolUse" in hook_events(world), "the PreToolUse hook")
     [decision] = pre_decisions(world)
