@@ -36,10 +36,10 @@ README_TEXT = "live-readme-7f3a91\n"
 PYTHON = os.path.abspath(sys.executable)  # what `guard install` writes: guard's own interpreter
 HOOK_PREFIX = f"{shlex.quote(PYTHON)} -I -m guard hook "
 
-_LAUNCHER = '''\
+_LAUNCHER = """\
 #!/bin/sh
 exec {python} -m guard "$@"
-'''
+"""
 
 _SHIM = '''\
 #!{python} -I
