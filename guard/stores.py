@@ -277,6 +277,12 @@ class PatternStats:
     last: float = 0.0
 
 
+def _masked_key(table: Mapping[str, Any], sig: str) -> str:
+    """``sig`` as a key of ``table``: masked, unless already a key (guard's own signatures are
+    masked when written; another program's may not be, and keys go into the state file)."""
+    return sig if sig in table else redact_text(sig)
+
+
 class Aggregates:
     """Counters over the history files, caught up incrementally."""
 
@@ -391,8 +397,9 @@ class Aggregates:
         _count_run(stats, ok, ts, self.half_lives[0])
         sig = rec.get("signature")
         if isinstance(sig, str):
-            _count_run(_lru(self.op_tools, sig, ToolStats), ok, ts, self.half_lives[0])
-            _count_run(_lru(self.family_tools, family_of(sig), ToolStats), ok, ts, self.half_lives[0])
+            op = _masked_key(self.op_tools, sig)
+            _count_run(_lru(self.op_tools, op, ToolStats), ok, ts, self.half_lives[0])
+            _count_run(_lru(self.family_tools, family_of(op), ToolStats), ok, ts, self.half_lives[0])
             try:
                 risk = Risk.parse(rec.get("risk") or "medium")
             except ValueError:
@@ -426,8 +433,9 @@ class Aggregates:
         _count_answer(self.users.setdefault(canonical_tool(tool), UserStats()), ok, sat, ts, self.half_lives[1])
         sig = rec.get("signature")
         if isinstance(sig, str):
-            _count_answer(_lru(self.op_users, sig, UserStats), ok, sat, ts, self.half_lives[1])
-            _count_answer(_lru(self.family_users, family_of(sig), UserStats), ok, sat, ts, self.half_lives[1])
+            op = _masked_key(self.op_users, sig)
+            _count_answer(_lru(self.op_users, op, UserStats), ok, sat, ts, self.half_lives[1])
+            _count_answer(_lru(self.family_users, family_of(op), UserStats), ok, sat, ts, self.half_lives[1])
 
     # -- persistence ----------------------------------------------------------------------
     def load(self) -> None:
