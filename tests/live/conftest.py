@@ -21,7 +21,8 @@ def _tools() -> None:
 
 @pytest.fixture
 def make_world(tmp_path: Path) -> Iterator[Callable[[str], World]]:
-    """A world with guard installed for HOST (``guard install HOST``); its daemon is stopped after."""
+    """A world with guard installed for HOST (``guard install HOST``), its hooks captured
+    (:meth:`World.capture`); its daemon is stopped after."""
     made: list[World] = []
 
     def make(host: str, prepare: Callable[[World], None] | None = None) -> World:
@@ -31,6 +32,7 @@ def make_world(tmp_path: Path) -> Iterator[Callable[[str], World]]:
             prepare(w)
         installed = w.guard("install", host)
         assert installed.returncode == 0, installed.stderr
+        w.capture(host)
         return w
 
     yield make

@@ -5,9 +5,12 @@ XDG folders and each host's config directory point here), ``project/`` (the host
 git repository whose ``origin`` is a bare repository in the same folder) and ``guard/``
 (GUARD_HOME). The environment a host gets is built from nothing, not copied from ours.
 
-``bin/guard`` is a wrapper put first on PATH before ``guard install`` runs, so the installed
-command is the README's ``guard hook HOST``: it keeps each hook run (argv, the environment,
-stdin, stdout, stderr, exit code) in ``captures/`` and then runs this checkout's guard.
+``bin/guard`` is first on PATH: this checkout's guard, as a person's ``guard`` is. ``guard
+install HOST`` writes the hook command with guard's interpreter by absolute path
+(``/venv/bin/python -I -m guard hook HOST``); :meth:`World.capture` then puts a shim in that
+interpreter's place in the host's settings (``bin/python-capture``): it keeps each hook run
+(argv, the environment, stdin, stdout, stderr, exit code) in ``captures/`` and runs the real
+interpreter with the same arguments.
 ``LIVE_HOOK_UNSET=A,B`` in the host's environment hides those variables from guard (not from
 the capture): how the recorded fixtures of a path an adapter defect closes were made.
 """
@@ -17,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -29,21 +33,30 @@ ROOT = Path(__file__).resolve().parents[2]
 SENTINEL = "sentinel_dir"
 README_TEXT = "live-readme-7f3a91\n"
 
-_WRAPPER = '''\
-#!{python}
-"""guard, with each hook run kept in {captures} (argv, env, stdin, answer)."""
+PYTHON = os.path.abspath(sys.executable)  # what `guard install` writes: guard's own interpreter
+HOOK_PREFIX = f"{shlex.quote(PYTHON)} -I -m guard hook "
+
+_LAUNCHER = """\
+#!/bin/sh
+exec {python} -m guard "$@"
+"""
+
+_SHIM = '''\
+#!{python} -I
+"""guard's interpreter, with each hook run kept in {captures} (argv, env, stdin, answer)."""
 import json, os, subprocess, sys, time
-argv = sys.argv[1:]
+args = sys.argv[1:]
+argv = args[3:] if args[:3] == ["-I", "-m", "guard"] else []
 if argv[:1] != ["hook"]:
-    os.execv({python!r}, [{python!r}, "-m", "guard", *argv])
+    os.execv({python!r}, [{python!r}, *args])
 data = sys.stdin.buffer.read()
 env = dict(os.environ)
 for name in filter(None, env.get("LIVE_HOOK_UNSET", "").split(",")):
     env.pop(name, None)
-p = subprocess.run([{python!r}, "-m", "guard", *argv], input=data, capture_output=True, env=env)
-record = {{"argv": argv, "env": dict(os.environ), "stdin": data.decode("utf-8", "replace"),
-          "stdout": p.stdout.decode("utf-8", "replace"), "stderr": p.stderr.decode("utf-8", "replace"),
-          "rc": p.returncode}}
+p = subprocess.run([{python!r}, *args], input=data, capture_output=True, env=env)
+record = {{"argv": argv, "interpreter_argv": args, "env": dict(os.environ),
+          "stdin": data.decode("utf-8", "replace"), "stdout": p.stdout.decode("utf-8", "replace"),
+          "stderr": p.stderr.decode("utf-8", "replace"), "rc": p.returncode}}
 name = os.path.join({captures!r}, "%d-%d.json" % (time.time_ns(), os.getpid()))
 with open(name + ".part", "w", encoding="utf-8") as f:  # renamed when whole: tests poll this folder
     json.dump(record, f)
@@ -53,10 +66,18 @@ sys.stderr.buffer.write(p.stderr)
 sys.exit(p.returncode)
 '''
 
+# Where `guard install HOST` writes its handlers.
+SETTINGS = {
+    "claude-code": ".claude/settings.json",
+    "codex": ".codex/hooks.json",
+    "gemini": ".gemini/settings.json",
+}
+
 
 @attrs.define
 class World:
     root: Path
+    installed: dict[str, Any] = attrs.field(factory=dict)  # the settings as `guard install` wrote them
 
     @property
     def home(self) -> Path:
@@ -82,6 +103,38 @@ class World:
     def bin(self) -> Path:
         return self.root / "bin"
 
+    @property
+    def shim(self) -> Path:
+        """Stands in for guard's interpreter in the hook commands: keeps each hook run."""
+        return self.bin / "python-capture"
+
+    def settings(self, host: str) -> Path:
+        return self.home / SETTINGS[host]
+
+    def capture(self, host: str) -> dict[str, Any]:
+        """Check what ``guard install HOST`` wrote, then route its hooks through the shim.
+
+        Every handler's command must be guard's interpreter by absolute path with isolated
+        imports, ``PY -I -m guard hook HOST`` (for Claude Code and Gemini CLI followed by the
+        crash fallback). In the settings file that interpreter is replaced by the shim, the
+        rest of the command kept. Returns the document as guard wrote it.
+        """
+        path = self.settings(host)
+        text = path.read_text(encoding="utf-8")
+        doc: dict[str, Any] = json.loads(text)
+        commands = [h["command"] for entries in doc["hooks"].values() for e in entries for h in e["hooks"]]
+        assert commands, doc
+        for command in commands:
+            assert command.startswith(HOOK_PREFIX + host), (command, HOOK_PREFIX)
+        shimmed = json.loads(text)
+        for entries in shimmed["hooks"].values():
+            for e in entries:
+                for h in e["hooks"]:
+                    h["command"] = shlex.quote(str(self.shim)) + h["command"].removeprefix(shlex.quote(PYTHON))
+        path.write_text(json.dumps(shimmed, indent=2) + "\n", encoding="utf-8")
+        self.installed = doc
+        return doc
+
     @classmethod
     def make(cls, root: Path) -> World:
         w = cls(root)
@@ -90,9 +143,11 @@ class World:
         w.guard_home.mkdir(mode=0o700)
         (w.project / SENTINEL / "keep.txt").write_text("keep\n", encoding="utf-8")
         (w.project / "readme.txt").write_text(README_TEXT, encoding="utf-8")
-        wrapper = w.bin / "guard"
-        wrapper.write_text(_WRAPPER.format(python=sys.executable, captures=str(w.captures_dir)), encoding="utf-8")
-        wrapper.chmod(0o755)
+        launcher = w.bin / "guard"
+        launcher.write_text(_LAUNCHER.format(python=shlex.quote(PYTHON)), encoding="utf-8")
+        launcher.chmod(0o755)
+        w.shim.write_text(_SHIM.format(python=PYTHON, captures=str(w.captures_dir)), encoding="utf-8")
+        w.shim.chmod(0o755)
         w._git_repos()
         return w
 
@@ -146,7 +201,7 @@ class World:
         return env
 
     def guard(self, *args: str, **kw: Any) -> subprocess.CompletedProcess[str]:
-        """This checkout's guard, run in the world (for install: found first on PATH, the wrapper)."""
+        """This checkout's guard, run in the world as ``guard`` (first on its PATH)."""
         return subprocess.run(
             [str(self.bin / "guard"), *args], cwd=self.project, env=self.env(), capture_output=True, text=True, **kw
         )
@@ -274,7 +329,7 @@ def record(world: World, host: str, version: str, scenario: str, given: dict[str
     doc["runs"] = runs
     text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
     text = text.replace(str(world.root), "/tmp/live").replace(str(ROOT), "/repo")
-    text = text.replace(str(Path(sys.executable).parent), "/venv/bin")
+    text = text.replace(str(Path(sys.executable).parent), "/venv/bin").replace(str(Path(PYTHON).parent), "/venv/bin")
     text = text.replace(re.sub(r"[^A-Za-z0-9]", "-", str(world.root)), "-tmp-live")
     out = FIXTURES / HOST_DIRS[host] / f"{re.sub(r'[^A-Za-z0-9_-]+', '_', scenario).strip('_')}.json"
     out.parent.mkdir(parents=True, exist_ok=True)

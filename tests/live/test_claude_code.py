@@ -22,16 +22,12 @@ import pytest
 from hosts import CLAUDE_CODE
 from live_model import Call, Script, ScriptedModel, result_text
 from live_tty import Terminal, hook_events
-from live_world import README_TEXT, SENTINEL, World, record, run_host
+from live_world import HOOK_PREFIX, README_TEXT, SENTINEL, World, record, run_host
 
 pytestmark = pytest.mark.live
 
 RUN_TIMEOUT = 120  # a headless run that waits for an answer nobody gives fails here instead of hanging
 HEADLESS_NOTE = "no human present: request_confirm acts as block"
-CHILD_SESSION_DEFECT = (
-    "adapter defect: Claude Code sets CLAUDE_CODE_CHILD_SESSION=1 for every hook, in a terminal too "
-    "(CLAUDE_CODE_SESSION_ATTENDED=1), so guard takes an attended session for headless and denies instead of asking"
-)
 
 
 @pytest.fixture(scope="module")
@@ -86,10 +82,17 @@ def pre_decisions(world: World) -> list[dict[str, Any]]:
 
 
 def test_install_writes_the_readme_command(world: World) -> None:
-    hooks = json.loads((world.home / ".claude" / "settings.json").read_text(encoding="utf-8"))["hooks"]
+    """guard's interpreter by absolute path, isolated, then the fallback that refuses when the hook dies."""
+    hooks = world.installed["hooks"]
     assert set(hooks) >= {"PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit"}
     command = hooks["PreToolUse"][0]["hooks"][0]["command"]
-    assert command.startswith("guard hook claude-code"), command
+    assert command.startswith(HOOK_PREFIX + "claude-code || {"), command
+    assert command.endswith("exit 2; }"), command
+    # In the file the host reads, only the interpreter is the capture shim's.
+    shimmed = json.loads(world.settings("claude-code").read_text(encoding="utf-8"))["hooks"]
+    assert shimmed["PreToolUse"][0]["hooks"][0]["command"] == command.replace(
+        HOOK_PREFIX, f"{world.shim} -I -m guard hook ", 1
+    )
 
 
 def test_a_read_runs_and_its_output_reaches_the_model(headless: Any, world: World) -> None:
@@ -188,10 +191,10 @@ def terminal(claude: Path, world: World, request: pytest.FixtureRequest) -> Iter
         model.__exit__(None, None, None)
 
 
-@pytest.mark.xfail(reason=CHILD_SESSION_DEFECT, strict=False)
 @pytest.mark.parametrize("answer", ["yes", "no"])
 def test_terminal_ask_is_the_persons_choice(terminal: Any, world: World, answer: str) -> None:
-    """At a terminal guard asks; Claude Code shows its dialog, and the person's answer decides."""
+    """At a terminal (``CLAUDE_CODE_SESSION_ATTENDED=1``) guard asks; Claude Code shows its dialog, and
+    the person's answer decides."""
     t = terminal(bash(f"rm -rf ./{SENTINEL}"))
     t.wait_for(lambda: "PreToolUse" in hook_events(world), "the PreToolUse hook")
     [decision] = pre_decisions(world)

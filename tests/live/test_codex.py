@@ -29,8 +29,8 @@ pytestmark = pytest.mark.live
 RUN_TIMEOUT = 90
 TRUSTED = ("--dangerously-bypass-hook-trust",)
 NO_EXIT_CODE = (
-    "host limit / adapter defect: Codex 0.171.0's PostToolUse tool_response is the command's output as a "
-    "plain string, with no exit code, so guard records a failed command as a success"
+    "host limit: Codex 0.171.0's PostToolUse tool_response is the command's output as a plain string, "
+    "with no exit code, so nothing tells guard a command failed"
 )
 
 

@@ -19,20 +19,13 @@ import pytest
 from hosts import GEMINI_CLI
 from live_model import Call, Script, ScriptedModel, result_text
 from live_tty import Terminal, hook_events
-from live_world import README_TEXT, SENTINEL, World, record, run_host
+from live_world import HOOK_PREFIX, README_TEXT, SENTINEL, World, record, run_host
 
 pytestmark = pytest.mark.live
 
 RUN_TIMEOUT = 90
 ASK_TIMEOUT = 40  # the headless ask is known to hang: fail fast
-EXIT_CODE_DEFECT = (
-    "adapter defect: Gemini CLI 0.61.0 reports a failed shell command only as 'Exit Code: N' inside "
-    "AfterTool's tool_response.llmContent (no error field), so guard records it as a success"
-)
-HEADLESS_ASK_DEFECT = (
-    "adapter defect: gemini -p waits forever on a BeforeTool 'ask' (nobody can answer), and guard's gemini "
-    "adapter never takes a run for headless: neither the payload nor the hook's environment says -p"
-)
+BARE_HEADLESS_LIMIT = "host limit: nothing in the payload or environment says -p; use GUARD_HEADLESS=1"
 
 
 @pytest.fixture(scope="module")
@@ -58,9 +51,11 @@ def world(make_world: Callable[..., World]) -> World:
 
 @pytest.fixture
 def headless(gemini: Path, world: World, request: pytest.FixtureRequest) -> Callable[..., ScriptedModel]:
-    def run(script: Script, timeout: float = RUN_TIMEOUT) -> ScriptedModel:
+    def run(script: Script, timeout: float = RUN_TIMEOUT, **extra: str) -> ScriptedModel:
         with ScriptedModel(script) as model:
-            env = world.env(GOOGLE_GEMINI_BASE_URL=model.url, GEMINI_API_KEY="test", GEMINI_CLI_TRUST_WORKSPACE="true")
+            env = world.env(
+                GOOGLE_GEMINI_BASE_URL=model.url, GEMINI_API_KEY="test", GEMINI_CLI_TRUST_WORKSPACE="true", **extra
+            )
             try:
                 done = run_host(
                     ["node", str(gemini), "-p", "do the task", "--output-format", "json", "--approval-mode", "yolo"],
@@ -86,10 +81,18 @@ def before(world: World) -> list[dict[str, Any]]:
 
 
 def test_install_keeps_the_persons_settings(world: World) -> None:
-    settings = json.loads((world.home / ".gemini" / "settings.json").read_text(encoding="utf-8"))
+    settings = world.installed
     assert settings["security"] == {"auth": {"selectedType": "gemini-api-key"}}
+    assert settings["privacy"] == {"usageStatisticsEnabled": False}
     assert set(settings["hooks"]) == {"BeforeTool", "AfterTool", "BeforeAgent"}
-    assert settings["hooks"]["BeforeTool"][0]["hooks"][0]["command"].startswith("guard hook gemini")
+    command = settings["hooks"]["BeforeTool"][0]["hooks"][0]["command"]
+    assert command.startswith(HOOK_PREFIX + "gemini || {"), command
+    # In the file the host reads, only the interpreter is the capture shim's.
+    shimmed = json.loads(world.settings("gemini").read_text(encoding="utf-8"))
+    assert {k: v for k, v in shimmed.items() if k != "hooks"} == {k: v for k, v in settings.items() if k != "hooks"}
+    assert shimmed["hooks"]["BeforeTool"][0]["hooks"][0]["command"] == command.replace(
+        HOOK_PREFIX, f"{world.shim} -I -m guard hook ", 1
+    )
 
 
 def test_a_read_runs_and_its_output_reaches_the_model(headless: Any, world: World) -> None:
@@ -100,7 +103,6 @@ def test_a_read_runs_and_its_output_reaches_the_model(headless: Any, world: Worl
     assert [(e["status"], e["params"]["command"]) for e in world.executions()] == [("success", "cat readme.txt")]
 
 
-@pytest.mark.xfail(reason=EXIT_CODE_DEFECT, strict=False)
 def test_a_failing_command_is_recorded_as_a_failure(headless: Any, world: World) -> None:
     model = headless(shell("ls ./no_such_dir"))
     assert [d["decision"] for d in before(world)] == ["auto_allow"], world.describe()
@@ -109,7 +111,6 @@ def test_a_failing_command_is_recorded_as_a_failure(headless: Any, world: World)
     assert [e["status"] for e in world.executions()] == ["failure"], world.describe()
 
 
-@pytest.mark.xfail(reason=EXIT_CODE_DEFECT, strict=False)
 def test_egress_to_a_closed_loopback_port_runs_and_fails(headless: Any, world: World, closed_port: int) -> None:
     model = headless(shell(f"curl -sS --max-time 5 http://127.0.0.1:{closed_port}/"))
     assert [d["decision"] for d in before(world)] == ["auto_allow"], world.describe()
@@ -148,8 +149,24 @@ def test_writing_the_hosts_hook_settings_is_blocked(headless: Any, world: World)
     assert world.executions() == []
 
 
-@pytest.mark.xfail(reason=HEADLESS_ASK_DEFECT, strict=False)
 def test_headless_ask_is_refused_without_hanging(headless: Any, world: World) -> None:
+    """The documented headless run, ``GUARD_HEADLESS=1 gemini -p`` (``guard install gemini`` prints it):
+    guard denies the confirm-level call with its reason, the command does not run, the run ends."""
+    try:
+        model = headless(shell(f"rm -rf ./{SENTINEL}"), timeout=ASK_TIMEOUT, GUARD_HEADLESS="1")
+    finally:
+        assert (world.project / SENTINEL / "keep.txt").exists()
+    [decision] = before(world)
+    assert decision["decision"] == "block" and decision["notes"], world.describe()
+    assert "G107" in json.dumps(decision["reasons"])
+    [result] = model.tool_results()
+    assert "guard" in result_text(result), result
+    assert world.executions() == [], world.describe()
+
+
+@pytest.mark.xfail(reason=BARE_HEADLESS_LIMIT, strict=False)
+def test_bare_headless_ask_is_refused_without_hanging(headless: Any, world: World) -> None:
+    """``gemini -p`` without GUARD_HEADLESS: the BeforeTool ask waits for an answer nobody can give."""
     try:
         headless(shell(f"rm -rf ./{SENTINEL}"), timeout=ASK_TIMEOUT)
     finally:

@@ -6,8 +6,11 @@ plugin needs both flags, one for the unreviewed source, one for its capabilities
 one ``openclaw agent --local`` turn (``agent exec`` runs no plugins) whose model asks for
 four calls in a row: a read, a force push, a failing ``ls``, and a write of OpenClaw's own
 config. One turn costs about 45 s, so the tests share it and each checks one part.
-``GUARD_HOOKS_DAEMON=off``: every event goes through ``guard hook openclaw`` (and so through
-the capturing wrapper) instead of the daemon's socket.
+The plugin is told how to run guard as ``guard install openclaw`` prints
+(``plugins.entries.guard.config.command``: guard's interpreter by absolute path, ``-I -m
+guard``), with the world's capture shim in the interpreter's place. ``GUARD_HOOKS_DAEMON=off``:
+every event goes through that command's ``hook openclaw`` (and so through the shim) instead
+of the daemon's socket.
 """
 
 from __future__ import annotations
@@ -22,19 +25,12 @@ import attrs
 import pytest
 from hosts import NODE_24, OPENCLAW
 from live_model import Call, Script, ScriptedModel, result_text
-from live_world import README_TEXT, ROOT, World, record
+from live_world import PYTHON, README_TEXT, ROOT, World, record
 
 pytestmark = pytest.mark.live
 
 RUN_TIMEOUT = 240
-BLOCKED_AS_FAILURE = (
-    "adapter defect: OpenClaw sends after_tool_call (with an error) for a call the plugin blocked or whose "
-    "approval was refused; guard records it as a failed run, which feeds the failure streak (G201)"
-)
-CONFIG_NOT_PROTECTED = (
-    "static gap: G156 protects Claude/Codex/Gemini hook settings but not ~/.openclaw/openclaw.json, where "
-    "the guard plugin is enabled; a write there is only G185 (outside the project)"
-)
+CONFIG_KEY = "plugins.entries.guard.config:"
 
 
 @attrs.define
@@ -119,6 +115,14 @@ def turn(tmp_path_factory: pytest.TempPathFactory) -> Any:
             assert Path(argv[3]) == ROOT / "integrations" / "openclaw"
             installed = oc(*argv[1:])
             assert installed.returncode == 0, installed.stdout[-1500:] + installed.stderr[-1500:]
+            # ... and the plugin's config it tells the person to set: guard's command, by absolute path.
+            [given] = [ln.split(CONFIG_KEY, 1)[1] for ln in told.splitlines() if CONFIG_KEY in ln]
+            command = json.loads(given)["command"]
+            assert command == [PYTHON, "-I", "-m", "guard"], command
+            doc = json.loads(config.read_text(encoding="utf-8"))
+            entry = doc.setdefault("plugins", {}).setdefault("entries", {}).setdefault("guard", {})
+            entry.setdefault("config", {})["command"] = [str(w.shim), *command[1:]]
+            config.write_text(json.dumps(doc, indent=2), encoding="utf-8")
             config_before = config.read_bytes()
             remote_before = w.remote_head()
             done = oc("agent", "--local", "--agent", "main", "--message", "do the task", "--json")
@@ -137,6 +141,10 @@ def decisions(t: Turn) -> list[tuple[str, str]]:
 def test_the_turn_ran_every_call(turn: Turn) -> None:
     assert turn.out["meta"]["toolSummary"]["calls"] == 4, turn.out["meta"]
     assert len(turn.model.tool_results()) == 4
+    # Every event went through the configured command (the shim in front of guard's interpreter).
+    runs = turn.world.captures()
+    assert runs and all(c["interpreter_argv"] == ["-I", "-m", "guard", "hook", "openclaw"] for c in runs), runs
+    assert [c["payload"]["hook"] for c in runs].count("before_tool_call") == 4, turn.world.describe()
 
 
 def test_a_read_runs_and_its_output_reaches_the_model(turn: Turn) -> None:
@@ -157,20 +165,24 @@ def test_a_failing_command_is_recorded_as_a_failure(turn: Turn) -> None:
 
 
 def test_a_headless_approval_is_refused_without_hanging(turn: Turn) -> None:
-    """``agent --local`` has nobody to approve: OpenClaw refuses the requireApproval, the file is unchanged."""
+    """The write of OpenClaw's config ends without hanging and the file is unchanged: guard blocks it
+    (G156) with its reason, or, were it confirm-level, ``agent --local`` (nobody to approve) refuses
+    the requireApproval."""
     path, decision = decisions(turn)[3]
     assert path.endswith("openclaw.json") and decision in ("request_confirm", "block"), turn.world.describe()
     assert (turn.world.home / ".openclaw" / "openclaw.json").read_bytes() == turn.config_before
-    assert "approval" in result_text(turn.model.tool_results()[3]).lower()
+    text = result_text(turn.model.tool_results()[3])
+    if decision == "block":
+        assert "guard" in text and "blocked" in text, text
+    else:
+        assert "approval" in text.lower(), text
 
 
-@pytest.mark.xfail(reason=BLOCKED_AS_FAILURE, strict=False)
 def test_a_call_that_did_not_run_is_not_recorded_as_a_run(turn: Turn) -> None:
     ran = [e["params"].get("command") or e["params"].get("path") for e in turn.world.executions()]
     assert ran == ["cat readme.txt", "ls ./no_such_dir"], turn.world.describe()
 
 
-@pytest.mark.xfail(reason=CONFIG_NOT_PROTECTED, strict=False)
 def test_writing_openclaws_config_is_blocked(turn: Turn) -> None:
     [write] = [d for d in turn.world.decisions() if d["tool"] == "write"]
     assert write["decision"] == "block" and "G156" in json.dumps(write["reasons"]), write
