@@ -44,6 +44,11 @@ def raise_on_production(scan: Scan, text: str) -> None:
     destructive = [h for h in scan.hits if h.rule_id in DESTRUCTIVE]
     if not destructive:
         return
-    found = marker(text[:65536])
+    # The raw text (for markers set before the command: ``RAILS_ENV=production …``, an earlier
+    # ``terraform workspace select prod``), with bash's line continuations joined, then the
+    # destructive commands as guard read them (quotes and escapes undone).
+    found = marker(text[:65536].replace("\\\n", "")) or next(
+        (m for m in (marker(h.detail) for h in destructive) if m), None
+    )
     if found:
         scan.hit("G434", f"{destructive[0].detail} on {found}")

@@ -5453,6 +5453,10 @@ TOOLS += [
 # Issue 16 (static classifier, round 3): held-out misses turned into general mechanisms, each with
 # its near-misses. Administrator rights (G430): sudo, doas, pkexec and run0 never auto-allow.
 ROUND3 = [
+    # production markers read as bash reads them: a line continuation, quoted options (hypothesis found these)
+    (B, "npx sequelize-cli db:drop --env \\\nproduction", "G434"),
+    (B, "npx sequelize-cli db:drop '--env' production", "G434"),
+    (C, "npx sequelize-cli db:drop --env \\\ndevelopment"),
     (C, "sudo ls", "G430"),
     (C, "sudo ls -la /root", "G430"),
     (C, "sudo cat /etc/hosts", "G430"),
