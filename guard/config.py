@@ -561,22 +561,34 @@ class Config:
         config = cls(
             values=values, sources=sources, file=path, raw_file=raw_file, warnings=tuple(warnings), error=error
         )
-        if values["thresholds.request_confirm"] > values["thresholds.auto_allow"]:
-            fixed = {k: _BY_KEY[k].default for k in ("thresholds.auto_allow", "thresholds.request_confirm")}
+        if (disorder := thresholds_problem(values)) is not None:
+            fixed = {k: _BY_KEY[k].default for k in THRESHOLD_KEYS}
             config = attrs.evolve(
                 config,
                 values={**values, **fixed},
                 sources={**sources, **dict.fromkeys(fixed, "default")},
-                warnings=(
-                    *config.warnings,
-                    _warn("thresholds.request_confirm is above thresholds.auto_allow; both reset to defaults"),
-                ),
+                warnings=(*config.warnings, _warn(f"{disorder}; both reset to defaults")),
             )
         config = _check_weights(config)
         return config.with_overrides(overrides) if overrides else config
 
 
 WEIGHT_KEYS = ("weights.memory", "weights.cmd_success", "weights.user_pref", "weights.system")
+THRESHOLD_KEYS = ("thresholds.auto_allow", "thresholds.request_confirm")
+
+
+def weights_problem(values: Mapping[str, Any]) -> str | None:
+    """Why the four weights cannot be used (they must sum to 1, ±0.001), or None. The loader
+    and ``guard config --check`` both ask this."""
+    total = sum(float(values[k]) for k in WEIGHT_KEYS)
+    return None if abs(total - 1.0) <= 0.001 else f"weights sum to {total:.3f}, not 1"
+
+
+def thresholds_problem(values: Mapping[str, Any]) -> str | None:
+    """Why the two thresholds cannot be used (out of order), or None."""
+    if values["thresholds.request_confirm"] > values["thresholds.auto_allow"]:
+        return "thresholds.request_confirm is above thresholds.auto_allow"
+    return None
 
 
 def _check_weights(config: Config) -> Config:
@@ -586,18 +598,15 @@ def _check_weights(config: Config) -> Config:
     does; the session layer's low-health weights do not sum to 1 on purpose.)
     """
     values = config.values
-    total = sum(float(values[k]) for k in WEIGHT_KEYS)
-    if abs(total - 1.0) <= 0.001:
+    problem = weights_problem(values)
+    if problem is None:
         return config
     named = [f"{k}={values[k]} ({config.sources[k]})" for k in WEIGHT_KEYS if config.sources[k] != "default"]
     return attrs.evolve(
         config,
         values={**values, **{k: _BY_KEY[k].default for k in WEIGHT_KEYS}},
         sources={**config.sources, **dict.fromkeys(WEIGHT_KEYS, "default")},
-        warnings=(
-            *config.warnings,
-            _warn(f"weights sum to {total:.3f}, not 1 ({', '.join(named)}); all weights reset to defaults"),
-        ),
+        warnings=(*config.warnings, _warn(f"{problem} ({', '.join(named)}); all weights reset to defaults")),
     )
 
 

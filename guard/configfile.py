@@ -166,26 +166,27 @@ def _check_permissions(raw: Mapping[str, Any], text: str, where: str) -> list[Fi
 
 
 def _check_sums(flat: Mapping[str, Any], text: str, where: str) -> list[Finding]:
-    from guard.config import _BY_KEY
+    """The loader's own rules for weights and thresholds (``config.weights_problem`` and
+    ``thresholds_problem``), on the file's values with defaults for the rest; a value that
+    does not parse is reported as a bad value already."""
+    from guard.config import _BY_KEY, THRESHOLD_KEYS, WEIGHT_KEYS, thresholds_problem, weights_problem
+
+    def parsed(keys: tuple[str, ...]) -> dict[str, Any] | None:
+        try:
+            return {k: _BY_KEY[k].parse(flat.get(k, _BY_KEY[k].default)) for k in keys}
+        except (ValueError, TypeError):
+            return None
 
     out: list[Finding] = []
-    names = ("memory", "cmd_success", "user_pref", "system")
-    if any(f"weights.{n}" in flat for n in names):
-        total = 0.0
-        for n in names:
-            try:
-                total += float(_BY_KEY[f"weights.{n}"].parse(flat.get(f"weights.{n}", _BY_KEY[f"weights.{n}"].default)))
-            except (ValueError, TypeError):
-                return out  # reported as a bad value already
-        if abs(total - 1.0) > 1e-6:
-            message = f"the weights sum to {total:g}, not 1.0: every fused score is scaled by {total:g}"
+    if any(k in flat for k in WEIGHT_KEYS):
+        weights = parsed(WEIGHT_KEYS)
+        if weights is None:
+            return out
+        if (problem := weights_problem(weights)) is not None:
+            message = f"the {problem}: guard resets all four to the defaults"
             out.append(Finding(where, line_of(text, "weights"), 1, "warning", message))
-    try:
-        auto = float(flat.get("thresholds.auto_allow", _BY_KEY["thresholds.auto_allow"].default))
-        confirm = float(flat.get("thresholds.request_confirm", _BY_KEY["thresholds.request_confirm"].default))
-    except (ValueError, TypeError):
-        return out
-    if confirm > auto:
-        message = "thresholds.request_confirm is above thresholds.auto_allow: both fall back to the defaults"
+    thresholds = parsed(THRESHOLD_KEYS)
+    if thresholds is not None and (problem := thresholds_problem(thresholds)) is not None:
+        message = f"{problem}: both fall back to the defaults"
         out.append(Finding(where, line_of(text, "thresholds"), 1, "error", message))
     return out
