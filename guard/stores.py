@@ -381,6 +381,10 @@ class Aggregates:
             table.clear()
         self.offsets.clear()
 
+    def _when(self, rec: Mapping[str, Any], now: float) -> float:
+        """The line's time, clamped to now + the allowed skew (a line from the future counts as now)."""
+        return min(parse_ts(rec.get("timestamp"), now), now + self.max_skew_s)
+
     def _own(self, sig: str) -> str:
         """A signature as the state file may keep it. One seen for the first time may come from
         another program that wrote it unredacted: it must not be copied into the state file (once
@@ -394,7 +398,7 @@ class Aggregates:
         if ok is None:
             return
         tool = rec["tool"]
-        ts = min(parse_ts(rec.get("timestamp"), now), now + self.max_skew_s)
+        ts = self._when(rec, now)
         stats = self.tools.setdefault(canonical_tool(tool), ToolStats())
         _count_run(stats, ok, ts, self.half_lives[0])
         sig = rec.get("signature")
@@ -423,7 +427,7 @@ class Aggregates:
         if ok is None:
             return
         tool = rec["tool"]
-        ts = min(parse_ts(rec.get("timestamp"), now), now + self.max_skew_s)
+        ts = self._when(rec, now)
         raw = rec.get("satisfaction")
         sat = float(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) and 1 <= raw <= 5 else None
         _count_answer(self.users.setdefault(canonical_tool(tool), UserStats()), ok, sat, ts, self.half_lives[1])
