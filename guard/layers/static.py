@@ -25,7 +25,7 @@ from guard.config import Config
 from guard.layers.base import Context
 from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM, Reason, Risk, ToolCall, Verdict
 from guard.static import userrules
-from guard.static.analysis import DEFAULT_LIMITS, Analysis, Limits, analyse, cache_key, on_disk
+from guard.static.analysis import DEFAULT_LIMITS, Analysis, Limits, analyse, cache_key, declared_installs, on_disk
 from guard.static.budget import Budget
 from guard.static.rules import CATALOG
 from guard.static.tools import command_text
@@ -92,6 +92,10 @@ class Analyser:
             analysis, verdict = self.cached(_Key(key, call.tool, call.params, text, budget))
         except _Uncached as cut_short:
             analysis, verdict = cut_short.result
+        if analysis.installs:  # the project's manifest is read every time: the agent edits it
+            declared = declared_installs(analysis, call.cwd)
+            if declared is not analysis:
+                analysis, verdict = declared, verdict_for(None, declared, _NO_RULES)
         if analysis.targets:  # the disk is looked at every time: a link can appear between two calls
             checked = on_disk(analysis, home, call.cwd, workspace)
             if checked is not analysis:

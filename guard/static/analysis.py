@@ -18,7 +18,7 @@ from guard.model import Risk
 from guard.static import ondisk, oversized, tools
 from guard.static.budget import DEFAULT_STEPS, Budget, OverBudget
 from guard.static.engine import Engine
-from guard.static.families import prod
+from guard.static.families import deps, prod
 from guard.static.paths import Resolver
 from guard.static.rules import CATALOG
 from guard.static.scan import EMPTY, Hit, Scan
@@ -41,6 +41,7 @@ class Analysis:
     lines_written: int | None = None
     text: str | None = None  # the shell command judged, for ``guard explain``
     targets: tuple[tuple[str, str], ...] = ()  # what the call writes, as spelled: checked on disk per decision
+    installs: tuple[tuple[str, tuple[str, ...]], ...] = ()  # named installs (G183), checked against the manifest
     over_budget: str = ""  # why the analysis stopped early (G420); such an analysis is never cached
 
 
@@ -147,6 +148,7 @@ def finish(scan: Scan, kind: str, lines: int | None = None, text: str | None = N
         lines_written=lines,
         text=text,
         targets=tuple(dict.fromkeys(scan.targets)) if scan.targets else (),
+        installs=tuple(scan.installs),
     )
 
 
@@ -169,6 +171,19 @@ def on_disk(analysis: Analysis, home: str, cwd: str | None, workspace: str | Non
         return analysis
     found = ondisk.check(analysis.targets, resolver(home, cwd, workspace), cwd)
     return amend(analysis, [Hit(rule_id, detail[:160]) for rule_id, detail in found]) if found else analysis
+
+
+def declared_installs(analysis: Analysis, cwd: str | None) -> Analysis:
+    """Named installs of packages the project already declares are low (G451), looked at now.
+
+    The manifest is read when the call is decided (never cached with the analysis: it changes
+    as the agent works); one name it does not declare keeps every G183.
+    """
+    if not analysis.installs or any(deps.undeclared(eco, names, cwd) for eco, names in analysis.installs):
+        return analysis
+    hits = tuple(Hit("G451", h.detail) if h.rule_id == "G183" else h for h in analysis.hits)
+    risk = max((CATALOG[h.rule_id].risk for h in hits), default=Risk.SAFE)
+    return attrs.evolve(analysis, risk=risk, hits=hits)
 
 
 def _dedupe(hits: list[Hit]) -> tuple[Hit, ...]:

@@ -68,9 +68,25 @@ def read(scan: Scan, word: str, content: bool = True) -> Place:
     elif place.secret == 1:
         scan.hit("G141", place.path)
         scan.cmd_secret = True
-    elif place.tier in _FOREIGN or place.tier == P.TEMP:
+    elif (place.tier in _FOREIGN or place.tier == P.TEMP) and not _own_file(scan, place):
         scan.tag("untrusted_input")
     return place
+
+
+# Places in the person's home that hold what others sent: downloads, mail, browser and chat data.
+_RECEIVED = lazyre.compile(
+    r"(?i)^(?:downloads?|mail|maildir|\.mail|\.thunderbird|\.mozilla|\.config/(?:discord|slack|signal))(?:/|$)"
+)
+
+
+def _own_file(scan: Scan, place: Place) -> bool:
+    """A file the person keeps in their own home (notes, other projects) is as trusted as the
+    project (issue 14): what taints a session is content someone else wrote — a temporary
+    folder anyone can write, another user's home, a download, mail, a cache of fetched pages."""
+    home = scan.resolver.home
+    if place.tier != P.HOME_OTHER or place.kind == "cache" or not place.path.startswith(home + "/"):
+        return False
+    return not _RECEIVED.match(place.path[len(home) + 1 :])
 
 
 def read_flow(scan: Scan, word: str) -> Flow:

@@ -102,6 +102,7 @@ class Scan:
         "fds",
         "functions",
         "hits",
+        "installs",
         "links",
         "max_depth",
         "moved",
@@ -145,6 +146,7 @@ class Scan:
         self.links: dict[str, Place] = {}  # ``ln -s ~ x``: what a symbolic link made here points at
         self.targets: list[tuple[str, str]] = []  # (operation, path as spelled) for the check on disk
         self.urls: list[str] = []
+        self.installs: list[tuple[str, tuple[str, ...]]] = []  # named installs: (ecosystem, names)
         self.privileged = False
         self.container = False
         self.cmd_secret = False

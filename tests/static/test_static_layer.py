@@ -57,7 +57,7 @@ class TestContract:
         assert v.reasons and v.reasons[0].rule_id in {"G194", "G195", "G196", "G199"}
 
     def test_ordinary_medium_has_no_ceiling(self) -> None:
-        v = judge("npm install")
+        v = judge("npm install left-pad")  # a package name the project may not declare
         assert (v.risk, v.ceiling, v.floor) == (Risk.MEDIUM, None, None)
 
     def test_low_is_neither_capped_nor_floored(self) -> None:

@@ -35,9 +35,9 @@ class TestBashRules:
         assert v.ceiling == REQUEST_CONFIRM and "G191" in rule_ids(v)
 
     def test_allow_lowers_medium_to_safe(self) -> None:
-        base = judge("npm install")
+        base = judge("npm install left-pad")
         assert base.risk is Risk.MEDIUM
-        v = judge("npm install", permissions=perms(allow=["Bash(npm install:*)"]))
+        v = judge("npm install left-pad", permissions=perms(allow=["Bash(npm install:*)"]))
         assert v.risk is Risk.SAFE and v.floor == AUTO_ALLOW and v.reasons[0].rule_id == "G192"
 
     def test_legacy_prefix_covers_colon_scripts(self) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from guard import lazyre
 from guard.static import effects, embedded
 from guard.static import paths as P
+from guard.static.families import deps
 from guard.static.families.base import Handler, only_help, parse_opts, table
 from guard.static.families.db import resets_database
 from guard.static.scan import BUILT, EMPTY, Cmd, Flow, Scan, display
@@ -315,7 +316,13 @@ def _manager(cmd: Cmd, scan: Scan) -> Flow | None:
     elif sub in install or (
         not sub and cmd.name in ("yarn", "bun", "pnpm", "bundle", "composer", "poetry", "pipenv") and not opts.flags
     ):
-        scan.hit("G183", shown)
+        declared = deps.classify(cmd.name, sub or "install", [*opts.flags, *words[1:]])
+        if declared == deps.LOCKED:
+            scan.hit("G450", shown)  # the project's own manifest or lockfile
+        else:
+            scan.hit("G183", shown)
+            if isinstance(declared, tuple):
+                scan.installs.append(declared)  # checked against the manifest when decided
     elif cmd.name in ("gradle", "gradlew", "mvn", "mvnw") and set(words) & publish:
         scan.hit("G170", shown)
     else:

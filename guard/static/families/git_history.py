@@ -9,10 +9,11 @@ one's own branch is an ordinary push.
 from __future__ import annotations
 
 from guard import lazyre
-from guard.static.families.base import parse_opts
+from guard.static.families.base import Opts, parse_opts
 from guard.static.scan import Scan
 from guard.static.text import wordset
 
+_VERSION_TAG = lazyre.compile(r"^v?\d+(?:[.-]\d+)*")  # ``git push origin v1.2``: a release tag
 SHARED_BRANCHES = wordset("main master develop development trunk production prod release stable staging live gh-pages")
 
 
@@ -85,8 +86,32 @@ def _push(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
         scan.hit("G135" if shared else "G136", shown)
     elif lease:
         scan.hit("G136" if shared else "G145", shown)
+    elif _own_feature_push(opts.operands, targets, opts):
+        scan.hit("G452", shown)  # a feature branch to the project's own remote: the daily loop
     else:
         scan.hit("G145", shown)
+
+
+def _own_feature_push(operands: tuple[str, ...], targets: list[str], opts: Opts) -> bool:
+    """``git push [-u] origin feature/x``: a named remote (no URL or path), branches named
+    explicitly (``HEAD`` or no refspec push whatever is checked out), none shared (main, master,
+    release…), no tags or everything-at-once options."""
+    if not operands or not targets or opts.has("--all", "--branches", "--tags", "--follow-tags", "--repo"):
+        return False
+    remote = operands[0]
+    if any(c in remote for c in ":/@\\.") or remote.startswith("-"):
+        return False
+    return all(
+        t
+        and t != "HEAD"
+        and "HEAD" not in r
+        and not r.startswith("refs/tags/")
+        and t not in SHARED_BRANCHES
+        and not t.startswith(("release/", "release-"))
+        and not any(c in r for c in "*~^")
+        and not _VERSION_TAG.match(t)
+        for r, t in zip(operands[1:], targets, strict=True)
+    )
 
 
 def _destination(refspec: str) -> str:
