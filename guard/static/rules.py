@@ -165,6 +165,7 @@ G434 | critical | database    | delete                                 | Drops, 
 G450 | low      | level       | execute,network,write                  | Installs the dependencies the project declares, from its own manifest or lockfile (npm ci, pip install -r requirements.txt, uv sync).
 G451 | low      | level       | execute,network,write                  | Installs or updates packages the project already declares in its manifest.
 G452 | low      | network     | egress,network                         | Pushes a feature branch to the project's own remote.
+G453 | medium   | network     | egress,network                         | Adds a git remote or points one at a new address (git remote add/set-url, remote.X.url, url.X.insteadOf), which decides where a later push sends the project's code. | git remote -v
 G410 | critical | protected   | protected_path                         | Runs one of guard's own control commands (approve, reset, install or uninstall hooks, feed history, run a hook, start or stop its daemon, tidy, apply or revert rules, change configuration): only the person may do this, from their own terminal.
 G411 | critical | protected   | protected_path                         | Stops or kills guard's daemon: only the person may do this, from their own terminal.
 G412 | critical | protected   | execute,protected_path                 | Runs Python that imports guard and changes its state, or calls it in a way guard cannot read: only the person may do this, from their own terminal.

@@ -95,6 +95,9 @@ def _program(key: str, value: str) -> str | None:
 def _config(scan: Scan, pair: str, runs_now: bool) -> None:
     """``git -c key=value``: the program it names runs now, and is judged as itself."""
     key, _, value = pair.partition("=")
+    if _ADDRESS_KEY.match(key):
+        scan.hit("G453", f"git -c {key}=…")  # ``git -c remote.origin.url=… push origin feature``
+        return
     if not _EXEC_KEY.match(key):
         return
     program = _program(key, value)
@@ -237,6 +240,22 @@ def _simple_list(read_words: set[str]) -> Sub:
     return handler
 
 
+# Keys that decide where git sends a push or fetches from: ``remote.X.url``, ``remote.X.pushurl``,
+# ``url.BASE.insteadOf`` / ``pushInsteadOf``. Changing one re-points "the project's own remote".
+_ADDRESS_KEY = lazyre.compile(r"^(remote\..+\.(url|pushurl)|url\..+\.(insteadof|pushinsteadof))$", re.I)
+_REMOTE_READ = frozenset({"", "-v", "show", "get-url"})
+
+
+def _remote(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
+    """``git remote``: listing is read-only; adding or re-pointing a remote changes where a later
+    ``git push origin feature`` (G452, low) sends the project's code, so a person sees it (G453)."""
+    first = next((a for a in rest if not a.startswith("-")), "")
+    if first in ("add", "set-url"):
+        scan.hit("G453", f"git remote {' '.join(rest)}")
+    else:
+        scan.hit("G180" if first in _REMOTE_READ else "G189", f"git {sub} {first}")
+
+
 def _config_sub(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
     opts = parse_opts(rest, frozenset({"--file", "-f", "--blob", "--type", "--default"}))
     if opts.has(
@@ -257,6 +276,9 @@ def _config_sub(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
             scan.hit("G142", "git config credential")
         else:
             scan.hit("G180", "git config")
+        return
+    if len(opts.operands) >= 2 and _ADDRESS_KEY.match(opts.operands[0]):
+        scan.hit("G453", f"git config {' '.join(opts.operands[:2])}")
         return
     if len(opts.operands) >= 2:
         key, value = opts.operands[0], opts.operands[1]
@@ -353,7 +375,7 @@ _SUBCOMMANDS: dict[str, Sub] = {
     "daemon": _runs_command,
     "instaweb": _runs_command,
     "clone": _clone,
-    "remote": _simple_list({"", "-v", "show", "get-url"}),
+    "remote": _remote,
     "symbolic-ref": _simple_list({"HEAD"}),
     "notes": _simple_list({"", "list", "show"}),
 }
