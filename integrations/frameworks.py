@@ -130,8 +130,10 @@ class FrameworkJudge:
         error: str | None = None,
         duration_ms: float | None = None,
     ) -> None:
-        fields = {"success": success, "error": error, "duration_ms": duration_ms}
-        self._warn(self._run(RESULT, call_id, tool, arguments, session_id, **fields))
+        out = self._run(
+            RESULT, call_id, tool, arguments, session_id, success=success, error=error, duration_ms=duration_ms
+        )
+        self._warn(out)
 
     # -- plumbing -------------------------------------------------------------------------
     def _call_id(self, call_id: str) -> str:

@@ -60,7 +60,7 @@ _REJECT = {"reject", "rejected", "decline", "deny", "no", "n"}
 _CHECKPOINTER_KEY = "__pregel_checkpointer"  # set in a task's config when the graph has a checkpointer
 
 
-class GuardMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+class GuardMiddleware(AgentMiddleware):
     """Judge every tool call of a ``create_agent`` agent with guard.
 
     ``guard``: a :class:`guard.Guard`, a workspace path, or None for the process's default

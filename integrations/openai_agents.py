@@ -99,8 +99,10 @@ class _Link:
         self.verdicts: OrderedDict[str, Verdict] = OrderedDict()  # decided in needs_approval, used by the guardrail
         self.started: OrderedDict[str, float] = OrderedDict()
         self.failed: OrderedDict[str, str] = OrderedDict()
-        self.input_guardrail = ToolInputGuardrail(guardrail_function=self._check, name="guard")
-        self.output_guardrail = ToolOutputGuardrail(guardrail_function=self._record, name="guard")
+        self.input_guardrail: ToolInputGuardrail[Any] = ToolInputGuardrail(guardrail_function=self._check, name="guard")
+        self.output_guardrail: ToolOutputGuardrail[Any] = ToolOutputGuardrail(
+            guardrail_function=self._record, name="guard"
+        )
 
     def arm(self, tool: FunctionTool) -> None:
         tool.tool_input_guardrails = [self.input_guardrail, *(tool.tool_input_guardrails or [])]

@@ -244,3 +244,17 @@ def test_without_a_thread_id_the_middlewares_session_is_used(rig: Rig, mode: str
     result = agent.invoke(value) if mode == "sync" else asyncio.run(agent.ainvoke(value))
     assert by_id(result)["call_0"].content == "recorded"
     assert [d["session_id"] for d in rig.jsonl(".fusion-decisions.jsonl")] == ["desk-1"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_two_questions_in_one_step_are_answered_each_by_its_interrupt_id(rig: Rig, mode: str) -> None:
+    agent = rig.agent(calls(("write_sentinel", {"name": "a"}), ("write_sentinel", {"name": "b"})))
+    pauses = invoke(agent, "mark both", mode)["__interrupt__"]
+    by_name = {p.value["action_requests"][0]["args"]["name"]: p.id for p in pauses}
+    assert sorted(by_name) == ["a", "b"]
+    resume = {by_name["a"]: {"type": "approve"}, by_name["b"]: {"type": "reject"}}
+    result = invoke(agent, Command(resume=resume), mode)
+    assert by_id(result)["call_0"].content == "written" and by_id(result)["call_1"].status == "error"
+    assert rig.seen == ["sentinel a"]
+    assert sorted(i["action"] for i in rig.jsonl(".user-interactions.jsonl")) == ["approved", "denied"]
+    assert len(rig.jsonl(".fusion-decisions.jsonl")) == 2
