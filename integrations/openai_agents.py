@@ -24,8 +24,8 @@
 
 :func:`guard_input_guardrail` is the guardrail alone, for ``@function_tool(tool_input_guardrails=[...])``:
 it cannot pause the run, so request_confirm is refused with the reason and a
-``guard approve ID`` the person can run, after which the same call goes through once; it
-records no results.
+``guard approve ID`` the person can run, after which the same call goes through once (a call
+the person approved in the tool's own ``needs_approval`` step runs); it records no results.
 
 The session is ``session_id`` (a string, or a function of the run context), else one per
 :func:`guard_tools` / :func:`guard_input_guardrail` call.
@@ -72,7 +72,7 @@ def guard_tools(
     ``guard``: a :class:`guard.Guard`, a workspace path, or None for the process's default
     Guard (``$GUARD_HOME`` or ``~/.guard``). Other kinds of tool (hosted, MCP) pass unchanged.
     """
-    link = _Link(guard, session_id, approvals=True)
+    link = _Link(guard, session_id)
     armed = []
     for tool in tools:
         if isinstance(tool, FunctionTool) and not getattr(tool, "_guard_armed", False):
@@ -85,17 +85,16 @@ def guard_input_guardrail(
     guard: Guard | str | Path | None = None, *, session_id: SessionId = None
 ) -> ToolInputGuardrail[Any]:
     """guard's tool input guardrail alone: allow, or reject with the reason (confirmations out of band)."""
-    return _Link(guard, session_id, approvals=False).input_guardrail
+    return _Link(guard, session_id).input_guardrail
 
 
 class _Link:
     """One guard link shared by the tools of one :func:`guard_tools` call."""
 
-    def __init__(self, guard: Guard | str | Path | None, session_id: SessionId, *, approvals: bool) -> None:
+    def __init__(self, guard: Guard | str | Path | None, session_id: SessionId) -> None:
         self.judge = FrameworkJudge("openai-agents", guard)
         self.session_id = session_id
         self.default_session = f"openai-agents-{os.getpid()}-{os.urandom(3).hex()}"
-        self.approvals = approvals
         self.verdicts: OrderedDict[str, Verdict] = OrderedDict()  # decided in needs_approval, used by the guardrail
         self.started: OrderedDict[str, float] = OrderedDict()
         self.failed: OrderedDict[str, str] = OrderedDict()
@@ -133,7 +132,7 @@ class _Link:
         ctx = data.context
         tool, call_id, session = ctx.tool_name, ctx.tool_call_id, self._session(ctx)
         params = _arguments(ctx.tool_arguments)
-        approved = ctx.is_tool_approved(tool, call_id) if self.approvals else None
+        approved = ctx.is_tool_approved(tool, call_id)  # the person's answer in the SDK, if it asked
         verdict = self.verdicts.get(call_id)
         if verdict is None:  # not seen by needs_approval (a bare guardrail, or a run resumed elsewhere)
             verdict = self.judge.before(call_id, tool, params, session_id=session, can_ask=approved is True)

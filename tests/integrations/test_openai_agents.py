@@ -193,6 +193,17 @@ def test_the_guardrail_alone_refuses_with_an_out_of_band_approval_that_works_onc
     assert rig.seen == ["sentinel a"]
 
 
+def test_the_guardrail_alone_takes_the_persons_approval_in_the_sdk(rig: Rig) -> None:
+    rig.tools[1].needs_approval = True  # write_sentinel: the developer's own approval step
+    agent = rig.agent(("write_sentinel", {"name": "a"}), armed=False)
+    first = asyncio.run(Runner.run(agent, "mark it"))
+    state = first.to_state()
+    state.approve(first.interruptions[0])
+    result = asyncio.run(Runner.run(agent, state))
+    assert outputs(result)["call_0"] == "written"
+    assert [i["action"] for i in rig.jsonl(".user-interactions.jsonl")] == ["approved"]
+
+
 def test_a_tool_that_already_needed_approval_still_does(rig: Rig) -> None:
     rig.tools[0].needs_approval = True  # shell: the developer wants every call approved
     result = asyncio.run(Runner.run(rig.agent(("shell", {"command": "ls"})), "list"))
