@@ -8,4 +8,8 @@
 - ``integrations.daemon`` / ``integrations.server``: ``guard serve``, the long-lived process
   that keeps hook calls cheap, and its thin client.
 - ``integrations/openclaw/``: the OpenClaw plugin (TypeScript), a client of the above.
+- ``integrations.mcp``: ``guard mcp-proxy``, guard in front of any stdio MCP server.
+- ``integrations.langchain`` / ``integrations.openai_agents``: LangChain v1 middleware and OpenAI
+  Agents SDK guardrails, over the shared link in ``integrations.frameworks`` (extras
+  ``[langchain]``, ``[openai-agents]``; nothing else imports them).
 """

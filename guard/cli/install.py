@@ -9,7 +9,10 @@ from pathlib import Path
 
 from guard.cli.common import error
 
-HOSTS_HELP = "claude-code, codex, gemini, cursor (openclaw: prints how to add the plugin)"
+HOSTS_HELP = (
+    "claude-code, codex, gemini, cursor (openclaw: prints how to add the plugin; "
+    "claude-desktop: its MCP servers, as --mcp)"
+)
 
 INSTALL_HELP = """\
 Add guard's hooks to an agent host's settings, keeping every other setting as it is.
@@ -23,6 +26,14 @@ Running it again changes nothing; `guard uninstall HOST` removes only guard's en
 
 Note: Cursor also runs Claude Code's hooks when third-party hooks are enabled; install one
 of the two there, not both.
+
+--mcp puts the MCP servers already configured for the host behind `guard mcp-proxy` instead
+(each stdio server's command moves after `guard mcp-proxy --name NAME --`); `guard uninstall
+HOST --mcp` gives them their own commands back:
+
+  guard install claude-desktop         # claude_desktop_config.json (Claude Desktop has no hooks)
+  guard install claude-code --mcp      # ~/.claude.json (--project: ./.mcp.json)
+  guard install cursor --mcp           # ~/.cursor/mcp.json (--project: ./.cursor/mcp.json)
 """
 
 
@@ -57,6 +68,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     where.add_argument("--project", dest="project", action="store_true", help="the current project's settings")
     where.add_argument("--settings", metavar="FILE", help="this settings file")
     p.add_argument("--dry-run", action="store_true", help="print the resulting file instead of writing it")
+    p.add_argument("--mcp", action="store_true", help="the host's configured MCP servers, through guard mcp-proxy")
     p.set_defaults(project=False)
 
 
@@ -78,6 +90,10 @@ def _target(args: argparse.Namespace) -> tuple[str, Path] | int:
 def run_install(args: argparse.Namespace) -> int:
     from integrations.install import InstallError, hook_command, install
 
+    if args.mcp or _desktop(args.host):
+        from guard.cli.install_mcp import run_mcp
+
+        return run_mcp(args, install=True)
     target = _target(args)
     if isinstance(target, int):
         return target
@@ -114,6 +130,10 @@ HEADLESS_NOTES = {
 def run_uninstall(args: argparse.Namespace) -> int:
     from integrations.install import InstallError, uninstall
 
+    if args.mcp or _desktop(args.host):
+        from guard.cli.install_mcp import run_mcp
+
+        return run_mcp(args, install=False)
     target = _target(args)
     if isinstance(target, int):
         return target
@@ -129,6 +149,10 @@ def run_uninstall(args: argparse.Namespace) -> int:
     else:
         print(f"guard: no {host} hooks of guard's in {path}")
     return 0
+
+
+def _desktop(host: str) -> bool:
+    return host.strip().lower().replace("_", "-") in ("claude-desktop", "desktop")
 
 
 # Codex 0.171 runs a new or changed hook only once the person has trusted it (checked live).
