@@ -10,6 +10,7 @@ Every family pairs what it must catch with near-misses it must let through.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shlex
 from pathlib import Path
@@ -5687,24 +5688,41 @@ ROUND3 += [
 FAMILIES["round3"] = ROUND3
 
 
+def generate() -> dict[str, list[dict]]:
+    """Every case file's rows, each with a content-derived ``id`` (see :func:`case_id`)."""
+    files = {name: list(_rows(seeds, cwd=FLOW2_CWD if name == "flow2" else None)) for name, seeds in FAMILIES.items()}
+    files["tools"] = [
+        {"label": label, "tool": tool, "params": params, **({"rule": rest[0]} if rest else {})}
+        for label, tool, params, *rest in TOOLS
+    ]
+    files["wrapped"] = list(_wrapped_rows())
+    return {name: _with_ids(name, rows) for name, rows in files.items()}
+
+
+def case_id(name: str, row: dict) -> str:
+    """``family-<hash of the row>``: inserting or moving a seed changes no other case's id."""
+    canonical = json.dumps(row, sort_keys=True, ensure_ascii=False)
+    return f"{name}-{hashlib.sha256(canonical.encode()).hexdigest()[:10]}"
+
+
+def _with_ids(name: str, rows: list[dict]) -> list[dict]:
+    seen: dict[str, int] = {}
+    out = []
+    for row in rows:
+        base = case_id(name, row)
+        seen[base] = seen.get(base, 0) + 1
+        out.append({"id": base if seen[base] == 1 else f"{base}-{seen[base]}", **row})  # (a repeated seed)
+    return out
+
+
+def render(rows: list[dict]) -> str:
+    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+
+
 def main() -> None:
-    for name, seeds in FAMILIES.items():
-        _write(name, list(_rows(seeds, cwd=FLOW2_CWD if name == "flow2" else None)))
-    _write(
-        "tools",
-        [
-            {"label": label, "tool": tool, "params": params, **({"rule": rest[0]} if rest else {})}
-            for label, tool, params, *rest in TOOLS
-        ],
-    )
-    _write("wrapped", list(_wrapped_rows()))
-
-
-def _write(name: str, rows: list[dict]) -> None:
-    with open(HERE / f"{name}.jsonl", "w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"{name}: {len(rows)} cases")
+    for name, rows in generate().items():
+        (HERE / f"{name}.jsonl").write_text(render(rows), encoding="utf-8")
+        print(f"{name}: {len(rows)} cases")
 
 
 if __name__ == "__main__":
