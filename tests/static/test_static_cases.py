@@ -54,7 +54,8 @@ def test_case_files_are_what_build_py_writes() -> None:
     committed = {path.stem: path.read_text(encoding="utf-8") for path in case_files()}
     assert sorted(committed) == sorted(expected), "a case file without a family in build.py, or the reverse"
     stale = [name for name in expected if committed[name] != expected[name]]
-    assert stale == [], f"stale case files (run python tests/static/cases/build.py): {stale}"
+    examples = build.EXAMPLES.read_text(encoding="utf-8") == build.examples(build.generate())  # type: ignore[attr-defined]
+    assert stale == [] and examples, f"stale case files (run python tests/static/cases/build.py): {stale}"
 
 
 def test_case_ids_are_unique_and_come_from_content() -> None:

@@ -5719,10 +5719,31 @@ def render(rows: list[dict]) -> str:
     return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
 
 
+EXAMPLES = HERE.parents[2] / "guard" / "static" / "examples.json"
+
+
+def examples(files: dict[str, list[dict]]) -> str:
+    """``guard/static/examples.json``: per rule id, the shortest case that names it (``guard rules builtin``)."""
+    best: dict[str, dict] = {}
+    for rows in files.values():
+        for row in rows:
+            if "rule" not in row:
+                continue
+            call = {"tool": row["tool"], "params": row["params"]}
+            key = (row["tool"] != "bash", len(json.dumps(call, ensure_ascii=False)), json.dumps(call, sort_keys=True))
+            old = best.get(row["rule"])
+            if old is None or key < old["key"]:
+                best[row["rule"]] = {"key": key, "call": call}
+    lines = [f"{json.dumps(rule)}: {json.dumps(best[rule]['call'], ensure_ascii=False)}" for rule in sorted(best)]
+    return "{\n" + ",\n".join(lines) + "\n}\n"  # one rule a line: parallel edits merge
+
+
 def main() -> None:
-    for name, rows in generate().items():
+    files = generate()
+    for name, rows in files.items():
         (HERE / f"{name}.jsonl").write_text(render(rows), encoding="utf-8")
         print(f"{name}: {len(rows)} cases")
+    EXAMPLES.write_text(examples(files), encoding="utf-8")
 
 
 if __name__ == "__main__":
