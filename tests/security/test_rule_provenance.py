@@ -133,3 +133,15 @@ def test_report_shows_rule_names_beside_ids(tmp_path: Path, fmt: str) -> None:
     else:
         text = _guard(tmp_path, "report", "--workspace", str(ws)).stdout
         assert re.search(rf"G101\s+{re.escape(name)}", text), text
+
+
+def test_an_agent_listing_the_builtin_rules_is_a_read(tmp_path: Path) -> None:
+    """``guard rules builtin`` is read-only (G180) for the self-protection rules; ``rules apply`` is not."""
+    from guard import Guard
+
+    g = Guard(tmp_path / "ws", {"system.health": 90, "memory.backend": "history"})
+    listed = g.decide("bash", {"command": "guard rules builtin --json"})
+    applied = g.decide("bash", {"command": "guard rules apply"})
+    g.close()
+    assert listed.decision == "auto_allow" and "G180" in {r.rule_id for r in listed.reasons}
+    assert applied.decision == "block"
