@@ -6,9 +6,19 @@
     @guarded(tool="write", confirm=ask_user, session_id=lambda: current_session)
     async def write_file(file_path: str, content: str) -> None: ...
 
-One decision core (:func:`_before`, :func:`_after`) and two thin drivers chosen once at
-decoration time: a plain wrapper for sync functions and a real ``async def`` for coroutine
-functions; they differ only where the async one awaits the confirm callback.
+One decision core (``_Spec.enter``, ``_Spec.after``) and one thin driver per kind of function,
+chosen once at decoration time (stamina's pattern), so the wrapper is of the same kind as the
+tool (``inspect.iscoroutinefunction`` and friends stay true):
+
+- a plain function: decided before the call, recorded when it returns or raises;
+- a coroutine function: a real ``async def`` that awaits an async confirm callback;
+- a generator / async generator function: decided before the first item, recorded when the
+  iteration is over, with the duration of the whole iteration: success when exhausted,
+  failure with the exception raised while iterating, success when the consumer stops early
+  (``close()`` / ``aclose()``: what it took came without error).
+
+Only an ``Exception`` is a tool failure: a cancellation (the caller's ``asyncio.timeout`` or
+``wait_for`` cancels the tool) or a Ctrl-C is not recorded at all.
 """
 
 from __future__ import annotations
@@ -67,55 +77,134 @@ def guarded(
     - ``guard``: the ``Guard`` to use (default: one shared per process).
 
     A block raises ``ToolBlocked`` (a ``PermissionError``) carrying the record; the result or
-    exception of the call is recorded with its duration.
+    exception of the call is recorded with its duration (for a generator: when the iteration is
+    over). A cancellation is not recorded: the caller's timeout is no tool failure.
     """
 
     def decorate(fn: Callable[P, R]) -> Callable[P, R]:
         spec = _Spec(fn, tool or fn.__name__, params, session_id, confirm, guard)
-        if inspect.iscoroutinefunction(fn):
-
-            @functools.wraps(fn)
-            async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-                call_params, sid, record = spec.before(args, kwargs)
-                if record.decision != AUTO_ALLOW:
-                    answer = spec.ask(record)
-                    if inspect.isawaitable(answer):
-                        answer = await answer
-                    spec.answered(record, call_params, sid, bool(answer))
-                start = time.perf_counter()
-                try:
-                    result = await fn(*args, **kwargs)
-                except BaseException as exc:
-                    spec.after(call_params, sid, start, exc, record)
-                    raise
-                spec.after(call_params, sid, start, None, record)
-                return result
-
-            return async_wrapper  # type: ignore[return-value]
-
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            call_params, sid, record = spec.before(args, kwargs)
-            if record.decision != AUTO_ALLOW:
-                answer = spec.ask(record)
-                if inspect.isawaitable(answer):
-                    close = getattr(answer, "close", None)
-                    if callable(close):
-                        close()
-                    raise TypeError("an async confirm callback needs an async tool function")
-                spec.answered(record, call_params, sid, bool(answer))
-            start = time.perf_counter()
-            try:
-                result = fn(*args, **kwargs)
-            except BaseException as exc:
-                spec.after(call_params, sid, start, exc, record)
-                raise
-            spec.after(call_params, sid, start, None, record)
-            return result
-
-        return wrapper
+        return _driver_for(fn)(spec, fn)
 
     return decorate(func) if func is not None else decorate
+
+
+def _driver_for(fn: Callable[..., Any]) -> Callable[[_Spec, Callable[..., Any]], Callable[..., Any]]:
+    """The driver of ``fn``'s kind, chosen once: the wrapper is of the same kind as ``fn``."""
+    if inspect.isasyncgenfunction(fn):
+        return _async_generator_driver
+    if inspect.iscoroutinefunction(fn):
+        return _coroutine_driver
+    if inspect.isgeneratorfunction(fn):
+        return _generator_driver
+    return _function_driver
+
+
+def _function_driver(spec: _Spec, fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        run = spec.enter(args, kwargs)
+        try:
+            result = fn(*args, **kwargs)
+        except BaseException as exc:
+            spec.after(run, exc)
+            raise
+        spec.after(run, None)
+        return result
+
+    return wrapper
+
+
+def _coroutine_driver(spec: _Spec, fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    async def wrapper(*args: Any, **kwargs: Any) -> Any:
+        run = await spec.enter_async(args, kwargs)
+        try:
+            result = await fn(*args, **kwargs)
+        except BaseException as exc:
+            spec.after(run, exc)
+            raise
+        spec.after(run, None)
+        return result
+
+    return wrapper
+
+
+def _generator_driver(spec: _Spec, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Decides at the first ``next()``; records once the iteration is over (``yield from``
+    passes ``send``/``throw``/``close`` through)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        run = spec.enter(args, kwargs)
+        try:
+            result = yield from fn(*args, **kwargs)
+        except GeneratorExit:
+            spec.after(run, None)  # the consumer stopped early: what it took came without error
+            raise
+        except BaseException as exc:
+            spec.after(run, exc)
+            raise
+        spec.after(run, None)
+        return result
+
+    return wrapper
+
+
+def _async_generator_driver(spec: _Spec, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Decides at the first ``__anext__()``; records once the iteration is over. ``async for``
+    would not pass ``asend``/``athrow``/``aclose`` through, so the loop does it by hand."""
+
+    @functools.wraps(fn)
+    async def wrapper(*args: Any, **kwargs: Any) -> Any:
+        run = await spec.enter_async(args, kwargs)
+        agen = fn(*args, **kwargs)
+        try:
+            try:
+                item = await agen.__anext__()
+                while True:
+                    try:
+                        sent = yield item
+                    except GeneratorExit:
+                        await agen.aclose()
+                        raise
+                    except BaseException as thrown:
+                        item = await agen.athrow(thrown)
+                    else:
+                        item = await agen.asend(sent)
+            except StopAsyncIteration:
+                pass
+        except GeneratorExit:
+            spec.after(run, None)  # the consumer stopped early (aclose): not a tool failure
+            raise
+        except BaseException as exc:
+            spec.after(run, exc)
+            raise
+        spec.after(run, None)
+
+    return wrapper
+
+
+def _outcome(exc: BaseException | None) -> bool | None:
+    """Success, failure, or None for an interruption that is not the tool's doing.
+
+    Only an ``Exception`` is a tool failure. Cancellation (``asyncio.CancelledError``, also
+    what the caller's ``asyncio.timeout``/``wait_for`` raise inside the tool), Ctrl-C and
+    ``SystemExit`` derive from ``BaseException`` alone: they are not recorded, as a host's
+    interrupted call is not, so a caller's timeout never starts a failure streak.
+    """
+    if exc is None:
+        return True
+    return False if isinstance(exc, Exception) else None
+
+
+class _Run:
+    """One call under way: what was decided and when the tool started."""
+
+    __slots__ = ("params", "record", "sid", "start")
+
+    def __init__(self, params: dict[str, Any], sid: str | None, record: DecisionRecord) -> None:
+        self.params, self.sid, self.record = params, sid, record
+        self.start = time.perf_counter()
 
 
 class _Spec:
@@ -168,6 +257,29 @@ class _Spec:
             raise ToolBlocked(record)
         return call_params, sid, record
 
+    def enter(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _Run:
+        """Decide and, on request_confirm, ask (a sync callback): the run to record after."""
+        call_params, sid, record = self.before(args, kwargs)
+        if record.decision != AUTO_ALLOW:
+            answer = self.ask(record)
+            if inspect.isawaitable(answer):
+                close = getattr(answer, "close", None)
+                if callable(close):
+                    close()
+                raise TypeError("an async confirm callback needs an async tool function")
+            self.answered(record, call_params, sid, bool(answer))
+        return _Run(call_params, sid, record)
+
+    async def enter_async(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _Run:
+        """:meth:`enter` for async tools: the confirm callback may be awaited."""
+        call_params, sid, record = self.before(args, kwargs)
+        if record.decision != AUTO_ALLOW:
+            answer = self.ask(record)
+            if inspect.isawaitable(answer):
+                answer = await answer
+            self.answered(record, call_params, sid, bool(answer))
+        return _Run(call_params, sid, record)
+
     def ask(self, record: DecisionRecord) -> Any:
         if self.confirm is None:
             raise ConfirmationRequired(record)
@@ -178,21 +290,17 @@ class _Spec:
         if not approved:
             raise ToolBlocked(record, f"the user declined {self.tool}: {record.summary()}")
 
-    def after(
-        self,
-        params: dict[str, Any],
-        sid: str | None,
-        start: float,
-        exc: BaseException | None,
-        record: DecisionRecord,
-    ) -> None:
-        duration = (time.perf_counter() - start) * 1000
-        static = record.layer("static")  # the risk decided on: no second classification
+    def after(self, run: _Run, exc: BaseException | None) -> None:
+        success = _outcome(exc)
+        if success is None:
+            return
+        duration = (time.perf_counter() - run.start) * 1000
+        static = run.record.layer("static")  # the risk decided on: no second classification
         self.guard.record_result(
             self.tool,
-            params,
-            session_id=sid,
-            success=exc is None,
+            run.params,
+            session_id=run.sid,
+            success=success,
             duration_ms=round(duration, 3),
             error=None if exc is None else f"{type(exc).__name__}: {exc}",
             risk=static.risk if static is not None else None,

@@ -29,6 +29,32 @@ HOST_NAMES = frozenset({"claude-code", "codex", "gemini", "cursor", "openclaw"})
 ALIASES = {"claude": "claude-code", "claude_code": "claude-code", "gemini-cli": "gemini", "gemini_cli": "gemini"}
 
 
+def refusal(host: str, message: str) -> tuple[dict[str, Any], int]:
+    """What ``host`` reads as a refusal of a call guard could not judge, and the exit code.
+
+    The one declaration of each host's refusal shape: the hosts' ``unreadable`` replies and the
+    hook's last resort (which must answer even when ``integrations.hosts`` fails to import) are
+    both built here. A host guard cannot name gets Claude Code's shape and exit 2, which most
+    hosts read as "blocked, stderr says why".
+    """
+    pre_deny = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": message,
+        }
+    }
+    if host == "codex":  # an exit code other than 0 reaches Codex as a failed hook
+        return pre_deny, 0
+    if host == "gemini":
+        return {"decision": "deny", "reason": message}, 2
+    if host == "cursor":
+        return {"permission": "deny", "continue": False, "user_message": message, "agent_message": message}, 0
+    if host == "openclaw":
+        return {"block": True, "blockReason": message}, 0
+    return {"decision": "block", "reason": message, **pre_deny}, 2
+
+
 def parse(argv: list[str]) -> tuple[str, str | None, set[str]] | None:
     """``HOST [--workspace DIR] [--headless] [--no-ask] [--no-daemon]``; None: the full parser's job."""
     host: str | None = None

@@ -199,29 +199,11 @@ def _in_time(host: str, seconds: float, decide: Any) -> tuple[str, int, str]:
     return reply
 
 
-# What each host reads as a refusal, for when even guard's own modules fail to load.
-_REFUSALS: dict[str, tuple[str, int]] = {
-    "claude-code": (
-        '{{"hookSpecificOutput": {{"hookEventName": "PreToolUse", "permissionDecision": "deny", '
-        '"permissionDecisionReason": {m}}}}}',
-        2,
-    ),
-    "codex": (
-        '{{"hookSpecificOutput": {{"hookEventName": "PreToolUse", "permissionDecision": "deny", '
-        '"permissionDecisionReason": {m}}}}}',
-        0,
-    ),
-    "gemini": ('{{"decision": "deny", "reason": {m}}}', 2),
-    "cursor": ('{{"permission": "deny", "continue": false, "user_message": {m}, "agent_message": {m}}}', 0),
-    "openclaw": ('{{"block": true, "blockReason": {m}}}', 0),
-}
-
-
 def _last_resort(host: str, message: str) -> tuple[str, int, str]:
+    """A refusal in ``host``'s own format, for when even ``integrations.hosts`` may be what failed."""
     import json
 
-    key = {"claude": "claude-code", "gemini-cli": "gemini"}.get(
-        host, host
-    )  # not integrations.hosts: it may be what failed
-    template, code = _REFUSALS.get(key, _REFUSALS["claude-code"])
-    return template.format(m=json.dumps(message)) + "\n", (code if key in _REFUSALS else 2), message + "\n"
+    from guard import hookclient
+
+    output, code = hookclient.refusal(hookclient.canonical_host(host) or host, message)
+    return json.dumps(output) + "\n", code, message + "\n"

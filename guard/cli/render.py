@@ -54,4 +54,7 @@ def explain_text(record: DecisionRecord, details: dict[str, Any] | None = None) 
             for key in ("parse", "commands"):
                 if key in static:
                     lines.append(f"  static {key}: {static[key]}")
+            for fired in static.get("rules", ()):
+                detail = f" ({fired['detail']})" if fired.get("detail") else ""
+                lines.append(f"  static rule {fired['id']}{detail} fired by {fired.get('handler') or 'guard'}")
     return "\n".join(lines)

@@ -1,4 +1,5 @@
-"""guard rules suggest|apply|revert|list: allow and deny rules learned from the user's answers."""
+"""guard rules suggest|apply|revert|list: allow and deny rules learned from the user's answers;
+guard rules builtin: every rule guard itself can cite."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ Learn permission rules from what you keep approving or refusing.
   guard rules apply [ID ...]     write candidates (or exactly these ids) into [permissions]
   guard rules revert ID          take one rule out again; it will not be suggested again
   guard rules list               learned rules and their state, and hand-written ones
+  guard rules builtin [--json]   every built-in rule: id, name, family, risk, an example
 
 A rule is suggested only when the same answer was given, and verified (an approved call
 then succeeded), at least policy.min_observations times across policy.min_sessions
@@ -59,6 +61,32 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     lst.add_argument("--json", action="store_true")
     add_workspace(lst)
     lst.set_defaults(func=run_list)
+    b = actions.add_parser("builtin", help="every built-in rule guard can cite (static, behavior, fusion)")
+    b.add_argument("--json", action="store_true")
+    b.set_defaults(func=run_builtin)
+
+
+def run_builtin(args: argparse.Namespace) -> int:
+    from guard.rulebook import builtin_rules
+
+    rules = builtin_rules()
+    if args.json:
+        print_json({"rules": [r.to_dict() for r in rules]})
+        return 0
+    print(
+        table(
+            [
+                [r.id, _clip(r.name, 60), r.layer, r.family, r.risk or "-", r.effect, _clip(r.example or "-", 60)]
+                for r in rules
+            ],
+            ["id", "name", "layer", "family", "risk", "effect", "example"],
+        )
+    )
+    return 0
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def run_suggest(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from html import escape
+from typing import Any
 
 from guard.model import AUTO_ALLOW, BLOCK, DECISIONS, REQUEST_CONFIRM
 from guard.policy.report import Report
@@ -97,8 +98,8 @@ def _blocking_section(report: Report) -> list[str]:
             "chart-blocking",
             [
                 (
-                    str(r["id"]),
-                    [(float(r["count"]), COLOURS[BLOCK], f"{r['id']}: {r['count']} block(s). {r['message']}")],
+                    _rule_label(r),
+                    [(float(r["count"]), COLOURS[BLOCK], f"{_rule_label(r)}: {r['count']} block(s). {r['message']}")],
                 )
                 for r in rows
             ],
@@ -106,8 +107,15 @@ def _blocking_section(report: Report) -> list[str]:
     )
     if report.left_off.get("blocking_rules"):
         out.append(f'<p class="note">{report.left_off["blocking_rules"]} more rule id(s) not shown.</p>')
-    out.append(_table(["rule", "blocks", "reason"], [[r["id"], str(r["count"]), r["message"]] for r in rows], (1,)))
+    table_rows = [[str(r["id"]), str(r.get("name") or ""), str(r["count"]), r["message"]] for r in rows]
+    out.append(_table(["rule", "name", "blocks", "reason"], table_rows, (2,)))
     return out
+
+
+def _rule_label(row: Mapping[str, Any]) -> str:
+    """``G101 Recursively deletes …``: the id and, when guard knows it, the rule's name."""
+    name = str(row.get("name") or "")
+    return f"{row['id']} {name}".strip()
 
 
 def _tools_section(report: Report) -> list[str]:

@@ -140,7 +140,12 @@ def _blocking_rules(decisions: Iterable[Event]) -> tuple[tuple[Mapping[str, Any]
             counts[rid] += 1
             messages.setdefault(rid, message)
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    top = tuple({"id": rid, "count": n, "message": messages[rid]} for rid, n in ranked[:TOP_RULES])
+    from guard.rulebook import names
+
+    named = names()
+    top = tuple(
+        {"id": rid, "name": named.get(rid, ""), "count": n, "message": messages[rid]} for rid, n in ranked[:TOP_RULES]
+    )
     return top, max(0, len(ranked) - TOP_RULES)
 
 
@@ -306,7 +311,9 @@ def text(report: Report) -> str:
             lines.append(f"  ({report.days_left_off} earlier day(s) left off)")
     if report.blocking_rules:
         lines += ["", "rules that blocked most:"]
-        lines += [f"  {r['count']:>5}  {r['id']:<10} {r['message'][:70]}" for r in report.blocking_rules]
+        lines += [
+            f"  {r['count']:>5}  {r['id']:<10} {(r.get('name') or r['message'])[:70]}" for r in report.blocking_rules
+        ]
     if report.tools:
         lines += ["", "tools by trust (success rate, approval rate):"]
         for r in report.tools:

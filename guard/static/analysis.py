@@ -170,7 +170,8 @@ def on_disk(analysis: Analysis, home: str, cwd: str | None, workspace: str | Non
     if not analysis.targets:
         return analysis
     found = ondisk.check(analysis.targets, resolver(home, cwd, workspace), cwd)
-    return amend(analysis, [Hit(rule_id, detail[:160]) for rule_id, detail in found]) if found else analysis
+    hits = [Hit(rule_id, detail[:160], "guard.static.ondisk:check") for rule_id, detail in found]
+    return amend(analysis, hits) if found else analysis
 
 
 def declared_installs(analysis: Analysis, cwd: str | None) -> Analysis:

@@ -15,7 +15,8 @@ def explain(call: ToolCall, analysis: Analysis, rules: RuleSet, verdict: Verdict
 
     ``parse`` is tree-sitter's s-expression of the shell command (``None`` for other tools),
     ``segments`` the top-level commands as written, ``commands`` every command after unwrapping
-    (``sudo``, ``bash -c``, ``xargs``, ``find -exec`` …), ``rules`` each rule that fired.
+    (``sudo``, ``bash -c``, ``xargs``, ``find -exec`` …), ``rules`` each rule that fired, with the
+    ``handler`` (``module:function``) that fired it.
     """
     from guard.layers.static import user_rule_matches
 
@@ -41,6 +42,7 @@ def explain(call: ToolCall, analysis: Analysis, rules: RuleSet, verdict: Verdict
                 "family": CATALOG[h.rule_id].family,
                 "message": CATALOG[h.rule_id].message,
                 "detail": h.detail,
+                "handler": h.handler,
                 "alternative": CATALOG[h.rule_id].alternative,
             }
             for h in analysis.hits
@@ -61,5 +63,6 @@ def rules_table() -> str:
     for rule in CATALOG.values():
         alternative = f"`{rule.alternative}`" if rule.alternative else ""
         severity = rule.risk.label + (" (asks)" if rule.ceiling else "")
-        rows.append(f"| {rule.id} | {severity} | {rule.family} | {rule.message} | {alternative} |")
+        cells = (rule.id, severity, rule.family, rule.message, alternative)
+        rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")  # a | would end the cell
     return "\n".join(rows)

@@ -22,6 +22,8 @@ itself does not block it (peers were caught recommending commands they then refu
 
 from __future__ import annotations
 
+import re
+
 import attrs
 
 from guard.model import Risk
@@ -38,6 +40,11 @@ class Rule:
     alternative: str | None = None
     tags: frozenset[str] = frozenset()
     ceiling: bool = False
+
+    @property
+    def name(self) -> str:
+        """A short title: the reason up to its first comma, bracket, colon or full stop."""
+        return re.split(r"[,.(;:]", self.message, maxsplit=1)[0].strip()
 
 
 # id | severity | family | tags ("asks": capped at request_confirm) | reason | safer alternative

@@ -13,7 +13,9 @@ the literal text when it is known (``echo "…" | sh``), and listed paths (``fin
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
+from types import CodeType, FrameType
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -73,8 +75,13 @@ class Cmd:
 
 @attrs.frozen
 class Hit:
+    """A rule that fired: its id, what matched, and the code that fired it (``module:function``,
+    e.g. ``guard.static.families.fs:rm``; not part of equality, so the same finding from two
+    paths is still one)."""
+
     rule_id: str
     detail: str = ""
+    handler: str = attrs.field(default="", eq=False)
 
 
 @attrs.frozen
@@ -162,7 +169,7 @@ class Scan:
     def hit(self, rule_id: str, detail: str = "") -> None:
         if rule_id not in CATALOG:  # a typo in a detector must fail loudly in tests, not silently pass
             raise KeyError(f"unknown rule id {rule_id}")
-        self.hits.append(Hit(rule_id, display(self, detail)[:160]))
+        self.hits.append(Hit(rule_id, display(self, detail)[:160], emitter(_getframe(1))))
 
     def tag(self, *tags: str) -> None:
         self.tags.update(tags)
@@ -270,3 +277,24 @@ def interactive_shell(scan: Scan, detail: str) -> None:
 
 
 _MEMO_SIZE = 256  # the costly pattern is one long text shown again and again, not many texts
+
+_getframe = sys._getframe
+_EMITTERS: dict[CodeType, str] = {}  # code object -> "module:function", filled once per detector
+
+
+def emitter(frame: FrameType) -> str:
+    """``module:function`` of the detector running in ``frame`` (the caller of :meth:`Scan.hit`).
+
+    One frame up, and a dictionary hit after the first time per detector: cheaper than threading
+    a handler name through 400 call sites. A helper in this module (``interactive_shell``) is
+    skipped for the detector that called it.
+    """
+    code = frame.f_code
+    name = _EMITTERS.get(code)
+    if name is not None:
+        return name
+    module = frame.f_globals.get("__name__", "?")
+    if module == __name__ and frame.f_back is not None:
+        return emitter(frame.f_back)
+    name = _EMITTERS[code] = f"{module}:{code.co_qualname}"
+    return name

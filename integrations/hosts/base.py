@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 
 import attrs
 
+from guard import hookclient
 from guard.errors import InputError
 
 PRE = "pre"
@@ -124,8 +125,10 @@ class Host:
         return Reply({"systemMessage": message})
 
     def unreadable(self, message: str) -> Reply:
-        """Input guard cannot even classify: refuse on every channel the host reads."""
-        raise NotImplementedError
+        """Input guard cannot even classify: refuse on every channel the host reads (the shape
+        is declared once, in ``guard.hookclient.refusal``, which the hook's last resort shares)."""
+        output, code = hookclient.refusal(self.name, message)
+        return Reply(output, exit_code=code, stderr=message + "\n")
 
     def failed(self, event: Event, message: str, *, may_ask: bool) -> Reply:
         """Fail closed: a tool call guard could not judge is asked about (when someone can answer) or denied."""

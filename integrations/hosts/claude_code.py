@@ -144,7 +144,3 @@ class ClaudeCode(ClaudeDialect):
                 "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": ""},
             }
         )
-
-    def unreadable(self, message: str) -> Reply:
-        out = self._pre("deny", message).output or {}
-        return Reply({"decision": "block", "reason": message, **out}, exit_code=2, stderr=message + "\n")

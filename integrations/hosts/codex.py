@@ -72,6 +72,3 @@ class Codex(ClaudeDialect):
 
     def block_prompt(self, event: Event, reason: str) -> Reply:
         return Reply({"decision": "block", "reason": reason})
-
-    def unreadable(self, message: str) -> Reply:
-        return self._deny(message, stderr=message + "\n")

@@ -127,9 +127,3 @@ class Cursor(Host):
         if event.kind == PROMPT:
             return Reply({"continue": True, "user_message": message})
         return Reply({})
-
-    def unreadable(self, message: str) -> Reply:
-        return Reply(
-            {"permission": "deny", "continue": False, "user_message": message, "agent_message": message},
-            stderr=message + "\n",
-        )

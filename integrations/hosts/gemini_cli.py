@@ -62,6 +62,3 @@ class GeminiCli(ClaudeDialect):
 
     def block_prompt(self, event: Event, reason: str) -> Reply:
         return Reply({"decision": "deny", "reason": reason})
-
-    def unreadable(self, message: str) -> Reply:
-        return Reply({"decision": "deny", "reason": message}, exit_code=2, stderr=message + "\n")

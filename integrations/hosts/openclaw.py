@@ -104,9 +104,6 @@ class OpenClaw(Host):
     def warn(self, event: Event, message: str) -> Reply:
         return Reply({}, stderr=message + "\n")
 
-    def unreadable(self, message: str) -> Reply:
-        return Reply({"block": True, "blockReason": message}, stderr=message + "\n")
-
 
 def _refusal(error: Any) -> bool:
     """The error OpenClaw reports for a call guard blocked: guard's own block reason."""

@@ -13,7 +13,7 @@ unwrapped wrappers (``sudo``, ``env``, ``xargs``, ``sh -c`` …) and read interp
   guard's daemon.
 
 Read-only verbs (``check``, ``explain``, ``log``, ``stats``, ``report``, ``config``, ``rules
-list``/``suggest``, ``replay``, ``serve --status``, ``--help``) stay read-only; a verb or option
+list``/``suggest``/``builtin``, ``replay``, ``serve --status``, ``--help``) stay read-only; a verb or option
 guard does not know asks (G413).
 """
 
@@ -94,7 +94,7 @@ def _judge_verb(verb: str, args: tuple[str, ...]) -> tuple[str, str]:
         return ("G180", "serve --status") if status else ("G410", "serve")
     if verb == "rules":
         action = next((a for a in args if not a.startswith("-")), None)
-        if action in ("list", "suggest"):
+        if action in ("list", "suggest", "builtin"):
             return "G180", f"rules {action}"
         if action in ("apply", "revert"):
             return ("G180", f"rules {action} --dry-run") if _DRY in args else ("G410", f"rules {action}")

@@ -10,6 +10,7 @@ Every family pairs what it must catch with near-misses it must let through.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shlex
 from pathlib import Path
@@ -5706,24 +5707,62 @@ ROUND3 += [
 FAMILIES["round3"] = ROUND3
 
 
-def main() -> None:
-    for name, seeds in FAMILIES.items():
-        _write(name, list(_rows(seeds, cwd=FLOW2_CWD if name == "flow2" else None)))
-    _write(
-        "tools",
-        [
-            {"label": label, "tool": tool, "params": params, **({"rule": rest[0]} if rest else {})}
-            for label, tool, params, *rest in TOOLS
-        ],
-    )
-    _write("wrapped", list(_wrapped_rows()))
+def generate() -> dict[str, list[dict]]:
+    """Every case file's rows, each with a content-derived ``id`` (see :func:`case_id`)."""
+    files = {name: list(_rows(seeds, cwd=FLOW2_CWD if name == "flow2" else None)) for name, seeds in FAMILIES.items()}
+    files["tools"] = [
+        {"label": label, "tool": tool, "params": params, **({"rule": rest[0]} if rest else {})}
+        for label, tool, params, *rest in TOOLS
+    ]
+    files["wrapped"] = list(_wrapped_rows())
+    return {name: _with_ids(name, rows) for name, rows in files.items()}
 
 
-def _write(name: str, rows: list[dict]) -> None:
-    with open(HERE / f"{name}.jsonl", "w", encoding="utf-8") as fh:
+def case_id(name: str, row: dict) -> str:
+    """``family-<hash of the row>``: inserting or moving a seed changes no other case's id."""
+    canonical = json.dumps(row, sort_keys=True, ensure_ascii=False)
+    return f"{name}-{hashlib.sha256(canonical.encode()).hexdigest()[:10]}"
+
+
+def _with_ids(name: str, rows: list[dict]) -> list[dict]:
+    seen: dict[str, int] = {}
+    out = []
+    for row in rows:
+        base = case_id(name, row)
+        seen[base] = seen.get(base, 0) + 1
+        out.append({"id": base if seen[base] == 1 else f"{base}-{seen[base]}", **row})  # (a repeated seed)
+    return out
+
+
+def render(rows: list[dict]) -> str:
+    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+
+
+EXAMPLES = HERE.parents[2] / "guard" / "static" / "examples.json"
+
+
+def examples(files: dict[str, list[dict]]) -> str:
+    """``guard/static/examples.json``: per rule id, the shortest case that names it (``guard rules builtin``)."""
+    best: dict[str, dict] = {}
+    for rows in files.values():
         for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"{name}: {len(rows)} cases")
+            if "rule" not in row:
+                continue
+            call = {"tool": row["tool"], "params": row["params"]}
+            key = (row["tool"] != "bash", len(json.dumps(call, ensure_ascii=False)), json.dumps(call, sort_keys=True))
+            old = best.get(row["rule"])
+            if old is None or key < old["key"]:
+                best[row["rule"]] = {"key": key, "call": call}
+    lines = [f"{json.dumps(rule)}: {json.dumps(best[rule]['call'], ensure_ascii=False)}" for rule in sorted(best)]
+    return "{\n" + ",\n".join(lines) + "\n}\n"  # one rule a line: parallel edits merge
+
+
+def main() -> None:
+    files = generate()
+    for name, rows in files.items():
+        (HERE / f"{name}.jsonl").write_text(render(rows), encoding="utf-8")
+        print(f"{name}: {len(rows)} cases")
+    EXAMPLES.write_text(examples(files), encoding="utf-8")
 
 
 if __name__ == "__main__":
