@@ -21,7 +21,18 @@ from typing import Any
 import pytest
 from hosts import CODEX
 from live_model import Call, Script, ScriptedModel, result_text
-from live_tty import Terminal, hook_events
+from live_scenarios import (
+    LOOP,
+    LOOP_CALLS,
+    LOOP_COMMAND,
+    TRIFECTA,
+    Sink,
+    loop_count,
+    plant_secret,
+    reasons,
+    secret_command,
+)
+from live_tty import Terminal, approve_at_terminal, hook_events
 from live_world import README_TEXT, SENTINEL, World, record, run_host
 
 pytestmark = pytest.mark.live
@@ -206,3 +217,52 @@ def test_a_person_trusts_the_hooks_in_the_tui_and_exec_then_runs_them(codex: Pat
     assert world.remote_head() == before
     assert [d["decision"] for d in pre(world)] == ["request_confirm", "block"], world.describe()
     assert commands_run(events) == []
+
+
+# --- the session: a loop caught, taint carried across calls ---------------------------------
+
+
+def test_a_loop_is_caught_and_its_later_calls_do_not_run(exec_: Any, world: World) -> None:
+    """The same call four times; from the third guard sees a loop (G202) and, Codex being unable to
+    ask, refuses it with an approval id: two of the four ran."""
+    call = Call("exec_command", {"cmd": LOOP_COMMAND}, (("shell_command", {"command": LOOP_COMMAND}),))
+    model, events = exec_(Script(*[call] * LOOP_CALLS), *TRUSTED)
+    decisions = pre(world)
+    assert [d["decision"] for d in decisions] == ["auto_allow", "auto_allow"] + ["request_confirm"] * 2, (
+        world.describe()
+    )
+    assert all(LOOP in reasons(d) for d in decisions[2:]), world.describe()
+    assert loop_count(world) == 2
+    assert len(commands_run(events)) == 2
+    assert "loop" in result_text(model.tool_results()[2])
+    assert [e["status"] for e in world.executions()] == ["success", "success"], world.describe()
+
+
+def test_taint_carries_across_calls_and_the_egress_is_blocked(exec_: Any, world: World) -> None:
+    """Codex cannot ask: the fetch of a stranger's page and the read of a private key are each refused
+    with an approval id, the person approves each at their own terminal (``guard approve``) and the
+    agent retries it; the post that follows is blocked outright (G222) and the sink gets nothing."""
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    key = plant_secret(world)
+    approved: list[str] = []
+
+    def person() -> None:
+        approved.append(approve_at_terminal(world))
+
+    def sh(command: str, before: Any = None) -> Call:
+        return Call("exec_command", {"cmd": command}, (("shell_command", {"command": command}),), before)
+
+    with Sink() as sink:
+        fetch, secret = sink.fetch_command(), secret_command(key)
+        script = Script(sh(fetch), sh(fetch, person), sh(secret), sh(secret, person), sh(sink.egress_command()))
+        _, events = exec_(script, *TRUSTED)
+    assert len(approved) == 2 and all("guard: approved" in s for s in approved), approved
+    # Each held call is logged as asked; its retry runs on the person's approval (the hook lets it through).
+    decisions = [(d["params"].get("cmd") or d["params"].get("command"), d["decision"]) for d in pre(world)]
+    assert decisions[:4] == [(fetch, "request_confirm")] * 2 + [(secret, "request_confirm")] * 2, world.describe()
+    assert [e["params"]["command"] for e in world.executions()] == [fetch, secret], world.describe()
+    egress = pre(world)[4]
+    assert egress["decision"] == "block" and TRIFECTA in reasons(egress), world.describe()
+    assert sink.fetched() and sink.posted() == []
+    assert len(commands_run(events)) == 2
