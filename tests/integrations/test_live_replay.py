@@ -1,7 +1,8 @@
 """The payloads real hosts sent in the live suite (``protocols/live/``), replayed through ``guard hook``.
 
 Each fixture is one live run: the hook payloads in the order the host sent them, the
-variables the host added to the hook's environment, and guard's answer then. Replayed in a
+variables the host added to the hook's environment (and those the person started the run
+with, ``set_by_the_person``), and guard's answer then. Replayed in a
 fresh workspace with the same environment, every run is read (exit code as recorded) and
 every permission answer is the one guard gave live (allow stays allow, deny stays deny), but
 where a run's ``expect_now`` names the answer guard gives on purpose since, and why.
@@ -52,7 +53,7 @@ def test_a_live_run_replays_to_the_same_answers(name: str, tmp_path: Path) -> No
     for i, run in enumerate(doc["runs"]):
         text = json.dumps(run["payload"]).replace("/tmp/live", str(root))
         added = {k: v.replace("/tmp/live", str(root)) for k, v in run["env_added_by_host"].items() if k not in hidden}
-        env = hook_env(HOME=str(root / "home"), **added)
+        env = hook_env(HOME=str(root / "home"), **added, **doc.get("set_by_the_person", {}))
         out = run_hook(doc["host"], text, workspace, *run["argv"][2:], env=env)
         recorded = run["answer"]
         where = f"{name} run {i} ({run['payload'].get('hook_event_name')})"

@@ -81,9 +81,10 @@ env_key = "OPENAI_API_KEY"
 
 @pytest.fixture
 def exec_(codex: Path, world: World, request: pytest.FixtureRequest) -> Callable[..., tuple[ScriptedModel, list[Any]]]:
-    """``codex exec --json``; returns the model and the JSONL events Codex printed."""
+    """``codex exec --json``; returns the model and the JSONL events Codex printed. ``keep=False``: no
+    replay fixture (a run whose answers depend on what the person did between hooks)."""
 
-    def run(script: Script, *flags: str) -> tuple[ScriptedModel, list[Any]]:
+    def run(script: Script, *flags: str, keep: bool = True) -> tuple[ScriptedModel, list[Any]]:
         with ScriptedModel(script) as model:
             config(world, model)
             env = world.env(CODEX_HOME=str(world.home / ".codex"), OPENAI_API_KEY="test")
@@ -93,7 +94,8 @@ def exec_(codex: Path, world: World, request: pytest.FixtureRequest) -> Callable
                 env,
                 RUN_TIMEOUT,
             )
-        record(world, "codex", CODEX.version, request.node.name.removeprefix("test_"), env)
+        if keep:
+            record(world, "codex", CODEX.version, request.node.name.removeprefix("test_"), env)
         assert done.returncode == 0, done.stdout[-1500:] + done.stderr[-1500:] + world.describe()
         events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
         messages = [e["item"]["text"] for e in events if e.get("item", {}).get("type") == "agent_message"]
@@ -256,7 +258,7 @@ def test_taint_carries_across_calls_and_the_egress_is_blocked(exec_: Any, world:
     with Sink() as sink:
         fetch, secret = sink.fetch_command(), secret_command(key)
         script = Script(sh(fetch), sh(fetch, person), sh(secret), sh(secret, person), sh(sink.egress_command()))
-        _, events = exec_(script, *TRUSTED)
+        _, events = exec_(script, *TRUSTED, keep=False)  # the approvals are not in the hook payloads
     assert len(approved) == 2 and all("guard: approved" in s for s in approved), approved
     # Each held call is logged as asked; its retry runs on the person's approval (the hook lets it through).
     decisions = [(d["params"].get("cmd") or d["params"].get("command"), d["decision"]) for d in pre(world)]
