@@ -84,8 +84,8 @@ def headless(claude: Path, world: World, request: pytest.FixtureRequest) -> Call
     return run
 
 
-def bash(command: str) -> Script:
-    return Script(Call("Bash", {"command": command, "description": "scripted"}))
+def bash(*commands: str) -> Script:
+    return Script(*[Call("Bash", {"command": c, "description": "scripted"}) for c in commands])
 
 
 def pre_decisions(world: World) -> list[dict[str, Any]]:
@@ -241,7 +241,7 @@ def test_terminal_block_shows_no_dialog_and_does_not_run(terminal: Any, world: W
 def test_a_loop_is_caught_and_its_later_calls_do_not_run(headless: Any, world: World) -> None:
     """``claude -p``: the same call four times; from the third guard sees a loop (G202, confirm-level),
     which nobody can answer headless, so only two of the four ran."""
-    model = headless(Script(*[Call("Bash", {"command": LOOP_COMMAND, "description": "scripted"})] * LOOP_CALLS))
+    model = headless(bash(*[LOOP_COMMAND] * LOOP_CALLS))
     decisions = pre_decisions(world)
     assert [d["decision"] for d in decisions] == ["auto_allow", "auto_allow", "block", "block"], world.describe()
     assert all(LOOP in reasons(d) and HEADLESS_NOTE in d["notes"] for d in decisions[2:]), world.describe()
@@ -257,14 +257,7 @@ def test_taint_carries_across_calls_and_the_egress_is_blocked(terminal: Any, wor
     asked); the post that follows is blocked outright (G222, no dialog) and the sink gets nothing."""
     key = plant_secret(world)
     with Sink() as sink:
-        t = terminal(
-            Script(
-                *[
-                    Call("Bash", {"command": c, "description": "scripted"})
-                    for c in (sink.fetch_command(), secret_command(key), sink.egress_command())
-                ]
-            )
-        )
+        t = terminal(bash(sink.fetch_command(), secret_command(key), sink.egress_command()))
         for n in (1, 2):  # the fetch, then the key: each asked, each approved
             t.wait_for(lambda: "Do you want to proceed?" in t.screen(), f"Claude Code's dialog for call {n}")
             t.send("Enter")

@@ -105,8 +105,13 @@ def exec_(codex: Path, world: World, request: pytest.FixtureRequest) -> Callable
     return run
 
 
-def shell(command: str) -> Script:
-    return Script(Call("exec_command", {"cmd": command}, (("shell_command", {"command": command}),)))
+def sh(command: str, before: Callable[[], None] | None = None) -> Call:
+    """Codex's shell tool (``exec_command``, or ``shell_command`` where that is what it offers)."""
+    return Call("exec_command", {"cmd": command}, (("shell_command", {"command": command}),), before)
+
+
+def shell(*commands: str) -> Script:
+    return Script(*[sh(c) for c in commands])
 
 
 def pre(world: World) -> list[dict[str, Any]]:
@@ -227,12 +232,9 @@ def test_a_person_trusts_the_hooks_in_the_tui_and_exec_then_runs_them(codex: Pat
 def test_a_loop_is_caught_and_its_later_calls_do_not_run(exec_: Any, world: World) -> None:
     """The same call four times; from the third guard sees a loop (G202) and, Codex being unable to
     ask, refuses it with an approval id: two of the four ran."""
-    call = Call("exec_command", {"cmd": LOOP_COMMAND}, (("shell_command", {"command": LOOP_COMMAND}),))
-    model, events = exec_(Script(*[call] * LOOP_CALLS), *TRUSTED)
+    model, events = exec_(shell(*[LOOP_COMMAND] * LOOP_CALLS), *TRUSTED)
     decisions = pre(world)
-    assert [d["decision"] for d in decisions] == ["auto_allow", "auto_allow"] + ["request_confirm"] * 2, (
-        world.describe()
-    )
+    assert [d["decision"] for d in decisions] == ["auto_allow"] * 2 + ["request_confirm"] * 2, world.describe()
     assert all(LOOP in reasons(d) for d in decisions[2:]), world.describe()
     assert loop_count(world) == 2
     assert len(commands_run(events)) == 2
@@ -251,9 +253,6 @@ def test_taint_carries_across_calls_and_the_egress_is_blocked(exec_: Any, world:
 
     def person() -> None:
         approved.append(approve_at_terminal(world))
-
-    def sh(command: str, before: Any = None) -> Call:
-        return Call("exec_command", {"cmd": command}, (("shell_command", {"command": command}),), before)
 
     with Sink() as sink:
         fetch, secret = sink.fetch_command(), secret_command(key)

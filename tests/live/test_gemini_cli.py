@@ -83,8 +83,8 @@ def headless(gemini: Path, world: World, request: pytest.FixtureRequest) -> Call
     return run
 
 
-def shell(command: str) -> Script:
-    return Script(Call("run_shell_command", {"command": command, "description": "scripted"}))
+def shell(*commands: str) -> Script:
+    return Script(*[Call("run_shell_command", {"command": c, "description": "scripted"}) for c in commands])
 
 
 def before(world: World) -> list[dict[str, Any]]:
@@ -242,7 +242,7 @@ def test_terminal_ask_is_the_persons_choice(terminal: Any, world: World, answer:
 def test_a_loop_is_caught_and_its_later_calls_do_not_run(headless: Any, world: World) -> None:
     """``GUARD_HEADLESS=1 gemini -p``: the same call four times (below the CLI's own loop detection,
     five); from the third guard sees a loop (G202, confirm-level) and refuses it: two of the four ran."""
-    model = headless(Script(*[shell(LOOP_COMMAND).calls[0]] * LOOP_CALLS), GUARD_HEADLESS="1")
+    model = headless(shell(*[LOOP_COMMAND] * LOOP_CALLS), GUARD_HEADLESS="1")
     decisions = before(world)
     assert [d["decision"] for d in decisions] == ["auto_allow", "auto_allow", "block", "block"], world.describe()
     assert all(LOOP in reasons(d) and d["notes"] for d in decisions[2:]), world.describe()
@@ -257,8 +257,7 @@ def test_taint_carries_across_calls_and_the_egress_is_blocked(terminal: Any, wor
     asked); the post that follows is blocked outright (G222, no dialog) and the sink gets nothing."""
     key = plant_secret(world)
     with Sink() as sink:
-        calls = [shell(c).calls[0] for c in (sink.fetch_command(), secret_command(key), sink.egress_command())]
-        t = terminal(Script(*calls))
+        t = terminal(shell(sink.fetch_command(), secret_command(key), sink.egress_command()))
         for n in (1, 2):  # the fetch, then the key: each asked, each approved
             t.wait_for(lambda: "Allow execution of" in t.screen(), f"Gemini CLI's dialog for call {n}")
             t.send("Enter")  # 1. Allow once
