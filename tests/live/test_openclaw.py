@@ -237,6 +237,13 @@ def test_a_tainted_egress_sends_nothing(turn: Turn) -> None:
     assert turn.sink.posted() == []
 
 
+def test_asks_nobody_could_approve_are_no_approvals(turn: Turn) -> None:
+    """OpenClaw reports each refused call before the approval's ``cancelled``: no "yes" is recorded."""
+    path = turn.world.guard_home / ".user-interactions.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    assert [line for line in lines if '"approved"' in line] == [], turn.world.describe()
+
+
 @pytest.mark.xfail(reason=NO_APPROVER, strict=True)
 def test_taint_carries_across_calls_and_the_egress_is_blocked(turn: Turn) -> None:
     fetch, secret, egress = turn.world.decisions()[TAINT_AT]
