@@ -56,6 +56,7 @@ class Event:
     error: str | None = None
     duration_ms: float | None = None
     interrupted: bool = False
+    refused: bool = False  # post: the host says the call did not run (guard refused it, or nobody approved it)
     prompt: str | None = None
     answer: bool | None = None  # resolution: approved / denied / no answer
     headless: bool = False  # the payload says nobody can answer a prompt

@@ -12,7 +12,9 @@ and the record says so. The ``pre`` decision is the dispatch the session layer c
 bursts, refusal streaks); a later ``permission`` event for the same call is not counted again.
 
 After a call (``post``): the result goes to ``.command-execution.jsonl``; if guard had asked
-about this call, the person evidently approved it (``.user-interactions.jsonl``). A new
+about this call, the person evidently approved it (``.user-interactions.jsonl``) — unless the
+host says the call did not run (OpenClaw reports refused calls too, before the approval's
+outcome): then the question is closed with no answer. A new
 prompt or the end of the turn while a question is still open means the person declined.
 
 ``run`` never raises: input it cannot read and errors inside guard become the host's
@@ -198,6 +200,9 @@ def _permission(host: Host, event: Event, guard: Guard, pending: Pending) -> Rep
 
 def _after(host: Host, event: Event, guard: Guard, pending: Pending) -> Reply:
     tool = event.tool or ""
+    if event.refused:  # it never ran: no result, and no "yes" to the question guard asked about it
+        _remember(guard, lambda: pending.take(event, (ASKED,)))
+        return host.quiet(event)
     if _remember(guard, lambda: pending.take(event, (ASKED,))) is not None:
         guard.record_interaction(tool, event.params, session_id=event.session_id, approved=True)
     if event.success is not None and not event.interrupted:

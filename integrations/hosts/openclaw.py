@@ -68,7 +68,7 @@ class OpenClaw(Host):
         if kind == POST:
             fields["duration_ms"] = opt_number(event, "durationMs")
             if event.get("guardRefused") is True or _refusal(event.get("error")):
-                pass  # guard's own refusal, already counted as one: not a failure of the tool
+                fields["refused"] = True  # guard's own refusal, already counted as one: not a failure of the tool
             elif event.get("error") is not None:
                 fields["success"], fields["error"] = False, str(event["error"])[:500]
             elif "result" in event:

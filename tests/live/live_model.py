@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import threading
 import uuid
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -33,6 +34,9 @@ class Call:
     tool_input: dict[str, Any]
     # For Responses hosts: (tool name, arguments) for the first offered tool that has an entry.
     alternatives: tuple[tuple[str, dict[str, Any]], ...] = ()
+    # Run (once, in the server's thread) before the model asks for this call: what the person
+    # does while the agent waits, e.g. approve the call just refused so that it can be retried.
+    before: Callable[[], None] | None = attrs.field(default=None, eq=False)
 
     def pick(self, offered: list[str]) -> tuple[str, dict[str, Any]]:
         for name, args in ((self.tool, self.tool_input), *self.alternatives):
@@ -44,9 +48,19 @@ class Call:
 class Script:
     def __init__(self, *calls: Call) -> None:
         self.calls = calls
+        self._before_done: set[int] = set()
+        self._lock = threading.Lock()
 
     def next_call(self, results_so_far: int) -> Call | None:
-        return self.calls[results_so_far] if results_so_far < len(self.calls) else None
+        if results_so_far >= len(self.calls):
+            return None
+        call = self.calls[results_so_far]
+        if call.before is not None:
+            with self._lock:
+                if results_so_far not in self._before_done:
+                    self._before_done.add(results_so_far)
+                    call.before()
+        return call
 
 
 class ScriptedModel:

@@ -298,6 +298,7 @@ def run_host(argv: list[str], world: World, env: dict[str, str], timeout: float)
 
 
 RECORD_ENV = "LIVE_RECORD"
+PERSON_SETS = ("GUARD_HEADLESS",)  # guard's variables a person sets for a run (kept in the fixture)
 FIXTURES = ROOT / "tests" / "integrations" / "protocols" / "live"
 HOST_DIRS = {"claude-code": "claude_code", "codex": "codex", "gemini": "gemini_cli", "openclaw": "openclaw"}
 
@@ -307,7 +308,8 @@ def record(world: World, host: str, version: str, scenario: str, given: dict[str
 
     ``protocols/live/HOST_DIR/SCENARIO.json``: each hook run's argv, the variables the host
     added to the environment we gave it (tokens redacted), the payload as the host sent it
-    and guard's answer. The world's folder is written as ``/tmp/live`` so fixtures are stable.
+    and guard's answer; ``set_by_the_person``: guard's variables the run was started with
+    (``GUARD_HEADLESS``). The world's folder is written as ``/tmp/live`` so fixtures are stable.
     """
     if os.environ.get(RECORD_ENV) != "1":
         return
@@ -324,6 +326,9 @@ def record(world: World, host: str, version: str, scenario: str, given: dict[str
             }
         )
     doc: dict[str, Any] = {"host": host, "version": version, "scenario": scenario}
+    said = {k: given[k] for k in PERSON_SETS if k in given}
+    if said:
+        doc["set_by_the_person"] = said
     if given.get("LIVE_HOOK_UNSET"):
         doc["hidden_from_guard"] = given["LIVE_HOOK_UNSET"].split(",")
     doc["runs"] = runs

@@ -21,6 +21,17 @@ from typing import Any
 import pytest
 from hosts import CLAUDE_CODE
 from live_model import Call, Script, ScriptedModel, result_text
+from live_scenarios import (
+    LOOP,
+    LOOP_CALLS,
+    LOOP_COMMAND,
+    TRIFECTA,
+    Sink,
+    loop_count,
+    plant_secret,
+    reasons,
+    secret_command,
+)
 from live_tty import Terminal, hook_events
 from live_world import HOOK_PREFIX, README_TEXT, SENTINEL, World, record, run_host
 
@@ -73,8 +84,8 @@ def headless(claude: Path, world: World, request: pytest.FixtureRequest) -> Call
     return run
 
 
-def bash(command: str) -> Script:
-    return Script(Call("Bash", {"command": command, "description": "scripted"}))
+def bash(*commands: str) -> Script:
+    return Script(*[Call("Bash", {"command": c, "description": "scripted"}) for c in commands])
 
 
 def pre_decisions(world: World) -> list[dict[str, Any]]:
@@ -222,3 +233,39 @@ def test_terminal_block_shows_no_dialog_and_does_not_run(terminal: Any, world: W
     assert world.remote_head() == before
     assert [d["decision"] for d in pre_decisions(world)] == ["block"], world.describe()
     assert world.executions() == []
+
+
+# --- the session: a loop caught, taint carried across calls ---------------------------------
+
+
+def test_a_loop_is_caught_and_its_later_calls_do_not_run(headless: Any, world: World) -> None:
+    """``claude -p``: the same call four times; from the third guard sees a loop (G202, confirm-level),
+    which nobody can answer headless, so only two of the four ran."""
+    model = headless(bash(*[LOOP_COMMAND] * LOOP_CALLS))
+    decisions = pre_decisions(world)
+    assert [d["decision"] for d in decisions] == ["auto_allow", "auto_allow", "block", "block"], world.describe()
+    assert all(LOOP in reasons(d) and HEADLESS_NOTE in d["notes"] for d in decisions[2:]), world.describe()
+    assert loop_count(world) == 2
+    results = model.tool_results()
+    assert [r.get("is_error") is True for r in results] == [False, False, True, True], results
+    assert "loop" in result_text(results[2]), results[2]
+    assert [e["status"] for e in world.executions()] == ["success", "success"], world.describe()
+
+
+def test_taint_carries_across_calls_and_the_egress_is_blocked(terminal: Any, world: World) -> None:
+    """At a terminal the person lets the agent fetch a stranger's page and read a private key (each
+    asked); the post that follows is blocked outright (G222, no dialog) and the sink gets nothing."""
+    key = plant_secret(world)
+    with Sink() as sink:
+        t = terminal(bash(sink.fetch_command(), secret_command(key), sink.egress_command()))
+        for n in (1, 2):  # the fetch, then the key: each asked, each approved
+            t.wait_for(lambda: "Do you want to proceed?" in t.screen(), f"Claude Code's dialog for call {n}")
+            t.send("Enter")
+            t.wait_for(lambda n=n: hook_events(world).count("PostToolUse") == n, f"call {n}'s result")
+        t.wait_for(lambda: "● done" in t.screen(), "the end of the turn")
+        assert "Do you want to proceed?" not in t.screen()
+    fetch, secret, egress = pre_decisions(world)
+    assert [fetch["decision"], secret["decision"]] == ["request_confirm", "request_confirm"], world.describe()
+    assert egress["decision"] == "block" and TRIFECTA in reasons(egress), world.describe()
+    assert sink.fetched() and sink.posted() == []
+    assert [e["params"]["command"] for e in world.executions()] == [sink.fetch_command(), secret_command(key)]

@@ -21,7 +21,18 @@ from typing import Any
 import pytest
 from hosts import CODEX
 from live_model import Call, Script, ScriptedModel, result_text
-from live_tty import Terminal, hook_events
+from live_scenarios import (
+    LOOP,
+    LOOP_CALLS,
+    LOOP_COMMAND,
+    TRIFECTA,
+    Sink,
+    loop_count,
+    plant_secret,
+    reasons,
+    secret_command,
+)
+from live_tty import Terminal, approve_at_terminal, hook_events
 from live_world import README_TEXT, SENTINEL, World, record, run_host
 
 pytestmark = pytest.mark.live
@@ -70,9 +81,10 @@ env_key = "OPENAI_API_KEY"
 
 @pytest.fixture
 def exec_(codex: Path, world: World, request: pytest.FixtureRequest) -> Callable[..., tuple[ScriptedModel, list[Any]]]:
-    """``codex exec --json``; returns the model and the JSONL events Codex printed."""
+    """``codex exec --json``; returns the model and the JSONL events Codex printed. ``keep=False``: no
+    replay fixture (a run whose answers depend on what the person did between hooks)."""
 
-    def run(script: Script, *flags: str) -> tuple[ScriptedModel, list[Any]]:
+    def run(script: Script, *flags: str, keep: bool = True) -> tuple[ScriptedModel, list[Any]]:
         with ScriptedModel(script) as model:
             config(world, model)
             env = world.env(CODEX_HOME=str(world.home / ".codex"), OPENAI_API_KEY="test")
@@ -82,7 +94,8 @@ def exec_(codex: Path, world: World, request: pytest.FixtureRequest) -> Callable
                 env,
                 RUN_TIMEOUT,
             )
-        record(world, "codex", CODEX.version, request.node.name.removeprefix("test_"), env)
+        if keep:
+            record(world, "codex", CODEX.version, request.node.name.removeprefix("test_"), env)
         assert done.returncode == 0, done.stdout[-1500:] + done.stderr[-1500:] + world.describe()
         events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
         messages = [e["item"]["text"] for e in events if e.get("item", {}).get("type") == "agent_message"]
@@ -92,8 +105,13 @@ def exec_(codex: Path, world: World, request: pytest.FixtureRequest) -> Callable
     return run
 
 
-def shell(command: str) -> Script:
-    return Script(Call("exec_command", {"cmd": command}, (("shell_command", {"command": command}),)))
+def sh(command: str, before: Callable[[], None] | None = None) -> Call:
+    """Codex's shell tool (``exec_command``, or ``shell_command`` where that is what it offers)."""
+    return Call("exec_command", {"cmd": command}, (("shell_command", {"command": command}),), before)
+
+
+def shell(*commands: str) -> Script:
+    return Script(*[sh(c) for c in commands])
 
 
 def pre(world: World) -> list[dict[str, Any]]:
@@ -206,3 +224,46 @@ def test_a_person_trusts_the_hooks_in_the_tui_and_exec_then_runs_them(codex: Pat
     assert world.remote_head() == before
     assert [d["decision"] for d in pre(world)] == ["request_confirm", "block"], world.describe()
     assert commands_run(events) == []
+
+
+# --- the session: a loop caught, taint carried across calls ---------------------------------
+
+
+def test_a_loop_is_caught_and_its_later_calls_do_not_run(exec_: Any, world: World) -> None:
+    """The same call four times; from the third guard sees a loop (G202) and, Codex being unable to
+    ask, refuses it with an approval id: two of the four ran."""
+    model, events = exec_(shell(*[LOOP_COMMAND] * LOOP_CALLS), *TRUSTED)
+    decisions = pre(world)
+    assert [d["decision"] for d in decisions] == ["auto_allow"] * 2 + ["request_confirm"] * 2, world.describe()
+    assert all(LOOP in reasons(d) for d in decisions[2:]), world.describe()
+    assert loop_count(world) == 2
+    assert len(commands_run(events)) == 2
+    assert "loop" in result_text(model.tool_results()[2])
+    assert [e["status"] for e in world.executions()] == ["success", "success"], world.describe()
+
+
+def test_taint_carries_across_calls_and_the_egress_is_blocked(exec_: Any, world: World) -> None:
+    """Codex cannot ask: the fetch of a stranger's page and the read of a private key are each refused
+    with an approval id, the person approves each at their own terminal (``guard approve``) and the
+    agent retries it; the post that follows is blocked outright (G222) and the sink gets nothing."""
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    key = plant_secret(world)
+    approved: list[str] = []
+
+    def person() -> None:
+        approved.append(approve_at_terminal(world))
+
+    with Sink() as sink:
+        fetch, secret = sink.fetch_command(), secret_command(key)
+        script = Script(sh(fetch), sh(fetch, person), sh(secret), sh(secret, person), sh(sink.egress_command()))
+        _, events = exec_(script, *TRUSTED, keep=False)  # the approvals are not in the hook payloads
+    assert len(approved) == 2 and all("guard: approved" in s for s in approved), approved
+    # Each held call is logged as asked; its retry runs on the person's approval (the hook lets it through).
+    decisions = [(d["params"].get("cmd") or d["params"].get("command"), d["decision"]) for d in pre(world)]
+    assert decisions[:4] == [(fetch, "request_confirm")] * 2 + [(secret, "request_confirm")] * 2, world.describe()
+    assert [e["params"]["command"] for e in world.executions()] == [fetch, secret], world.describe()
+    egress = pre(world)[4]
+    assert egress["decision"] == "block" and TRIFECTA in reasons(egress), world.describe()
+    assert sink.fetched() and sink.posted() == []
+    assert len(commands_run(events)) == 2

@@ -18,6 +18,17 @@ from typing import Any
 import pytest
 from hosts import GEMINI_CLI
 from live_model import Call, Script, ScriptedModel, result_text
+from live_scenarios import (
+    LOOP,
+    LOOP_CALLS,
+    LOOP_COMMAND,
+    TRIFECTA,
+    Sink,
+    loop_count,
+    plant_secret,
+    reasons,
+    secret_command,
+)
 from live_tty import Terminal, hook_events
 from live_world import HOOK_PREFIX, README_TEXT, SENTINEL, World, record, run_host
 
@@ -72,8 +83,8 @@ def headless(gemini: Path, world: World, request: pytest.FixtureRequest) -> Call
     return run
 
 
-def shell(command: str) -> Script:
-    return Script(Call("run_shell_command", {"command": command, "description": "scripted"}))
+def shell(*commands: str) -> Script:
+    return Script(*[Call("run_shell_command", {"command": c, "description": "scripted"}) for c in commands])
 
 
 def before(world: World) -> list[dict[str, Any]]:
@@ -223,3 +234,40 @@ def test_terminal_ask_is_the_persons_choice(terminal: Any, world: World, answer:
         t.wait_for(lambda: "Request cancelled" in t.screen(), "the cancellation")
         assert (world.project / SENTINEL / "keep.txt").exists()
         assert world.executions() == [], world.describe()
+
+
+# --- the session: a loop caught, taint carried across calls ---------------------------------
+
+
+def test_a_loop_is_caught_and_its_later_calls_do_not_run(headless: Any, world: World) -> None:
+    """``GUARD_HEADLESS=1 gemini -p``: the same call four times (below the CLI's own loop detection,
+    five); from the third guard sees a loop (G202, confirm-level) and refuses it: two of the four ran."""
+    model = headless(shell(*[LOOP_COMMAND] * LOOP_CALLS), GUARD_HEADLESS="1")
+    decisions = before(world)
+    assert [d["decision"] for d in decisions] == ["auto_allow", "auto_allow", "block", "block"], world.describe()
+    assert all(LOOP in reasons(d) and d["notes"] for d in decisions[2:]), world.describe()
+    assert loop_count(world) == 2
+    results = model.tool_results()
+    assert len(results) == LOOP_CALLS and "loop" in result_text(results[2]), results
+    assert [e["status"] for e in world.executions()] == ["success", "success"], world.describe()
+
+
+def test_taint_carries_across_calls_and_the_egress_is_blocked(terminal: Any, world: World) -> None:
+    """At a terminal the person lets the agent fetch a stranger's page and read a private key (each
+    asked); the post that follows is blocked outright (G222, no dialog) and the sink gets nothing."""
+    key = plant_secret(world)
+    with Sink() as sink:
+        t = terminal(shell(sink.fetch_command(), secret_command(key), sink.egress_command()))
+        for n in (1, 2):  # the fetch, then the key: each asked, each approved
+            t.wait_for(lambda: "Allow execution of" in t.screen(), f"Gemini CLI's dialog for call {n}")
+            t.send("Enter")  # 1. Allow once
+            t.wait_for(lambda n=n: hook_events(world).count("AfterTool") == n, f"call {n}'s result")
+        t.wait_for(lambda: hook_events(world).count("BeforeTool") == 3, "the egress's BeforeTool")
+        t.wait_for(lambda: len(before(world)) == 3, "guard's decision on the egress")
+        t.wait_for(lambda: "done" in t.screen().split("Allow execution of")[-1], "the end of the turn")
+        assert "Allow execution of" not in t.screen()
+    fetch, secret, egress = before(world)
+    assert [fetch["decision"], secret["decision"]] == ["request_confirm", "request_confirm"], world.describe()
+    assert egress["decision"] == "block" and TRIFECTA in reasons(egress), world.describe()
+    assert sink.fetched() and sink.posted() == []
+    assert [e["params"]["command"] for e in world.executions()] == [sink.fetch_command(), secret_command(key)]
