@@ -7,12 +7,14 @@ return a new ``Verdict``; the chain folds verdicts into one ``DecisionRecord``.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
 import attrs
 
+from guard.redact import redact
 from guard.toolnames import canonical_tool
 
 AUTO_ALLOW = "auto_allow"
@@ -114,6 +116,13 @@ class ToolCall:
     @property
     def kind(self) -> str:
         return canonical_tool(self.tool)
+
+    @functools.cached_property
+    def redacted_params(self) -> dict[str, Any]:
+        """``params`` as guard writes them anywhere (decision log, history, pending questions):
+        redacted once for the call, however many files it reaches. Treat it as read-only."""
+        out: dict[str, Any] = redact(self.params)
+        return out
 
 
 @attrs.frozen
