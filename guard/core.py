@@ -129,7 +129,7 @@ class Guard:
     ) -> DecisionRecord:
         """Run the chain on one call and (by default) log it and count it in its session."""
         call = self.make_call(tool, params, session_id=session_id, cwd=cwd, agent_id=agent_id)
-        return self.decide_call(call, save=save, track=track, log_extra=log_extra)
+        return self._decide(call, save, save if track is None else track, log_extra)
 
     def decide_call(
         self,
@@ -149,6 +149,10 @@ class Guard:
             ts = clamp_time(call.timestamp, self._skew)
             if ts is not call.timestamp:
                 call = attrs.evolve(call, timestamp=ts)
+        return self._decide(call, save, save if track is None else track, log_extra)
+
+    def _decide(self, call: ToolCall, save: bool, track: bool, log_extra: Mapping[str, Any] | None) -> DecisionRecord:
+        """The decision on a call whose time is trusted (``make_call`` dated it now)."""
         unavailable: list[str] = []
         try:
             self.state.aggregates.catch_up()
@@ -176,7 +180,7 @@ class Guard:
             )
         if self.config.error is not None:
             record = self._degraded(record, ctx, BAD_CONFIG_RULE, f"{self.config.error} (guard's configuration)")
-        if save if track is None else track:
+        if track:
             try:
                 self.state.sessions.on_dispatch(call, record)
             except Exception as exc:

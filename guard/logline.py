@@ -16,7 +16,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from guard.model import COMPONENT_KEYS, DecisionRecord, Reason, Risk, ToolCall
+from guard.model import COMPONENT_KEYS, DECISIONS, DecisionRecord, Reason, Risk, ToolCall
 from guard.redact import redact, redact_text
 
 # The log's format (``JsonlLog``): compact, UTF-8 as is, anything else as its ``str``.
@@ -87,6 +87,9 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
     if extra and not _KEYS.isdisjoint(extra):  # an extra field replaces one of the line's: the plain way
         return dumps(decision_line(record) | dict(extra))
     call = record.call
+    weights = record.weights
+    layers = record.layers
+    said = {id(v): _reason_list(v.reasons) for v in layers}  # each layer's reasons, as JSON items
     parts = [
         '{"timestamp":"',
         record.timestamp.isoformat(timespec="seconds"),  # digits, '-', ':', '+', 'T': nothing to escape
@@ -97,32 +100,33 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
         ',"fusion_score":',
         _number(round(record.final_score, 2)),
         ',"decision":',
-        dumps(record.decision),
+        _DECISIONS.get(record.decision) or dumps(record.decision),
         ',"components":',
         _components(record.components),
         ',"risk":"',
         record.risk.label,
         '","weights":',
-        _weights(tuple(record.weights.items())) if min(record.weights.values(), default=0.0) > 0.0 else dumps(
-            {k: round(float(w), 4) for k, w in record.weights.items()}
-        ),
-        ',"reasons":',
-        _reasons(record.reasons),
-        ',"layers":[',
+        _weights(tuple(weights.items()))
+        if min(weights.values(), default=0.0) > 0.0
+        else dumps({k: round(float(w), 4) for k, w in weights.items()}),
+        # every layer's reasons, the deciding layers' first (``record.reasons``)
+        ',"reasons":[',
+        ",".join([items for v in record.in_order() if (items := said[id(v)])]),
+        '],"layers":[',
     ]
-    for i, v in enumerate(record.layers):
+    for i, v in enumerate(layers):
         if i:
             parts.append(",")
-        parts += (_layer_head(v.layer, v.risk, v.decision), _reasons(v.reasons), ',"elapsed_us":')
+        parts += (_layer_head(v.layer, v.risk, v.decision), "[", said[id(v)], '],"elapsed_us":')
         parts.append(_number(round(v.elapsed_us, 1)))
         if v.error:
             parts += (',"error":', dumps(redact(v.error)))
         parts.append("}")
     parts += (
         '],"unavailable":',
-        dumps(redact(list(record.unavailable))) if record.unavailable else "[]",
+        _strings(record.unavailable),
         ',"notes":',
-        dumps(redact(list(record.notes))) if record.notes else "[]",
+        _strings(record.notes),
         ',"elapsed_us":',
         _number(round(record.elapsed_us, 1)),
         ',"params":',
@@ -134,6 +138,9 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
     return "".join(parts)
 
 
+_DECISIONS = {d: dumps(d) for d in DECISIONS}
+
+
 def logged_params(call: ToolCall) -> dict[str, Any]:
     """The call's parameters as every file guard writes holds them: redacted, once per call."""
     return call.redacted_params
@@ -141,7 +148,7 @@ def logged_params(call: ToolCall) -> dict[str, Any]:
 
 def clear() -> None:
     """Forget the remembered pieces (the redaction key changed: placeholders read differently)."""
-    for cached in (_reason_line, _reason_json, _short_text, _layer_head, _weights, _component_values):
+    for cached in (_reason_line, _reason_json, _short_text, _layer_head, _weights, _component_values, _short_strings):
         cached.cache_clear()
 
 
@@ -163,10 +170,27 @@ def _component_values(values: tuple[float, ...]) -> str:
     return dumps(dict(zip(COMPONENT_KEYS, values, strict=True)))
 
 
-def _reasons(reasons: tuple[Reason, ...]) -> str:
+def _reason_list(reasons: tuple[Reason, ...]) -> str:
+    """The reasons as the items of a JSON list (no brackets)."""
     if not reasons:
+        return ""
+    if len(reasons) == 1:
+        return _reason_json(reasons[0])
+    return ",".join([_reason_json(r) for r in reasons])
+
+
+def _strings(texts: tuple[str, ...]) -> str:
+    """Notes or missing parts, redacted, as a JSON list; remembered when short (they recur)."""
+    if not texts:
         return "[]"
-    return "[" + ",".join([_reason_json(r) for r in reasons]) + "]"
+    if sum(map(len, texts)) <= 400:
+        return _short_strings(texts)
+    return dumps(redact(list(texts)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _short_strings(texts: tuple[str, ...]) -> str:
+    return dumps(redact(list(texts)))
 
 
 @functools.lru_cache(maxsize=4096)

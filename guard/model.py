@@ -14,7 +14,8 @@ from typing import Any
 
 import attrs
 
-from guard.redact import redact
+from guard.redact import redact, redact_text
+from guard.signature import signature
 from guard.toolnames import canonical_tool
 
 AUTO_ALLOW = "auto_allow"
@@ -124,6 +125,12 @@ class ToolCall:
         out: dict[str, Any] = redact(self.params)
         return out
 
+    @functools.cached_property
+    def redacted_signature(self) -> str:
+        """The call's signature (``bash:git status``) with secrets masked: the key history,
+        memory and the session journal store it under; redacted once for the call."""
+        return redact_text(signature(self.tool, self.params))
+
 
 @attrs.frozen
 class Reason:
@@ -220,7 +227,7 @@ class DecisionRecord:
     def session_id(self) -> str | None:
         return self.call.session_id
 
-    @property
+    @functools.cached_property
     def reasons(self) -> tuple[Reason, ...]:
         """Every layer's reasons, those of the layers that decided first (see :meth:`in_order`)."""
         return tuple(r for v in self.in_order() for r in v.reasons)
