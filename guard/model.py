@@ -132,7 +132,7 @@ class ToolCall:
         return redact_text(signature(self.tool, self.params))
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)  # reasons key the log line's caches: hashed once each
 class Reason:
     """Why a layer judged as it did: a stable rule id and a sentence for a person."""
 
