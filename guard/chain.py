@@ -13,6 +13,10 @@ Each layer returns a ``Verdict``; ``combine`` folds them into one decision:
 
 A layer that raises is recorded with its error and degrades the call towards caution:
 request_confirm, or block when an earlier layer already rated the call high or worse.
+
+The chain times each layer into its verdict's ``elapsed_us``: a copy of the verdict, since a
+layer may hand out the same verdict twice (the static layer's cache), unless the layer says
+``fresh_verdicts = True`` (a new verdict per call, kept nowhere): then the time is set in place.
 """
 
 from __future__ import annotations
@@ -63,9 +67,11 @@ class Chain:
                 break
             try:
                 verdict = layer(call, ctx)
+                fresh = getattr(layer, "fresh_verdicts", False) is True
             except Exception as exc:
-                verdict = _failed(layer, exc, ctx)
-            ctx.verdicts.append(_with_elapsed(verdict, (time.perf_counter() - t0) * 1e6))
+                verdict, fresh = _failed(layer, exc, ctx), True
+            elapsed_us = (time.perf_counter() - t0) * 1e6
+            ctx.verdicts.append(_stamped(verdict, elapsed_us) if fresh else _with_elapsed(verdict, elapsed_us))
             if verdict.decision == BLOCK:
                 self._score_for_record(layer, call, ctx)
                 break
@@ -112,6 +118,13 @@ def _out_of_time(ctx: Context, skipped: tuple[str, ...], elapsed_ms: float) -> V
         ],
         unavailable=skipped,
     )
+
+
+def _stamped(verdict: Verdict, elapsed_us: float) -> Verdict:
+    """A verdict made for this call alone (its layer says ``fresh_verdicts = True``: it keeps no
+    reference to it, as a cache would) gets its time set in place, before anyone else sees it."""
+    object.__setattr__(verdict, "elapsed_us", elapsed_us)
+    return verdict
 
 
 _COPIERS: dict[type, Callable[[Any, float], Any]] = {}

@@ -33,6 +33,7 @@ _TIER_FACTS = frozenset({RISKY_PATH, SUBAGENT})
 
 class BehaviorLayer:
     name = "behavior"
+    fresh_verdicts = True  # a new Verdict on every call: the chain may stamp its time in place
 
     def __init__(self, config: Config | None = None) -> None:
         self.settings = BehaviorSettings.from_config(config)

@@ -214,6 +214,7 @@ class FusionLayer:
 
     name = "fusion"
     scores_for_record = True  # the chain runs it after a block too, so blocks carry real components
+    fresh_verdicts = True  # a new Verdict on every call: the chain may stamp its time in place
 
     def __init__(self, config: Config, evaluators: Any | None = None) -> None:
         self.config = config
