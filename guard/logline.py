@@ -84,7 +84,8 @@ def decision_line(record: DecisionRecord) -> dict[str, Any]:
 
 def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None) -> str:
     """``dumps(decision_line(record) | extra)``, built from remembered pieces."""
-    if extra and not _KEYS.isdisjoint(extra):  # an extra field replaces one of the line's: the plain way
+    if extra and (not _KEYS.isdisjoint(extra) or not all(type(k) is str for k in extra)):
+        # an extra field replaces one of the line's, or its name is no string: the plain way
         return dumps(decision_line(record) | dict(extra))
     call = record.call
     weights = record.weights
