@@ -6,8 +6,10 @@ history is written straight to the seed's files, then a first ``Guard`` catches 
 (the cold time); closing it persists ``.guard-state.json``, and a second process starting
 from that file is timed as a per-call hook would pay it.
 
-Budgets (DESIGN §5): whole chain warm at 100k history p50 <= 200 µs, p99 <= 2 ms; the seed
-promises < 200 ms per decision, which a new process must meet too.
+Budgets (DESIGN §5): whole chain warm, p50 <= 5× the reference op (a decision line's JSON
+round trip, timed in the same blocks) and <= 200 µs, p99 <= 2 ms on-CPU (the wall p99 is
+shown beside it: on a shared runner it is mostly waiting for a CPU); the seed promises
+< 200 ms per decision, which a new process must meet too.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from benchmarks.common import (
 SIZES = (0, 10_000, 100_000)
 P50_BUDGET_US = 200.0
 P99_BUDGET_US = 2000.0
+RATIO_BUDGET = 5.0
 SEED_BUDGET_MS = 200.0
 
 
@@ -133,11 +136,11 @@ def run(quick: bool) -> list[Row]:
             rows.append(row(f"Guard.decide warm p50, {label(size)} history", p50s[size], "µs", f"<= {P50_BUDGET_US:g}"))
             rows.append(
                 row(
-                    f"Guard.decide warm p99, {label(size)} history",
-                    percentile(wall, 99),
+                    f"Guard.decide warm p99 on-CPU, {label(size)} history",
+                    percentile(on_cpu, 99),
                     "µs",
                     f"<= {P99_BUDGET_US:g}",
-                    note=f"on-CPU p99 {percentile(on_cpu, 99):.0f} µs (the rest is waiting for a CPU)",
+                    note=f"wall p99 {percentile(wall, 99):.0f} µs (the rest is waiting for a CPU)",
                 )
             )
             rows.append(
@@ -145,6 +148,7 @@ def run(quick: bool) -> list[Row]:
                     f"Guard.decide p50 ÷ reference op, {label(size)} history",
                     p50s[size] / median(reference),
                     "×",
+                    f"<= {RATIO_BUDGET:g}",
                     note=f"reference (a decision line's JSON round trip) {median(reference):.1f} µs in the same blocks",
                 )
             )

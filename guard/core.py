@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import atexit
-import functools
 import threading
 import weakref
 from collections.abc import Mapping, Sequence
@@ -21,6 +20,7 @@ from typing import Any
 
 import attrs
 
+from guard import logline
 from guard import redact as redaction
 from guard import workspace as ws
 from guard.chain import Chain, combine
@@ -29,8 +29,11 @@ from guard.errors import InputError
 from guard.inputs import check_params, clamp_time
 from guard.layers.base import Context, Layer
 from guard.log import logger
-from guard.model import COMPONENT_KEYS, REQUEST_CONFIRM, DecisionRecord, Reason, Risk, ToolCall, Verdict
+from guard.logline import decision_line, decision_text
+from guard.model import REQUEST_CONFIRM, DecisionRecord, Reason, Risk, ToolCall, Verdict
 from guard.redact import redact, redact_text
+
+__all__ = ["Guard", "decision_line", "default_guard"]
 from guard.state import State
 
 UNRECORDED_RULE = "G004"  # the workspace cannot be written: the static verdict stands
@@ -64,7 +67,7 @@ class Guard:
         self.writable = ws.ensure(self.workspace)
         # Placeholders are hashed with the workspace's key (one per process: the last Guard's).
         if redaction.use_key(ws.redaction_key(self.workspace) if self.writable else None):
-            _reason_line.cache_clear()
+            logline.clear()
         # Why the workspace cannot take a write (read-only, full, ...), while that lasts: calls
         # then keep their static verdict (see ``_unrecorded``) instead of learning nothing silently.
         self.unrecorded: str | None = None if self.writable else (ws.write_problem(self.workspace) or "not writable")
@@ -126,7 +129,7 @@ class Guard:
     ) -> DecisionRecord:
         """Run the chain on one call and (by default) log it and count it in its session."""
         call = self.make_call(tool, params, session_id=session_id, cwd=cwd, agent_id=agent_id)
-        return self.decide_call(call, save=save, track=track, log_extra=log_extra)
+        return self._decide(call, save, save if track is None else track, log_extra)
 
     def decide_call(
         self,
@@ -146,6 +149,10 @@ class Guard:
             ts = clamp_time(call.timestamp, self._skew)
             if ts is not call.timestamp:
                 call = attrs.evolve(call, timestamp=ts)
+        return self._decide(call, save, save if track is None else track, log_extra)
+
+    def _decide(self, call: ToolCall, save: bool, track: bool, log_extra: Mapping[str, Any] | None) -> DecisionRecord:
+        """The decision on a call whose time is trusted (``make_call`` dated it now)."""
         unavailable: list[str] = []
         try:
             self.state.aggregates.catch_up()
@@ -159,7 +166,7 @@ class Guard:
         record = self.chain.run(call, ctx)
         if save:
             try:
-                self.state.decisions.append(decision_line(record) | dict(log_extra or {}))
+                self.state.decisions.append_text(decision_text(record, log_extra))
                 if self.writable:
                     self.unrecorded = None  # space came back
             except OSError as exc:
@@ -173,7 +180,7 @@ class Guard:
             )
         if self.config.error is not None:
             record = self._degraded(record, ctx, BAD_CONFIG_RULE, f"{self.config.error} (guard's configuration)")
-        if save if track is None else track:
+        if track:
             try:
                 self.state.sessions.on_dispatch(call, record)
             except Exception as exc:
@@ -223,6 +230,22 @@ class Guard:
     ) -> None:
         """Record how a call went (the seed's ``.command-execution.jsonl``)."""
         call = self.make_call(tool, params, session_id=session_id, agent_id=agent_id)
+        self.record_result_call(
+            call, success=success, duration_ms=duration_ms, error=error, risk=risk, timestamp=timestamp
+        )
+
+    def record_result_call(
+        self,
+        call: ToolCall,
+        *,
+        success: bool,
+        duration_ms: float | None = None,
+        error: str | None = None,
+        risk: Risk | str | None = None,
+        timestamp: datetime | None = None,
+    ) -> None:
+        """:meth:`record_result` for a prepared call (one the hook flow also decided on: its
+        parameters are redacted once for every line it reaches)."""
         now = _now() if timestamp is None else clamp_time(timestamp, self._skew)
         risk = self._risk_of(call) if risk is None else Risk.parse(risk)
         sig = self.state.signature_of(call)
@@ -250,9 +273,15 @@ class Guard:
         timestamp: datetime | None = None,
     ) -> None:
         """Record the person's answer to a confirmation (the seed's ``.user-interactions.jsonl``)."""
+        call = self.make_call(tool, params, session_id=session_id)
+        self.record_interaction_call(call, approved=approved, satisfaction=satisfaction, timestamp=timestamp)
+
+    def record_interaction_call(
+        self, call: ToolCall, *, approved: bool, satisfaction: int | None = None, timestamp: datetime | None = None
+    ) -> None:
+        """:meth:`record_interaction` for a prepared call."""
         if satisfaction is not None and (isinstance(satisfaction, bool) or not 1 <= satisfaction <= 5):
             raise InputError(f"satisfaction must be 1-5, got {satisfaction!r}")
-        call = self.make_call(tool, params, session_id=session_id)
         now = _now() if timestamp is None else clamp_time(timestamp, self._skew)
         line = _history_line(
             call,
@@ -324,59 +353,8 @@ def _history_line(call: ToolCall, now: datetime, signature: str, **fields: Any) 
         **fields,
         "session_id": redact(call.session_id),
         "signature": signature,
-        "params": redact(dict(call.params)),
+        "params": call.redacted_params,
     }
-
-
-def decision_line(record: DecisionRecord) -> dict[str, Any]:
-    """The decision-log line: the seed's shape, redacted params, each layer's reasons.
-
-    The same keys, in the same order, as ``record.to_dict()`` plus ``params``, built directly:
-    each layer keeps only its risk, decision, reasons, timing and error (its ``data`` and
-    ``tags`` stay in the record). Only fields that can carry text from the call are redacted
-    (tool, session, params, reasons, notes, errors); the rest are numbers and guard's own labels.
-    """
-    call = record.call
-    layers: list[dict[str, Any]] = []
-    for v in record.layers:
-        said = [dict(_reason_line(r)) for r in v.reasons]
-        layer: dict[str, Any] = {
-            "layer": v.layer,
-            "risk": v.risk.label if v.risk is not None else None,
-            "decision": v.decision,
-            "reasons": said,
-            "elapsed_us": round(v.elapsed_us, 1),
-        }
-        if v.error:
-            layer["error"] = redact(v.error)
-        layers.append(layer)
-    reasons = [dict(_reason_line(r)) for r in record.reasons]  # the deciding layers' first
-    components = record.components
-    return {
-        "timestamp": record.timestamp.isoformat(timespec="seconds"),
-        "tool": redact(call.tool),
-        "session_id": redact(call.session_id),
-        "fusion_score": round(record.final_score, 2),
-        "decision": record.decision,
-        "components": {k: round(float(components.get(k, 0.0)), 2) for k in COMPONENT_KEYS},
-        "risk": record.risk.label,
-        "weights": {k: round(float(w), 4) for k, w in record.weights.items()},
-        "reasons": reasons,
-        "layers": layers,
-        "unavailable": redact(list(record.unavailable)),
-        "notes": redact(list(record.notes)),
-        "elapsed_us": round(record.elapsed_us, 1),
-        "params": redact(dict(call.params)),
-    }
-
-
-@functools.lru_cache(maxsize=4096)
-def _reason_line(reason: Reason) -> dict[str, Any]:
-    """A reason as the log writes it, redacted; the same reasons recur on every decision."""
-    out: dict[str, Any] = {"id": reason.rule_id, "message": redact_text(reason.message)}
-    if reason.alternative:
-        out["alternative"] = redact_text(reason.alternative)
-    return out
 
 
 _LIVE: weakref.WeakSet[Guard] = weakref.WeakSet()

@@ -7,12 +7,15 @@ return a new ``Verdict``; the chain folds verdicts into one ``DecisionRecord``.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
 import attrs
 
+from guard.redact import redact, redact_text
+from guard.signature import signature
 from guard.toolnames import canonical_tool
 
 AUTO_ALLOW = "auto_allow"
@@ -115,8 +118,21 @@ class ToolCall:
     def kind(self) -> str:
         return canonical_tool(self.tool)
 
+    @functools.cached_property
+    def redacted_params(self) -> dict[str, Any]:
+        """``params`` as guard writes them anywhere (decision log, history, pending questions):
+        redacted once for the call, however many files it reaches. Treat it as read-only."""
+        out: dict[str, Any] = redact(self.params)
+        return out
 
-@attrs.frozen
+    @functools.cached_property
+    def redacted_signature(self) -> str:
+        """The call's signature (``bash:git status``) with secrets masked: the key history,
+        memory and the session journal store it under; redacted once for the call."""
+        return redact_text(signature(self.tool, self.params))
+
+
+@attrs.frozen(cache_hash=True)  # reasons key the log line's caches: hashed once each
 class Reason:
     """Why a layer judged as it did: a stable rule id and a sentence for a person."""
 
@@ -211,7 +227,7 @@ class DecisionRecord:
     def session_id(self) -> str | None:
         return self.call.session_id
 
-    @property
+    @functools.cached_property
     def reasons(self) -> tuple[Reason, ...]:
         """Every layer's reasons, those of the layers that decided first (see :meth:`in_order`)."""
         return tuple(r for v in self.in_order() for r in v.reasons)

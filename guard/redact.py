@@ -144,6 +144,12 @@ _ROOTS_SHORT, _ROOTS, _WAKES = _triggers()
 _LONG = 59
 
 
+def _long_token(text: str) -> bool:
+    """Could ``text`` hold a Discord token (the one shape "." wakes)? It takes 59+ characters
+    without a space and two dots: most long texts with a dot (a file name, "3.8") hold none."""
+    return len(text) >= _LONG and text.count(".") >= 2 and any(len(word) >= _LONG for word in text.split())
+
+
 def _redact(text: str) -> str:
     if len(text) > 1_000_000:
         text = text[:1_000_000] + "…[truncated]"
@@ -153,7 +159,7 @@ def _redact(text: str) -> str:
         return text
     low = text.lower()
     woken: set[int] = set()
-    for root in _ROOTS if len(text) >= _LONG else _ROOTS_SHORT:
+    for root in _ROOTS if _long_token(text) else _ROOTS_SHORT:
         if root in low:
             woken.update(_WAKES[root])
     if not woken:

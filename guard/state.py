@@ -15,8 +15,6 @@ from guard.config import Config
 from guard.log import logger
 from guard.memory.base import HistoryMemory, MemoryEvent, MemoryProvider
 from guard.model import Risk, ToolCall
-from guard.redact import redact_text
-from guard.signature import signature
 from guard.stores import Aggregates, JsonlLog
 from guard.system import SystemHealth
 
@@ -44,20 +42,11 @@ class State:
             workspace, config, self.aggregates, memory_backend or str(config.get("memory.backend"))
         )
         self._lock = threading.Lock()
-        self._last_signature: tuple[ToolCall | None, str] = (None, "")
 
     def signature_of(self, call: ToolCall) -> str:
-        """The call's signature with secrets masked: the key history and memory store it under.
-
-        The behavior and fusion layers both ask for the call being decided; the last answer is
-        kept with the call it belongs to (an identity check, so no other call can match it).
-        """
-        last = self._last_signature
-        if last[0] is call:
-            return last[1]
-        sig = redact_text(signature(call.tool, call.params))
-        self._last_signature = (call, sig)
-        return sig
+        """The call's signature with secrets masked: the key history and memory store it under
+        (the behavior and fusion layers both ask; the call keeps the answer)."""
+        return call.redacted_signature
 
     def remember(self, call: ToolCall, sig: str, *, success: bool, risk: Risk, now: datetime) -> None:
         if self.memory is None:

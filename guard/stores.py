@@ -78,7 +78,11 @@ class JsonlLog:
         in between (else None): a reader that had read up to ``start`` can count the record
         without reading it back.
         """
-        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
+        return self.append_text(json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str))
+
+    def append_text(self, text: str) -> tuple[int, int, int] | None:
+        """:meth:`append` for a record already encoded as one JSON line (without its newline)."""
+        text += "\n"
         # A lone surrogate (a "\ud800" escape, a file name decoded with surrogateescape) cannot
         # be UTF-8; written as its JSON escape it reads back as the same string.
         data = text.encode("utf-8", "backslashreplace")

@@ -123,7 +123,9 @@ class Pending:
         self.limit = limit
 
     # -- questions ------------------------------------------------------------------------
-    def add(self, state: str, event: Event) -> Entry:
+    def add(self, state: str, event: Event, params: Mapping[str, Any] | None = None) -> Entry:
+        """Keep a question about ``event``; ``params`` is its parameters already redacted (the
+        decided call's), else they are redacted here."""
         entry = Entry(
             id=os.urandom(4).hex(),
             state=state,
@@ -132,7 +134,7 @@ class Pending:
             call_id=event.call_id,
             key=call_key(event.tool or "", event.params),
             tool=event.tool or "",
-            params=redact(dict(event.params)),
+            params=redact(dict(event.params)) if params is None else dict(params),
             created=time.time(),
             cwd=event.cwd,
         )

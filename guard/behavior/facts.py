@@ -172,7 +172,15 @@ def _task_id(sig: str) -> str:
 
 def display(sig: str) -> str:
     """The signature as stored and shown: redacted, at most 120 characters."""
-    text = redact_text(sig)
+    return _short(redact_text(sig))
+
+
+def shown(call: ToolCall) -> str:
+    """``display`` of the call's signature, from the redaction the call already holds."""
+    return _short(call.redacted_signature)
+
+
+def _short(text: str) -> str:
     return text if len(text) <= 120 else text[:119] + "…"
 
 

@@ -37,7 +37,7 @@ import attrs
 from guard import lazyre
 from guard import workspace as ws
 from guard.behavior import files
-from guard.behavior.facts import SECRET, UNTRUSTED, Probe, difficulty_of, display, fallback_facts, probe_of, task_id
+from guard.behavior.facts import SECRET, UNTRUSTED, Probe, difficulty_of, fallback_facts, probe_of, shown, task_id
 from guard.behavior.session import SessionState, stored
 from guard.behavior.settings import BehaviorSettings
 from guard.behavior.tiers import TierBook
@@ -172,10 +172,9 @@ class SessionTracker:
         self._add(call.session_id, ev, save=taints, synced=synced)
 
     def on_result(self, call: ToolCall, success: bool, now: datetime) -> None:
-        sig = signature(call.tool, call.params)
-        task = task_id(sig)
+        task = task_id(signature(call.tool, call.params))
         t = now.timestamp()
-        ev: dict[str, Any] = {"e": "r", "t": t, "task": task, "call": display(sig), "ok": bool(success)}
+        ev: dict[str, Any] = {"e": "r", "t": t, "task": task, "call": shown(call), "ok": bool(success)}
         facts = fallback_facts(call, call.kind, self.settings.docs_hosts) & _TAINTS
         if facts:
             ev["facts"] = sorted(facts)
@@ -196,7 +195,7 @@ class SessionTracker:
 
     def on_interaction(self, call: ToolCall, approved: bool, now: datetime) -> None:
         sig = signature(call.tool, call.params)
-        ev = {"e": "i", "t": now.timestamp(), "task": task_id(sig), "call": display(sig), "ok": bool(approved)}
+        ev = {"e": "i", "t": now.timestamp(), "task": task_id(sig), "call": shown(call), "ok": bool(approved)}
         self._add(call.session_id, ev, save=True)
 
     def flush(self) -> None:

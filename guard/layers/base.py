@@ -28,6 +28,11 @@ class Context:
     human_present: bool = True
     verdicts: list[Verdict] = attrs.field(factory=list)
     deadline: float | None = None  # ``time.perf_counter()`` by which the decision must be made (the chain sets it)
+    # (number of verdicts, the last one, their highest risk): fusion and its evaluators ask
+    # five times a call, and the chain only ever appends
+    _risk: tuple[int, Verdict | None, Risk] = attrs.field(
+        default=(0, None, Risk.MEDIUM), init=False, repr=False, eq=False
+    )
 
     def verdict(self, layer: str) -> Verdict | None:
         for v in self.verdicts:
@@ -38,8 +43,14 @@ class Context:
     @property
     def static_risk(self) -> Risk:
         """The highest risk any earlier layer reported; MEDIUM when none did (unknown is not safe)."""
-        risks = [v.risk for v in self.verdicts if v.risk is not None]
-        return max(risks) if risks else Risk.MEDIUM
+        verdicts = self.verdicts
+        n, last, risk = self._risk
+        if n == len(verdicts) and (last is verdicts[-1] if n else True):
+            return risk
+        risks = [v.risk for v in verdicts if v.risk is not None]
+        risk = max(risks) if risks else Risk.MEDIUM
+        self._risk = (len(verdicts), verdicts[-1] if verdicts else None, risk)
+        return risk
 
     @property
     def tags(self) -> frozenset[str]:

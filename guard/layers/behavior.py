@@ -33,6 +33,7 @@ _TIER_FACTS = frozenset({RISKY_PATH, SUBAGENT})
 
 class BehaviorLayer:
     name = "behavior"
+    fresh_verdicts = True  # a new Verdict on every call: the chain may stamp its time in place
 
     def __init__(self, config: Config | None = None) -> None:
         self.settings = BehaviorSettings.from_config(config)
@@ -92,11 +93,14 @@ class BehaviorLayer:
             self.name,
             decision=result.decision,
             ceiling=result.ceiling,
-            reasons=tuple(x.reason() for x in sorted(signals, key=_weight)),
+            reasons=tuple([x.reason() for x in sorted(signals, key=_weight)]),
             data=data,
         )
 
 
+_ORDER = {BLOCK: 0, CONFIRM: 1}
+
+
 def _weight(signal: Any) -> int:
     """Deciding signals first: a block, then an ask, then penalties (a stable sort keeps the rest)."""
-    return {BLOCK: 0, CONFIRM: 1}.get(signal.effect, 2)
+    return _ORDER.get(signal.effect, 2)

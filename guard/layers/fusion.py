@@ -214,6 +214,7 @@ class FusionLayer:
 
     name = "fusion"
     scores_for_record = True  # the chain runs it after a block too, so blocks carry real components
+    fresh_verdicts = True  # a new Verdict on every call: the chain may stamp its time in place
 
     def __init__(self, config: Config, evaluators: Any | None = None) -> None:
         self.config = config
@@ -280,12 +281,7 @@ class FusionLayer:
             "health": health,
             "mode": "seed" if self.seed else "guard",
             "prior": prior,
-            "dimensions": {
-                k: {"value": round(c.value, 2), "confidence": round(c.confidence, 3), "note": c.note}
-                | ({"matched": c.matched} if c.matched is not None else {})
-                | ({"levels": dict(c.levels)} if c.levels is not None else {})
-                for k, c in parts.items()
-            },
+            "dimensions": {k: _dimension(c) for k, c in parts.items()},
         }
         return Verdict(
             layer=self.name,
@@ -327,6 +323,16 @@ class FusionLayer:
                 reasons.append(Reason(rule, why))
                 return REQUEST_CONFIRM
         return BLOCK
+
+
+def _dimension(c: Component) -> dict[str, Any]:
+    """A dimension as the record shows it: value, confidence, note, and what it matched."""
+    out: dict[str, Any] = {"value": round(c.value, 2), "confidence": round(c.confidence, 3), "note": c.note}
+    if c.matched is not None:
+        out["matched"] = c.matched
+    if c.levels is not None:
+        out["levels"] = dict(c.levels)
+    return out
 
 
 @attrs.frozen

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from guard.errors import InputError
-from guard.model import AUTO_ALLOW, BLOCK, DecisionRecord
+from guard.model import AUTO_ALLOW, BLOCK, DecisionRecord, ToolCall
 from integrations.hosts import words
 from integrations.hosts.base import ALLOW, DENY, PERMISSION, POST, PRE, PROMPT, RESOLUTION, STOP, Event, Host, Reply
 from integrations.pending import APPROVED, ASKED, AWAITING, Pending
@@ -137,15 +137,14 @@ def _decide(host: Host, event: Event, guard: Guard, *, track: bool = True) -> De
     extra = {"host": host.name, "event": event.name, "via": event.via}
     if event.call_id:
         extra["call_id"] = event.call_id
-    return guard.decide(
-        event.tool or "",
-        event.params,
-        session_id=event.session_id,
-        cwd=event.cwd,
-        agent_id=event.agent_id,
-        save=True,
-        track=track,
-        log_extra=extra,
+    return guard.decide_call(_call(guard, event), save=True, track=track, log_extra=extra)
+
+
+def _call(guard: Guard, event: Event) -> ToolCall:
+    """The event's call, made once: its parameters are redacted once (``redacted_params``) for
+    every line the event writes (decision log, pending question, history)."""
+    return guard.make_call(
+        event.tool or "", event.params, session_id=event.session_id, cwd=event.cwd, agent_id=event.agent_id
     )
 
 
@@ -172,9 +171,10 @@ def _before(host: Host, event: Event, guard: Guard, pending: Pending, *, may_ask
     if approval is not None:
         return host.allow(event, words.approved(approval.id))
     if may_ask and host.can_ask(event):
-        _remember(guard, lambda: pending.add(ASKED, event))  # unkept, the answer is just not learned
+        # unkept, the answer is just not learned
+        _remember(guard, lambda: pending.add(ASKED, event, record.call.redacted_params))
         return host.ask(event, words.confirm(record), record.risk.label)
-    entry = _remember(guard, lambda: pending.add(AWAITING, event))
+    entry = _remember(guard, lambda: pending.add(AWAITING, event, record.call.redacted_params))
     if entry is None:  # no approval id can be kept: refuse, saying why
         why = next((r.message for r in record.reasons if r.rule_id == "G004"), "guard cannot write its workspace")
         return host.deny(
@@ -194,30 +194,23 @@ def _permission(host: Host, event: Event, guard: Guard, pending: Pending) -> Rep
         return host.permission(event, DENY, f"{why} {instead}")
     if record.decision == AUTO_ALLOW:
         return host.permission(event, ALLOW if host.permission_allows else None, words.allowed(record))
-    _remember(guard, lambda: pending.add(ASKED, event))  # the dialog asks for guard; its outcome is the answer
+    # the dialog asks for guard; its outcome is the answer
+    _remember(guard, lambda: pending.add(ASKED, event, record.call.redacted_params))
     return host.permission(event, None, "")
 
 
 def _after(host: Host, event: Event, guard: Guard, pending: Pending) -> Reply:
-    tool = event.tool or ""
     if event.refused:  # it never ran: no result, and no "yes" to the question guard asked about it
         _remember(guard, lambda: pending.take(event, (ASKED,)))
         return host.quiet(event)
+    call = _call(guard, event)  # one call, redacted once, for the answer and the result
     if _remember(guard, lambda: pending.take(event, (ASKED,))) is not None:
-        guard.record_interaction(tool, event.params, session_id=event.session_id, approved=True)
+        guard.record_interaction_call(call, approved=True)
     if event.success is not None and not event.interrupted:
         from guard import workspace as ws
 
         try:
-            guard.record_result(
-                tool,
-                event.params,
-                session_id=event.session_id,
-                success=event.success,
-                duration_ms=event.duration_ms,
-                error=event.error,
-                agent_id=event.agent_id,
-            )
+            guard.record_result_call(call, success=event.success, duration_ms=event.duration_ms, error=event.error)
         except OSError as exc:
             if not ws.note_write_failure(exc, guard.workspace):
                 raise

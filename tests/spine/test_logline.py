@@ -1,0 +1,67 @@
+"""The decision-log line built from remembered pieces is, byte for byte, the plain JSON of
+``decision_line(record) | extra``: every kind of decision, secrets, non-ASCII text, a failed
+layer, notes, missing parts, and extra fields (new, replacing, not named by a string)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from guard.core import Guard
+from guard.layers.base import Context
+from guard.logline import decision_line, decision_text
+from guard.model import ToolCall, Verdict
+
+CONFIG = {"system.health": 90, "memory.backend": "history"}
+TOKEN = "ghp_" + "a1B2c3D4e5" * 3 + "f6G7h8"
+CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("bash", {"command": "git status"}),
+    ("bash", {"command": "rm -rf /"}),
+    ("bash", {"command": f"curl -H 'Authorization: Bearer {TOKEN}' https://example.com"}),
+    ("write", {"file_path": "src/app.py", "content": "print('hello')\n" * 20}),
+    ("mcp__x__put", {"api_key": "hunter2-hunter2", "note": "日本語 ü \ud800", "n": [1, 2.5, None, True]}),
+    ("Read", {"file_path": "/etc/hosts"}),
+]
+EXTRAS: list[dict[Any, Any] | None] = [
+    None,
+    {"host": "claude-code", "event": "PreToolUse", "via": "hook", "call_id": "toolu_1"},
+    {"tool": "renamed"},  # replaces a field of the line
+    {1: "not a string name"},
+]
+
+
+def plain(line: dict[Any, Any]) -> str:
+    return json.dumps(line, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+class Broken:
+    name = "broken"
+
+    def __call__(self, call: ToolCall, ctx: Context) -> Verdict:
+        raise RuntimeError(f"cannot read {TOKEN}")
+
+
+@pytest.mark.parametrize("extra", EXTRAS)
+def test_the_text_is_the_plain_json_of_the_line(tmp_path: Path, extra: dict[Any, Any] | None) -> None:
+    with (
+        Guard(tmp_path / "ws", CONFIG) as g,
+        Guard(tmp_path / "ws2", CONFIG, layers=[*Guard(tmp_path / "ws3", CONFIG).default_layers(), Broken()]) as broken,
+    ):
+        for guard in (g, broken):
+            for i in range(3):  # later rounds: history, loops, notes
+                for tool, params in CALLS:
+                    record = guard.decide(tool, params, session_id=f"s{i}", save=False)
+                    assert decision_text(record, extra) == plain(decision_line(record) | dict(extra or {}))
+
+
+def test_the_log_holds_that_line(tmp_path: Path) -> None:
+    """What ``decide`` appends reads back as the line, with the hook's fields after it."""
+    extra = {"host": "claude-code", "event": "PreToolUse", "via": "hook"}
+    with Guard(tmp_path / "ws", CONFIG) as g:
+        records = [g.decide(tool, params, session_id="s", log_extra=extra) for tool, params in CALLS]
+    written = (tmp_path / "ws" / ".fusion-decisions.jsonl").read_text().splitlines()
+    assert [json.loads(x) for x in written] == [json.loads(plain(decision_line(r) | extra)) for r in records]
+    assert all(TOKEN not in x for x in written)
