@@ -14,7 +14,7 @@ import atexit
 import functools
 import threading
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -123,10 +123,11 @@ class Guard:
         save: bool = True,
         track: bool | None = None,
         log_extra: Mapping[str, Any] | None = None,
+        prefer: Callable[[DecisionRecord], DecisionRecord] | None = None,
     ) -> DecisionRecord:
         """Run the chain on one call and (by default) log it and count it in its session."""
         call = self.make_call(tool, params, session_id=session_id, cwd=cwd, agent_id=agent_id)
-        return self.decide_call(call, save=save, track=track, log_extra=log_extra)
+        return self.decide_call(call, save=save, track=track, log_extra=log_extra, prefer=prefer)
 
     def decide_call(
         self,
@@ -135,12 +136,15 @@ class Guard:
         save: bool = True,
         track: bool | None = None,
         log_extra: Mapping[str, Any] | None = None,
+        prefer: Callable[[DecisionRecord], DecisionRecord] | None = None,
     ) -> DecisionRecord:
         """Decide a prepared call. ``track`` (default: ``save``) feeds the session layer.
 
         ``guard explain`` and what-if questions pass ``save=False`` and are not counted as the
         session having made the call; replays pass ``track=True``. ``log_extra`` adds fields
-        to the decision line (a hook's host and event).
+        to the decision line (a hook's host and event). ``prefer`` folds the person's standing
+        answers kept by the host (``integrations.hosts.host_rules``) into the record before it is
+        logged and counted.
         """
         if call.timestamp is not None:
             ts = clamp_time(call.timestamp, self._skew)
@@ -157,6 +161,8 @@ class Guard:
             config=self.config, now=call.timestamp or _now(), state=self.state, human_present=self.human_present
         )
         record = self.chain.run(call, ctx)
+        if prefer is not None:
+            record = prefer(record)
         if save:
             try:
                 self.state.decisions.append(decision_line(record) | dict(log_extra or {}))
