@@ -1,7 +1,8 @@
 """The person's settled answers in the host: its allow / ask / deny rules count as their preference.
 
 A host that keeps permission rules (Claude Code's ``permissions`` in its settings files, where
-"Yes, don't ask again" lands too) names the files through ``Host.rule_files``; this module
+"Yes, don't ask again" lands too; Codex's ``prefix_rule`` files in ``~/.codex/rules/``, where
+its "always allow" lands) names the files through ``Host.rule_files``; this module
 reads them with the static layer's own matcher (:mod:`guard.static.userrules`: Claude Code's
 rule syntax, compound commands split, every part must be covered by an allow) and folds them
 into guard's decision before it is logged:
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import threading
 from collections.abc import Callable, Iterable
@@ -52,6 +54,7 @@ class RuleFile:
     path: str
     base: str | None
     project: bool = False
+    dialect: str = "claude"  # claude: a settings.json ``permissions`` object; codex: ``prefix_rule(...)``
 
 
 @attrs.frozen
@@ -68,7 +71,7 @@ class _Cache:
         self._warned: set[tuple[str, tuple[int, int]]] = set()
         self._lock = threading.Lock()
 
-    def load(self, f: RuleFile, home: str, reader: Callable[[bytes], dict[str, Any]]) -> tuple[Loaded, float] | None:
+    def load(self, f: RuleFile, home: str) -> tuple[Loaded, float] | None:
         try:
             st = os.stat(f.path)
         except OSError:
@@ -78,7 +81,7 @@ class _Cache:
         cached = self._files.get(key)
         if cached is not None and cached[0] == stamp:
             return cached[1], st.st_mtime
-        loaded = _parse(f, home, reader)
+        loaded = _parse(f, home)
         with self._lock:
             if len(self._files) >= _MAX_FILES:
                 self._files.clear()
@@ -93,36 +96,70 @@ class _Cache:
 _CACHE = _Cache()
 
 
-def claude_settings(data: bytes) -> dict[str, Any]:
-    """The ``permissions`` object of a Claude Code settings file (``{}`` when there is none)."""
+def _parse(f: RuleFile, home: str) -> Loaded:
+    try:
+        with open(f.path, "rb") as fh:
+            data = fh.read(1 << 20)
+        rules = (codex_rules if f.dialect == "codex" else claude_rules)(data, f, home)
+    except (OSError, ValueError, SyntaxError, RecursionError) as exc:
+        return Loaded(userrules.RuleSet(), f"{f.path} is unreadable ({exc}); its permission rules are ignored")
+    return Loaded(userrules.RuleSet(tuple(rules)))
+
+
+def claude_rules(data: bytes, f: RuleFile, home: str) -> list[userrules.Permission]:
+    """The rules of a Claude Code settings file's ``permissions`` object, as the static layer reads them."""
     doc = json.loads(data.decode("utf-8"))
     if not isinstance(doc, dict):
         raise ValueError("the file is not a JSON object")
     section = doc.get("permissions", {})
     if not isinstance(section, dict):
         raise ValueError("'permissions' is not an object")
-    return section
-
-
-def _parse(f: RuleFile, home: str, reader: Callable[[bytes], dict[str, Any]]) -> Loaded:
-    try:
-        with open(f.path, "rb") as fh:
-            section = reader(fh.read(1 << 20))
-    except (OSError, ValueError) as exc:
-        return Loaded(userrules.RuleSet(), f"{f.path} is unreadable ({exc}); its permission rules are ignored")
-    texts = {a: [t for t in _entries(section.get(a)) if isinstance(t, str)] for a in userrules.ACTIONS}
     origin = f"{f.label} {f.path}"
     rules: list[userrules.Permission] = []
-    for action, entries in texts.items():
-        for text in entries:
-            rule = userrules.parse(_host_form(text), action, origin, f.base, home)
+    for action in userrules.ACTIONS:
+        entries = section.get(action)
+        for text in entries if isinstance(entries, list) else []:
+            rule = userrules.parse(_host_form(text), action, origin, f.base, home) if isinstance(text, str) else None
             if rule is not None:
                 rules.append(attrs.evolve(rule, text=text))
-    return Loaded(userrules.RuleSet(tuple(rules)))
+    return rules
 
 
-def _entries(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
+_CODEX_DECISIONS = {"allow": "allow", "prompt": "ask", "forbidden": "deny"}
+_MAX_ALTERNATIVES = 64
+
+
+def codex_rules(data: bytes, f: RuleFile, home: str) -> list[userrules.Permission]:
+    """Codex's ``prefix_rule(pattern=[...], decision=...)`` calls (Starlark, read as literals only).
+
+    A pattern is a token prefix (an element may be a list of alternatives); ``decision``
+    defaults to allow; ``prompt`` is guard's ask and ``forbidden`` its deny. The prefix matches
+    whole tokens: ``["gh", "pr", "view"]`` covers ``gh pr view 7`` but not ``gh pr viewer``.
+    """
+    import ast
+    import itertools
+
+    tree = ast.parse(data.decode("utf-8"), f.path)
+    origin = f"{f.label} {f.path}"
+    rules: list[userrules.Permission] = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "prefix_rule"):
+            continue
+        kw = {k.arg: k.value for k in node.keywords if k.arg}
+        pattern = ast.literal_eval(kw["pattern"]) if "pattern" in kw else None
+        decision = ast.literal_eval(kw["decision"]) if "decision" in kw else "allow"
+        if not isinstance(pattern, list) or not pattern or decision not in _CODEX_DECISIONS:
+            raise ValueError(f"line {node.lineno}: prefix_rule needs a pattern list and a known decision")
+        choices = [p if isinstance(p, list) else [p] for p in pattern]
+        if not all(isinstance(t, str) and t for c in choices for t in c):
+            raise ValueError(f"line {node.lineno}: prefix_rule pattern tokens must be strings")
+        text = f"prefix_rule(pattern={json.dumps(pattern)}, decision={json.dumps(decision)})"
+        for tokens in itertools.islice(itertools.product(*choices), _MAX_ALTERNATIVES):
+            regex = re.compile(re.escape(" ".join(tokens)) + r"(?:\s.*)?", re.S)
+            rules.append(
+                userrules.Permission(text, _CODEX_DECISIONS[decision], "bash", "*", pattern=regex, origin=origin)
+            )
+    return rules
 
 
 def _host_form(text: str) -> str:
@@ -169,7 +206,7 @@ def _collect(files: Iterable[RuleFile], home: str, started: float) -> tuple[user
     out = userrules.RuleSet()
     notes: list[str] = []
     for f in files:
-        got = _CACHE.load(f, home, claude_settings)
+        got = _CACHE.load(f, home)
         if got is None:
             continue
         loaded, mtime = got

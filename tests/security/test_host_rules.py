@@ -185,3 +185,43 @@ class TestBrokenAndChangedFiles:
         assert decide(box, ASKED)[0] == "ask"
         assert decide(box, "pwd")[0] == "deny"  # its deny still counts
         assert decide(box, ASKED, session_id="cc-2")[0] == "allow"  # a new session: the file is settled
+
+
+class TestCodexRules:
+    """Codex's ``~/.codex/rules/*.rules`` (where its "always allow" lands): prefix_rule decisions."""
+
+    @staticmethod
+    def pre(box: dict[str, Path], command: str) -> tuple[Any, str]:
+        from tests.security.test_host_adapters import codex
+
+        payload = codex("PreToolUse", "Bash", {"command": command}, box["project"])
+        out, code, err = hook("codex", payload, box["ws"], env_for(box["home"]))
+        assert code == 0, err
+        decision = (out or {}).get("hookSpecificOutput", {}).get("permissionDecision")
+        return decision, err
+
+    @staticmethod
+    def rules(box: dict[str, Path], text: str) -> None:
+        folder = box["home"] / ".codex" / "rules"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "default.rules").write_text(text)
+
+    def test_allow_prefix_rule_lifts_the_ask_at_a_token_boundary(self, box: dict[str, Path]) -> None:
+        assert self.pre(box, ASKED)[0] == "deny"  # Codex cannot ask from a hook: out of band
+        self.rules(box, 'prefix_rule(pattern = ["ssh", "build-host"], decision = "allow")\n')
+        assert self.pre(box, ASKED)[0] is None  # nothing to say: the call runs
+        assert self.pre(box, "ssh build-hostile uptime")[0] == "deny"
+        assert self.pre(box, f"{ASKED} && ssh other-host uptime")[0] == "deny"
+        assert self.pre(box, "rm -rf ~")[0] == "deny"  # never a block
+
+    def test_forbidden_blocks_and_alternatives_expand(self, box: dict[str, Path]) -> None:
+        self.rules(box, 'prefix_rule(pattern = [["ls", "pwd"]], decision = "forbidden", justification = "x")\n')
+        assert self.pre(box, "ls -la")[0] == "deny"
+        assert self.pre(box, "pwd")[0] == "deny"
+        assert self.pre(box, "cat README.md")[0] is None
+
+    def test_unreadable_rules_file_warns_and_is_ignored(self, box: dict[str, Path]) -> None:
+        self.rules(box, "prefix_rule(pattern = [\n")
+        decision, err = self.pre(box, "cat README.md")
+        assert decision is None
+        assert len([line for line in err.splitlines() if "default.rules" in line]) == 1
