@@ -18,7 +18,8 @@ into guard's decision before it is logged:
 Rules in a project's files (``.claude/settings.json``, ``.claude/settings.local.json``) whose
 file changed after the session started are not used to allow (G309): guard blocks the agent's
 writes to those files, and a change it did not see mid-session could be the agent's. A file
-that cannot be read is skipped with one warning on stderr and a G309 note. Files are re-read
+that cannot be read is skipped with one warning on stderr and a G309 note; if the rules cannot
+be checked at all, what guard would have allowed is asked instead (G309). Files are re-read
 only when their mtime or size changes.
 """
 
@@ -186,11 +187,16 @@ def preference(host: Host, event: Event, guard: Guard) -> Callable[[DecisionReco
         return None
 
     def prefer(record: DecisionRecord) -> DecisionRecord:
-        started = _session_start(guard, event)
-        rules, notes = _collect(files, home, started)
-        if not rules.rules:
-            return attrs.evolve(record, notes=(*record.notes, *notes)) if notes else record
-        return apply(record, rules, static, notes)
+        try:
+            started = _session_start(guard, event)
+            rules, notes = _collect(files, home, started)
+            if not rules.rules:
+                return attrs.evolve(record, notes=(*record.notes, *notes)) if notes else record
+            return apply(record, rules, static, notes, human=guard.human_present)
+        except Exception as exc:  # guard's own decision stands: the host's rules only ever move it by rule
+            return attrs.evolve(
+                record, notes=(*record.notes, f"G309 host rules not applied ({type(exc).__name__}: {exc})")
+            )
 
     return prefer
 
@@ -221,7 +227,9 @@ def _collect(files: Iterable[RuleFile], home: str, started: float) -> tuple[user
     return out, notes
 
 
-def apply(record: DecisionRecord, rules: userrules.RuleSet, static: Any, notes: list[str]) -> DecisionRecord:
+def apply(
+    record: DecisionRecord, rules: userrules.RuleSet, static: Any, notes: list[str], *, human: bool = True
+) -> DecisionRecord:
     """``record`` with the host's rules folded in (see the module docstring)."""
     from guard.layers.static import user_rule_matches
     from guard.static.budget import Budget
@@ -234,9 +242,10 @@ def apply(record: DecisionRecord, rules: userrules.RuleSet, static: Any, notes: 
         return attrs.evolve(record, notes=(*record.notes, *notes)) if notes else record
     best = matched[0]
     said = f"{best.rule.text} in {best.rule.origin}"
-    no_human = any("no human present" in n for n in record.notes)
+    layer_blocked = any(v.decision == BLOCK for v in record.layers)
+    no_human = record.decision == BLOCK and not layer_blocked  # an ask that had nobody to answer it
     if best.action == "deny":
-        if record.decision == BLOCK and any(v.decision == BLOCK for v in record.layers):
+        if layer_blocked:
             verdict = _verdict(Risk.CRITICAL, "G307", f"Your host settings deny this too ({said})", decision=None)
             return _with(record, verdict, record.decision, notes, lead=False)
         verdict = _verdict(Risk.CRITICAL, "G307", f"Your host settings deny this ({said})", decision=BLOCK)
@@ -245,7 +254,7 @@ def apply(record: DecisionRecord, rules: userrules.RuleSet, static: Any, notes: 
         verdict = _verdict(None, "G308", f"Your host settings ask before this ({said})", ceiling=REQUEST_CONFIRM)
         if record.decision != AUTO_ALLOW:
             return _with(record, verdict, record.decision, notes, lead=record.decision == REQUEST_CONFIRM)
-        if no_human or not _human(record):
+        if not human:
             return _with(record, verdict, BLOCK, [*notes, f"G308 host ask rule ({said}); nobody to ask: block"])
         return _with(record, verdict, REQUEST_CONFIRM, [*notes, f"G308 host ask rule: {said}"])
     # allow
@@ -259,10 +268,6 @@ def apply(record: DecisionRecord, rules: userrules.RuleSet, static: Any, notes: 
         )
     verdict = _verdict(None, "G306", f"You allowed this in your host settings ({said})", decision=AUTO_ALLOW)
     return _with(record, verdict, AUTO_ALLOW, [*notes, f"G306 host allow rule lifted {record.decision}: {said}"])
-
-
-def _human(record: DecisionRecord) -> bool:
-    return not any("no human present" in n for n in record.notes)
 
 
 def _why_not_lift(record: DecisionRecord, analysis: Any) -> str | None:
