@@ -276,7 +276,9 @@ def _why_not_lift(record: DecisionRecord, analysis: Any) -> str | None:
     static = record.layer("static")
     if static is None or static.risk is None or static.risk > Risk.MEDIUM:
         return f"the static layer rates it {static.risk.label if static and static.risk else 'unknown'}"
-    if analysis.over_budget or any(v.error or v.unavailable for v in record.layers) or record.unavailable:
+    # a layer that failed or a check cut short by the time budget; a data source still loading
+    # (memory in a warming daemon) is not part of judging the call's risk
+    if analysis.over_budget or any(v.error or v.layer == "budget" for v in record.layers):
         return "part of guard's check did not complete"
     return None
 

@@ -225,3 +225,38 @@ class TestCodexRules:
         decision, err = self.pre(box, "cat README.md")
         assert decision is None
         assert len([line for line in err.splitlines() if "default.rules" in line]) == 1
+
+
+class TestThroughTheDaemon:
+    def test_guard_serve_reads_the_same_rules(self, box: dict[str, Path]) -> None:
+        """``guard serve`` (a daemon started with the fake HOME) answers with the person's rules too."""
+        import signal
+        import subprocess
+
+        from tests.conftest import GUARD_CMD
+
+        settings(box["project"] / ".claude" / "settings.local.json", allow=["Bash(ssh build-host:*)"])
+        settings(box["home"] / ".claude" / "settings.json", deny=["Bash(ls:*)"])
+        env = env_for(box["home"]) | {"GUARD_HOOKS_DAEMON": "auto"}
+        served = subprocess.Popen(
+            [*GUARD_CMD, "serve", "--workspace", str(box["ws"])],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=env,
+        )
+        try:
+            assert served.stdout is not None
+            assert served.stdout.readline().startswith("guard serve: listening on")
+            answers = {}
+            for command in (ASKED, ALLOWED):
+                out, code, err = hook("claude-code", claude_pre(command, box["project"]), box["ws"], env)
+                assert code == 0, err
+                answers[command] = out["hookSpecificOutput"]["permissionDecision"]
+        finally:
+            served.send_signal(signal.SIGTERM)
+            served.communicate(timeout=20)
+        assert answers == {ASKED: "allow", ALLOWED: "deny"}
+        lines = jsonl(box["ws"], ".fusion-decisions.jsonl")
+        assert [line.get("via") for line in lines] == ["daemon", "daemon"]
+        assert [line["reasons"][0]["id"] for line in lines] == ["G306", "G307"]
