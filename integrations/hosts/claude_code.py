@@ -45,10 +45,12 @@ if TYPE_CHECKING:
 ATTENDED = "CLAUDE_CODE_SESSION_ATTENDED"  # 1: a person at the terminal; 0: headless (-p)
 
 
-def project_root(cwd: str | None, home: str) -> str | None:
-    """The project whose ``.claude/`` settings apply at ``cwd``: the nearest directory at or above it
-    holding ``.claude/settings*.json``, not above its git root, never the home directory itself
-    (``~/.claude/settings.json`` is the user's file)."""
+def project_root(
+    cwd: str | None, home: str, markers: tuple[str, ...] = (".claude/settings.json", ".claude/settings.local.json")
+) -> str | None:
+    """The project whose host settings apply at ``cwd``: the nearest directory at or above it
+    holding one of ``markers``, not above its git root, never the home directory itself (the
+    home's files are the user's)."""
     if not cwd or not os.path.isabs(cwd):
         return None
     probe = os.path.normpath(cwd)
@@ -56,10 +58,7 @@ def project_root(cwd: str | None, home: str) -> str | None:
     for _ in range(32):
         if probe == home or probe == os.path.dirname(probe):
             return None
-        claude = os.path.join(probe, ".claude")
-        if os.path.isfile(os.path.join(claude, "settings.json")) or os.path.isfile(
-            os.path.join(claude, "settings.local.json")
-        ):
+        if any(os.path.exists(os.path.join(probe, m)) for m in markers):
             return probe
         if os.path.exists(os.path.join(probe, ".git")):
             return None

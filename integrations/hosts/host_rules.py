@@ -2,7 +2,8 @@
 
 A host that keeps permission rules (Claude Code's ``permissions`` in its settings files, where
 "Yes, don't ask again" lands too; Codex's ``prefix_rule`` files in ``~/.codex/rules/``, where
-its "always allow" lands) names the files through ``Host.rule_files``; this module
+its "always allow" lands; Gemini CLI's ``tools.allowed`` / ``tools.exclude`` and policy files)
+names the files through ``Host.rule_files``; this module
 reads them with the static layer's own matcher (:mod:`guard.static.userrules`: Claude Code's
 rule syntax, compound commands split, every part must be covered by an allow) and folds them
 into guard's decision before it is logged:
@@ -101,8 +102,8 @@ def _parse(f: RuleFile, home: str) -> Loaded:
     try:
         with open(f.path, "rb") as fh:
             data = fh.read(1 << 20)
-        rules = (codex_rules if f.dialect == "codex" else claude_rules)(data, f, home)
-    except (OSError, ValueError, SyntaxError, RecursionError) as exc:
+        rules = _READERS[f.dialect](data, f, home)
+    except (OSError, ValueError, SyntaxError, RecursionError, AttributeError, TypeError) as exc:
         return Loaded(userrules.RuleSet(), f"{f.path} is unreadable ({exc}); its permission rules are ignored")
     return Loaded(userrules.RuleSet(tuple(rules)))
 
@@ -161,6 +162,93 @@ def codex_rules(data: bytes, f: RuleFile, home: str) -> list[userrules.Permissio
                 userrules.Permission(text, _CODEX_DECISIONS[decision], "bash", "*", pattern=regex, origin=origin)
             )
     return rules
+
+
+_GEMINI_DECISIONS = {"allow": "allow", "ask_user": "ask", "deny": "deny"}
+_GEMINI_SHELL = ("run_shell_command", "shelltool")
+
+
+def gemini_policy(data: bytes, f: RuleFile, home: str) -> list[userrules.Permission]:
+    """Gemini CLI policy files (``[[rule]]`` with ``toolName``, ``commandPrefix``, ``decision``).
+
+    ``priority`` is not read: guard applies deny over ask over allow, which is never more
+    permissive than a priority order. ``commandPrefix`` is a plain string prefix for deny and
+    ask (as Gemini reads it); an allow covers the prefix at a word boundary only. Rules guard
+    cannot read exactly (``argsPattern``, ``commandRegex``, ``mcpName``, ``modes``) count when
+    they deny or ask with a tool name alone and are skipped when they allow.
+    """
+    import tomllib
+
+    doc = tomllib.loads(data.decode("utf-8"))
+    entries = doc.get("rule", [])
+    if not isinstance(entries, list):
+        raise ValueError("'rule' is not an array of tables")
+    origin = f"{f.label} {f.path}"
+    rules: list[userrules.Permission] = []
+    for n, entry in enumerate(entries, 1):
+        decision = entry.get("decision") if isinstance(entry, dict) else None
+        if decision not in _GEMINI_DECISIONS:
+            raise ValueError(f"rule {n}: decision must be allow, ask_user or deny")
+        action = _GEMINI_DECISIONS[decision]
+        inexact = any(k in entry for k in ("argsPattern", "commandRegex", "mcpName", "modes"))
+        if inexact and action == "allow":
+            continue
+        tools = _strings(entry.get("toolName", "run_shell_command" if "commandPrefix" in entry else None))
+        prefixes = _strings(entry.get("commandPrefix"))
+        text = f"[[rule]] {n}: " + ", ".join(
+            f"{k} = {json.dumps(entry[k])}" for k in ("toolName", "commandPrefix", "decision") if k in entry
+        )
+        for tool in tools:
+            if tool.lower() in _GEMINI_SHELL and prefixes:
+                for prefix in prefixes:
+                    tail = r".*" if action != "allow" or prefix.endswith(" ") else r"(?:\s.*)?"
+                    regex = re.compile(re.escape(prefix) + tail, re.S)
+                    rules.append(userrules.Permission(text, action, "bash", "*", pattern=regex, origin=origin))
+            elif tool != "*" or action != "allow":
+                rule = userrules.parse(tool, action, origin, f.base, home)
+                if rule is not None:
+                    rules.append(attrs.evolve(rule, text=text))
+    return rules
+
+
+def gemini_settings(data: bytes, f: RuleFile, home: str) -> list[userrules.Permission]:
+    """Gemini CLI ``settings.json``: ``tools.allowed`` (run without asking) and ``tools.exclude``
+    (never offered), entries like ``run_shell_command(git status)``: a command prefix at a word boundary."""
+    doc = json.loads(data.decode("utf-8"))
+    if not isinstance(doc, dict):
+        raise ValueError("the file is not a JSON object")
+    tools = doc.get("tools", {})
+    tools = tools if isinstance(tools, dict) else {}
+    origin = f"{f.label} {f.path}"
+    rules: list[userrules.Permission] = []
+    for key, action in (("allowed", "allow"), ("exclude", "deny")):
+        for text in _strings(tools.get(key)):
+            m = re.fullmatch(r"\s*([A-Za-z0-9_.\-]+)\s*(?:\((.*)\))?\s*", text, re.S)
+            if m is None:
+                continue
+            name, spec = m.group(1), m.group(2)
+            if name.lower() in _GEMINI_SHELL:
+                form = f"Bash({spec.strip()}:*)" if spec and spec.strip() else "Bash"
+            else:
+                form = name if spec is None else f"{name}({spec})"
+            rule = userrules.parse(form, action, origin, f.base, home)
+            if rule is not None:
+                rules.append(attrs.evolve(rule, text=f"tools.{key}: {text}"))
+    return rules
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+_READERS: dict[str, Callable[[bytes, RuleFile, str], list[userrules.Permission]]] = {
+    "claude": claude_rules,
+    "codex": codex_rules,
+    "gemini-policy": gemini_policy,
+    "gemini-settings": gemini_settings,
+}
 
 
 def _host_form(text: str) -> str:

@@ -260,3 +260,49 @@ class TestThroughTheDaemon:
         lines = jsonl(box["ws"], ".fusion-decisions.jsonl")
         assert [line.get("via") for line in lines] == ["daemon", "daemon"]
         assert [line["reasons"][0]["id"] for line in lines] == ["G306", "G307"]
+
+
+class TestGeminiRules:
+    """Gemini CLI's policy engine files and ``tools.allowed`` / ``tools.exclude``."""
+
+    @staticmethod
+    def pre(box: dict[str, Path], command: str) -> tuple[str | None, str]:
+        from tests.security.test_host_adapters import gemini
+
+        out, code, err = hook("gemini", gemini("BeforeTool", command, box["project"]), box["ws"], env_for(box["home"]))
+        assert code in (0, 2), err
+        return (out or {}).get("decision"), err
+
+    def test_policy_allow_lifts_the_ask_and_deny_blocks(self, box: dict[str, Path]) -> None:
+        assert self.pre(box, ASKED)[0] == "ask"
+        policies = box["home"] / ".gemini" / "policies"
+        policies.mkdir(parents=True)
+        (policies / "mine.toml").write_text(
+            '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "ssh build-host"\ndecision = "allow"\n'
+            "priority = 100\n\n"
+            '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "ls"\ndecision = "deny"\npriority = 100\n'
+        )
+        assert self.pre(box, ASKED)[0] == "allow"
+        assert self.pre(box, "ssh build-hostile uptime")[0] == "ask"  # an allow stops at a word boundary
+        assert self.pre(box, "lsof -i")[0] == "deny"  # a deny is Gemini's plain string prefix
+        assert self.pre(box, "rm -rf ~")[0] == "deny"
+
+    def test_project_settings_tools_allowed_and_exclude(self, box: dict[str, Path]) -> None:
+        gem = box["project"] / ".gemini"
+        gem.mkdir()
+        (gem / "settings.json").write_text(
+            json.dumps(
+                {"tools": {"allowed": ["run_shell_command(ssh build-host)"], "exclude": ["run_shell_command(pwd)"]}}
+            )
+        )
+        assert self.pre(box, ASKED)[0] == "allow"
+        assert self.pre(box, "pwd")[0] == "deny"
+        assert self.pre(box, f"{ASKED} && ssh other-host uptime")[0] == "ask"
+
+    def test_broken_policy_file_warns_and_is_ignored(self, box: dict[str, Path]) -> None:
+        policies = box["home"] / ".gemini" / "policies"
+        policies.mkdir(parents=True)
+        (policies / "bad.toml").write_text("[[rule]\n")
+        decision, err = self.pre(box, ALLOWED)
+        assert decision == "allow"
+        assert len([line for line in err.splitlines() if "bad.toml" in line]) == 1
