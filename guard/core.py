@@ -13,7 +13,7 @@ from __future__ import annotations
 import atexit
 import threading
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -126,10 +126,11 @@ class Guard:
         save: bool = True,
         track: bool | None = None,
         log_extra: Mapping[str, Any] | None = None,
+        prefer: Callable[[DecisionRecord], DecisionRecord] | None = None,
     ) -> DecisionRecord:
         """Run the chain on one call and (by default) log it and count it in its session."""
         call = self.make_call(tool, params, session_id=session_id, cwd=cwd, agent_id=agent_id)
-        return self._decide(call, save, save if track is None else track, log_extra)
+        return self._decide(call, save, save if track is None else track, log_extra, prefer)
 
     def decide_call(
         self,
@@ -138,20 +139,30 @@ class Guard:
         save: bool = True,
         track: bool | None = None,
         log_extra: Mapping[str, Any] | None = None,
+        prefer: Callable[[DecisionRecord], DecisionRecord] | None = None,
     ) -> DecisionRecord:
         """Decide a prepared call. ``track`` (default: ``save``) feeds the session layer.
 
         ``guard explain`` and what-if questions pass ``save=False`` and are not counted as the
         session having made the call; replays pass ``track=True``. ``log_extra`` adds fields
-        to the decision line (a hook's host and event).
+        to the decision line (a hook's host and event). ``prefer`` folds the person's standing
+        answers kept by the host (``integrations.hosts.host_rules``) into the record before it is
+        logged and counted.
         """
         if call.timestamp is not None:
             ts = clamp_time(call.timestamp, self._skew)
             if ts is not call.timestamp:
                 call = attrs.evolve(call, timestamp=ts)
-        return self._decide(call, save, save if track is None else track, log_extra)
+        return self._decide(call, save, save if track is None else track, log_extra, prefer)
 
-    def _decide(self, call: ToolCall, save: bool, track: bool, log_extra: Mapping[str, Any] | None) -> DecisionRecord:
+    def _decide(
+        self,
+        call: ToolCall,
+        save: bool,
+        track: bool,
+        log_extra: Mapping[str, Any] | None,
+        prefer: Callable[[DecisionRecord], DecisionRecord] | None = None,
+    ) -> DecisionRecord:
         """The decision on a call whose time is trusted (``make_call`` dated it now)."""
         unavailable: list[str] = []
         try:
@@ -164,6 +175,8 @@ class Guard:
             config=self.config, now=call.timestamp or _now(), state=self.state, human_present=self.human_present
         )
         record = self.chain.run(call, ctx)
+        if prefer is not None:
+            record = prefer(record)
         if save:
             try:
                 self.state.decisions.append_text(decision_text(record, log_extra))

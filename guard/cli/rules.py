@@ -4,7 +4,8 @@ guard rules builtin: every rule guard itself can cite."""
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -28,7 +29,10 @@ Learn permission rules from what you keep approving or refusing.
 A rule is suggested only when the same answer was given, and verified (an approved call
 then succeeded), at least policy.min_observations times across policy.min_sessions
 sessions; never when the pattern was also answered the other way (held for you); never an
-allow rule for anything the static layer rates high or critical (rejected).
+allow rule for anything the static layer rates high or critical (rejected). A shell allow
+rule is exact, Bash(pip install requests): it covers that command with no other arguments,
+so no --index-url, git+URL, -f FILE, remote or host can be added under it. Each suggestion
+shows what it covers and a replay of the past calls it would have allowed.
 """
 
 
@@ -127,9 +131,13 @@ def run_suggest(args: argparse.Namespace) -> int:
         print(f"{title} ({len(items)}):")
         for s in items:
             print(f"  {s.id}  {s.kind:<5}  {s.rule}")
+            if s.replay is not None:
+                print(f"      covers {s.replay['covers']}")
             print(f"      {s.reason}")
             if s.evidence.examples:
                 print(f"      e.g. {'; '.join(s.evidence.examples)}")
+            if s.replay is not None:
+                _print_replay(s.kind, s.replay)
     c = result.counts
     if not (result.suggested or result.held or result.rejected):
         print("no rule suggestions: no pattern has enough consistent, verified answers yet")
@@ -145,6 +153,19 @@ def run_suggest(args: argparse.Namespace) -> int:
     if result.suggested:
         print("next: guard rules apply --dry-run   then: guard rules apply [ID ...]")
     return 0
+
+
+def _print_replay(kind: str, replay: Mapping[str, Any]) -> None:
+    done = "allowed" if kind == "allow" else "refused"
+    calls = replay.get(done) or []
+    shown = "; ".join(f"{c['call']} ({c['count']}x)" for c in calls)
+    print(f"      replay: would have {done} {replay.get('past_calls', 0)} past call(s){': ' + shown if shown else ''}")
+    others = "; ".join(f"{c['call']} ({c['count']}x)" for c in replay.get("not_covered") or [])
+    if others:
+        print(f"      not covered: {others}")
+    if "variants_checked" in replay and not replay.get("widens"):
+        n = replay["variants_checked"]
+        print(f"      none of {n} target-changing variants is covered (--index-url, git+URL, -f FILE, ...)")
 
 
 def run_apply(args: argparse.Namespace) -> int:

@@ -1,6 +1,14 @@
 """Command patterns: what one learned rule covers, and its Claude Code-style rule text.
 
-A pattern generalises a call just enough to recur, and no further:
+A learned **allow** rule for a shell command is exact (:func:`exact_of`): the operation as
+the fusion layer keys its history (:func:`guard.signature.signature`: blanks folded, every
+argument kept), ``Bash(pip install requests)``. It covers that command and nothing else, so
+no argument that changes the target (a package, ``--index-url``, ``git+URL``, ``-f FILE``,
+``--context``, a host, a remote or a branch) can be added under it. Commands the rule syntax
+cannot spell exactly (a ``*``, longer than the signature keeps) get none.
+
+A learned **deny** rule, and any rule for another tool, generalises a call just enough to
+recur (a broader deny only refuses more):
 
 - **bash**: the program plus its subcommand words, up to the first word that is an option
   (``-x``), path-like (``/``, ``.``, ``~``), volatile (starts with a digit, a hash, has
@@ -39,9 +47,11 @@ import attrs
 
 from guard import lazyre
 from guard.model import ToolCall
+from guard.signature import signature
 from guard.toolnames import canonical_tool
 
 MAX_WORDS = 3
+SIGNATURE_MAX = 512  # guard.signature keeps this many characters of a command
 
 RULE_TOOL = {"bash": "Bash", "write": "Write", "edit": "Edit", "read": "Read", "web_fetch": "WebFetch"}
 _KIND_OF_RULE_TOOL = {v.lower(): k for k, v in RULE_TOOL.items()}
@@ -70,7 +80,7 @@ _HOST = lazyre.compile(r"[A-Za-z0-9.-]+\Z")
 
 @attrs.frozen
 class Pattern:
-    """``kind`` is the canonical tool; ``shape`` one of prefix, dir, file, domain."""
+    """``kind`` is the canonical tool; ``shape`` one of exact, prefix, dir, file, domain."""
 
     kind: str
     shape: str
@@ -80,6 +90,8 @@ class Pattern:
     def rule(self) -> str:
         """The Claude Code-style rule text: ``Bash(npm run test:*)``, ``Write(src/**)``."""
         tool = RULE_TOOL[self.kind]
+        if self.shape == "exact":
+            return f"{tool}({self.spec})"
         if self.shape == "prefix":
             return f"{tool}({self.spec}:*)"
         if self.shape == "domain":
@@ -91,6 +103,19 @@ class Pattern:
         else:
             path = self.spec
         return f"{tool}({path}/**)" if self.shape == "dir" else f"{tool}({path})"
+
+    @property
+    def scope(self) -> str:
+        """What the rule covers, in words: ``exactly `pip install requests`, no other arguments``."""
+        if self.shape == "exact":
+            return f"exactly `{self.spec}`, no other arguments"
+        if self.shape == "prefix":
+            return f"`{self.spec}` followed by any arguments"
+        if self.shape == "domain":
+            return f"any URL on {self.spec} or its subdomains"
+        if self.shape == "dir":
+            return f"any file under {self.spec}/"
+        return f"the file {self.spec}"
 
     def covers(self, tool: str, text: str, cwd: str | None = None) -> bool:
         """Whether the static layer reads this pattern's rule as covering a call of ``tool`` with
@@ -148,6 +173,20 @@ def pattern_of(tool: str, text: str) -> Pattern | None:
         host = _host(text)
         return Pattern(kind, "domain", host) if host else None
     return None
+
+
+def exact_of(tool: str, text: str) -> Pattern | None:
+    """The exact rule for a shell operation, or None (another tool, or nothing to spell exactly).
+
+    ``exact_of("Bash", "pip install  requests").rule == "Bash(pip install requests)"``; ``text``
+    is the command, and the rule's text is its signature (the fusion layer's operation key).
+    """
+    if canonical_tool(tool) != "bash" or bash_prefix(text) is None:
+        return None
+    op = signature("Bash", {"command": text}).partition(":")[2]
+    if "*" in op or len(op) >= SIGNATURE_MAX or not op.isprintable():
+        return None  # ``*`` is the rule syntax's wildcard; a cut signature is not the command
+    return Pattern("bash", "exact", op)
 
 
 def bash_prefix(command: str) -> str | None:
@@ -249,7 +288,10 @@ def parse_rule(rule: str) -> Pattern | None:
     if kind is None:
         return None
     if kind == "bash":
-        return Pattern(kind, "prefix", " ".join(body[:-2].split())) if body.endswith(":*") and body[:-2] else None
+        if body.endswith(":*"):
+            return Pattern(kind, "prefix", " ".join(body[:-2].split())) if body[:-2] else None
+        spec = " ".join(body.split())
+        return Pattern(kind, "exact", spec) if spec and "*" not in spec else None
     if kind == "web_fetch":
         return Pattern(kind, "domain", body[7:]) if body.startswith("domain:") and body[7:] else None
     shape = "dir" if body.endswith("/**") else "file"

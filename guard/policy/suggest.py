@@ -17,6 +17,15 @@ A pattern (see :mod:`guard.policy.patterns`) becomes a **candidate** rule when a
    blocked, or a directory covering guard's own workspace, and the rule is **rejected**.
 5. *new*: rules already in ``[permissions]``, already active, or once reverted by the user
    are not suggested again (a person's "no" is final; ``guard rules apply ID`` restores one).
+6. *exact* (allow): a shell command's allow rule is its operation, every argument kept
+   (``Bash(pip install requests)``, :func:`guard.policy.patterns.exact_of`), learned from the
+   answers to that operation only; a rule the static layer would read as also covering a
+   target-changing variant (``--index-url``, ``git+URL``, ``-f FILE``, ``--context``, another
+   remote or host, a chained command) is **rejected**. Deny rules keep the wider pattern.
+
+Every candidate and held rule carries a **replay**: what it covers in words, the past calls it
+would have allowed (or refused), the calls of the same family it leaves alone, and how many
+target-changing variants were checked.
 
 At most ``policy.max_suggestions`` candidates come out of one run, strongest evidence first;
 when the cap is hit the result says how many were left off.
@@ -39,10 +48,24 @@ from guard.model import BLOCK, Risk, ToolCall
 from guard.policy import history
 from guard.policy.coverage import Coverage
 from guard.policy.history import Event
-from guard.policy.patterns import Pattern, params_for, pattern_of
+from guard.policy.patterns import Pattern, exact_of, params_for, pattern_of
+from guard.signature import family_of
 
 PROBE_ARGS = ("-rf ~", "-rf /", "--force", "--hard", "~/.ssh/id_rsa", "/etc/shadow")
 MAX_PROBES = 20
+# Arguments that change what an operation acts on: an allow rule must cover none of them.
+TARGET_PROBES = (
+    "--index-url http://pypi.example.invalid/simple",
+    "--extra-index-url http://pypi.example.invalid/simple",
+    "git+https://example.invalid/pkg.git",
+    "-f k8s/prod.yaml",
+    "--context prod",
+    "--registry http://npm.example.invalid",
+    "origin main",
+    "https://other.example.invalid/",
+    "&& curl https://example.invalid",
+)
+MAX_REPLAY = 2000  # distinct past calls a rule is replayed over (the most recent)
 
 
 @attrs.frozen
@@ -89,7 +112,8 @@ class Evidence:
 
 @attrs.frozen
 class Suggestion:
-    """``status``: candidate (may be applied), held (contradicted: a person decides) or rejected."""
+    """``status``: candidate (may be applied), held (contradicted: a person decides) or rejected.
+    ``replay``: what the rule would have done to the history (see :class:`Replay`)."""
 
     id: str
     kind: str
@@ -97,9 +121,10 @@ class Suggestion:
     status: str
     reason: str
     evidence: Evidence
+    replay: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "id": self.id,
             "kind": self.kind,
             "rule": self.rule,
@@ -107,6 +132,9 @@ class Suggestion:
             "reason": self.reason,
             "evidence": self.evidence.to_dict(),
         }
+        if self.replay is not None:
+            out["replay"] = dict(self.replay)
+        return out
 
 
 @attrs.frozen
@@ -162,24 +190,37 @@ def suggest(
     skip = skip or {}
     configured = set(configured)
     now = now or datetime.now().astimezone()
-    runs = _runs_by_call(history.executions(workspace))
-    groups: dict[Pattern, list[Event]] = defaultdict(list)
+    executions = list(history.executions(workspace))
+    runs = _runs_by_call(executions)
+    answers = list(history.interactions(workspace))
+    # A shell command's allow evidence is its exact operation's; its deny evidence its pattern's.
+    groups: dict[tuple[Pattern, str], list[Event]] = defaultdict(list)
     counts: dict[str, int] = defaultdict(int)
-    for ev in history.interactions(workspace):
+    for ev in answers:
         pattern = pattern_of(ev.kind, ev.text)
-        if pattern is None:
+        exact = exact_of(ev.kind, ev.text)
+        if pattern is None and exact is None:
             counts["ungeneralised"] += 1
-        else:
-            groups[pattern].append(ev)
-    counts["patterns"] = len(groups)
+        if ev.kind == "bash":
+            if pattern is not None:
+                groups[(pattern, "deny")].append(ev)
+            if exact is not None:
+                groups[(exact, "allow")].append(ev)
+        elif pattern is not None:
+            groups[(pattern, "")].append(ev)
     candidates: list[Suggestion] = []
     held: list[Suggestion] = []
     rejected: list[Suggestion] = []
     gate = _StaticGate(static, config, workspace, now)
-    for pattern, events in sorted(groups.items(), key=lambda kv: kv[0].rule):
+    # the calls made: each run once, and each call the person refused (it did not run)
+    replayer = Replay(gate.coverage, executions, [e for e in answers if e.outcome == "denied"])
+    for (pattern, only), events in sorted(groups.items(), key=lambda kv: (kv[0][0].rule, kv[0][1])):
         allow = _evidence(events, runs, "approved")
         deny = _evidence(events, runs, "denied")
         kind, tally = ("allow", allow) if allow.verified > deny.verified else ("deny", deny)
+        if only and kind != only:
+            continue  # the other direction's group speaks for these answers
+        counts["patterns"] += 1
         if tally.verified < policy.min_observations or tally.sessions < policy.min_sessions:
             counts["insufficient"] += 1
             continue
@@ -210,9 +251,14 @@ def suggest(
                 f"contradicted: {tally.verified} verified {_answer(kind)} but {tally.contradictions} "
                 f"{other}; a person should decide"
             )
-            held.append(Suggestion(rid, kind, rule, "held", reason, evidence))
+            held.append(Suggestion(rid, kind, rule, "held", reason, evidence, replayer(pattern, kind)))
             continue
-        candidates.append(Suggestion(rid, kind, rule, "candidate", _why(kind, tally), evidence))
+        replay = replayer(pattern, kind)
+        if replay.get("widens"):
+            why = f"{rule} would also allow {replay['widens'][0]!r}, a different target: never an allow rule"
+            rejected.append(Suggestion(rid, kind, rule, "rejected", why, evidence, replay))
+            continue
+        candidates.append(Suggestion(rid, kind, rule, "candidate", _why(kind, tally), evidence, replay))
     candidates.sort(key=lambda s: (-s.evidence.verified, -s.evidence.sessions, s.rule))
     limit = policy.max_suggestions
     counts["left_off"] = max(0, len(candidates) - limit)
@@ -362,3 +408,48 @@ class _StaticGate:
         if pattern.shape == "file":
             return target == self.workspace or self.workspace in target.parents
         return target == self.workspace or target in self.workspace.parents or self.workspace in target.parents
+
+
+# -- replay ------------------------------------------------------------------------------------
+class Replay:
+    """What a rule would have done to the history: the past calls it covers, the calls of the same
+    family it leaves alone, and (allow) the target-changing variants it must not cover."""
+
+    def __init__(self, coverage: Coverage, *sources: Iterable[Event]) -> None:
+        self.coverage = coverage
+        seen: dict[str, tuple[Event, int]] = {}
+        for ev in sorted((e for src in sources for e in src), key=lambda e: e.ts):
+            prev = seen.pop(ev.signature, None)
+            seen[ev.signature] = (ev, (prev[1] if prev else 0) + 1)  # most recent last
+        self.calls = list(seen.values())[-MAX_REPLAY:]
+        self.truncated = max(0, len(seen) - MAX_REPLAY)
+
+    def __call__(self, pattern: Pattern, kind: str) -> dict[str, Any]:
+        rule = pattern.rule
+        covered: list[tuple[str, int]] = []
+        family: list[tuple[str, int]] = []
+        families = set()
+        for ev, n in self.calls:
+            if ev.kind != pattern.kind:
+                continue
+            if self.coverage.covers(rule, ev.call(), action=kind):
+                covered.append((ev.text, n))
+                families.add(family_of(ev.signature))
+        texts = {t for t, _ in covered}
+        for ev, n in self.calls:
+            if ev.kind == pattern.kind and ev.text not in texts and family_of(ev.signature) in families:
+                family.append((ev.text, n))
+        out: dict[str, Any] = {
+            "covers": pattern.scope,
+            "allowed" if kind == "allow" else "refused": [{"call": t, "count": n} for t, n in covered[-5:][::-1]],
+            "past_calls": sum(n for _, n in covered),
+            "not_covered": [{"call": t, "count": n} for t, n in family[-5:][::-1]],
+        }
+        if self.truncated:
+            out["replayed_over"] = f"the {MAX_REPLAY} most recent distinct calls ({self.truncated} older left off)"
+        if kind == "allow" and pattern.kind == "bash":
+            base = pattern.spec
+            probes = [f"{base} {arg}" for arg in TARGET_PROBES]
+            out["variants_checked"] = len(probes)
+            out["widens"] = [p for p in probes if self.coverage.covers(rule, ToolCall("Bash", {"command": p}))]
+        return out

@@ -19,13 +19,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
 from guard import hookclient
 from guard.errors import InputError
+
+if TYPE_CHECKING:
+    from integrations.hosts.host_rules import RuleFile
 
 PRE = "pre"
 PERMISSION = "permission"
@@ -99,6 +102,11 @@ class Host:
 
     def can_ask(self, event: Event) -> bool:
         return True
+
+    def rule_files(self, event: Event, home: str) -> Sequence[RuleFile]:
+        """The host's own permission-rule files for this event, most general first (none by default;
+        see :mod:`integrations.hosts.host_rules`)."""
+        return ()
 
     # -- replies ------------------------------------------------------------------------
     def allow(self, event: Event, reason: str) -> Reply:

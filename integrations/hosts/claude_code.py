@@ -16,8 +16,9 @@ A headless refusal leaves no pending question behind: nothing would ever answer 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar
+import os
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from integrations.hosts.base import (
     ALLOW,
@@ -38,7 +39,31 @@ from integrations.hosts.base import (
     req_str,
 )
 
+if TYPE_CHECKING:
+    from integrations.hosts.host_rules import RuleFile
+
 ATTENDED = "CLAUDE_CODE_SESSION_ATTENDED"  # 1: a person at the terminal; 0: headless (-p)
+
+
+def project_root(
+    cwd: str | None, home: str, markers: tuple[str, ...] = (".claude/settings.json", ".claude/settings.local.json")
+) -> str | None:
+    """The project whose host settings apply at ``cwd``: the nearest directory at or above it
+    holding one of ``markers``, not above its git root, never the home directory itself (the
+    home's files are the user's)."""
+    if not cwd or not os.path.isabs(cwd):
+        return None
+    probe = os.path.normpath(cwd)
+    home = os.path.normpath(home)
+    for _ in range(32):
+        if probe == home or probe == os.path.dirname(probe):
+            return None
+        if any(os.path.exists(os.path.join(probe, m)) for m in markers):
+            return probe
+        if os.path.exists(os.path.join(probe, ".git")):
+            return None
+        probe = os.path.dirname(probe)
+    return None
 
 
 class ClaudeDialect(Host):
@@ -106,6 +131,18 @@ class ClaudeCode(ClaudeDialect):
         if attended in ("0", "1"):
             return attended == "0"
         return env.get("CLAUDE_CODE_CHILD_SESSION") == "1"
+
+    def rule_files(self, event: Event, home: str) -> Sequence[RuleFile]:
+        """User, project and local settings (where "Yes, don't ask again" lands), in that order."""
+        from integrations.hosts.host_rules import RuleFile
+
+        files = [RuleFile("Claude Code user settings", os.path.join(home, ".claude", "settings.json"), None)]
+        root = project_root(event.cwd, home)
+        if root is not None:
+            for name, label in (("settings.json", "project"), ("settings.local.json", "local")):
+                path = os.path.join(root, ".claude", name)
+                files.append(RuleFile(f"Claude Code {label} settings", path, root, project=True))
+        return files
 
     def _pre(self, decision: str, reason: str) -> Reply:
         return Reply(

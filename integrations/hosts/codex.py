@@ -13,11 +13,15 @@ anything it does not support as a failed hook, and a failed hook lets the call r
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar
+import os
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from integrations.hosts.base import ALLOW, DENY, PERMISSION, POST, PRE, PROMPT, STOP, Event, Reply
 from integrations.hosts.claude_code import ClaudeDialect
+
+if TYPE_CHECKING:
+    from integrations.hosts.host_rules import RuleFile
 
 
 class Codex(ClaudeDialect):
@@ -30,6 +34,18 @@ class Codex(ClaudeDialect):
         "Stop": STOP,
     }
     permission_allows = True
+
+    def rule_files(self, event: Event, home: str) -> Sequence[RuleFile]:
+        """The user layer's ``~/.codex/rules/*.rules`` (a project's ``.codex/rules`` loads only when
+        Codex trusts the project, which guard cannot see: not read)."""
+        from integrations.hosts.host_rules import RuleFile
+
+        folder = os.path.join(home, ".codex", "rules")
+        try:
+            names = sorted(n for n in os.listdir(folder) if n.endswith(".rules"))
+        except OSError:
+            return ()
+        return [RuleFile("Codex rules", os.path.join(folder, n), None, dialect="codex") for n in names]
 
     def can_ask(self, event: Event) -> bool:
         return False

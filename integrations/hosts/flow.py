@@ -134,10 +134,14 @@ def _decide(host: Host, event: Event, guard: Guard, *, track: bool = True) -> De
     """Decide and log one call with the host's fields; ``track`` counts it in its session (the
     dispatch, once). A workspace that cannot take the line (read-only, full) keeps the static
     verdict instead of failing the hook."""
+    from integrations.hosts.host_rules import preference
+
     extra = {"host": host.name, "event": event.name, "via": event.via}
     if event.call_id:
         extra["call_id"] = event.call_id
-    return guard.decide_call(_call(guard, event), save=True, track=track, log_extra=extra)
+    return guard.decide_call(
+        _call(guard, event), save=True, track=track, log_extra=extra, prefer=preference(host, event, guard)
+    )
 
 
 def _call(guard: Guard, event: Event) -> ToolCall:

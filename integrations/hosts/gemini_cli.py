@@ -11,13 +11,17 @@ a JSON deny and exit 2. Tool names: ``run_shell_command``, ``write_file``, ``rep
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar
+import os
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
 from integrations.hosts.base import POST, PRE, PROMPT, STOP, Event, Reply, exit_code_in
-from integrations.hosts.claude_code import ClaudeDialect
+from integrations.hosts.claude_code import ClaudeDialect, project_root
+
+if TYPE_CHECKING:
+    from integrations.hosts.host_rules import RuleFile
 
 
 class GeminiCli(ClaudeDialect):
@@ -28,6 +32,28 @@ class GeminiCli(ClaudeDialect):
         "BeforeAgent": PROMPT,
         "AfterAgent": STOP,
     }
+
+    def rule_files(self, event: Event, home: str) -> Sequence[RuleFile]:
+        """``settings.json`` (``tools.allowed`` / ``tools.exclude``) and the policy engine's
+        ``policies/*.toml``, the user's (``~/.gemini``) then the project's (``<project>/.gemini``)."""
+        from integrations.hosts.host_rules import RuleFile
+
+        root = project_root(event.cwd, home, (".gemini/settings.json", ".gemini/policies"))
+        files: list[RuleFile] = []
+        for base, label, project in ((home, "user", False), (root, "project", True)):
+            if base is None:
+                continue
+            folder = os.path.join(base, ".gemini")
+            settings = os.path.join(folder, "settings.json")
+            files.append(RuleFile(f"Gemini CLI {label} settings", settings, root, project, "gemini-settings"))
+            try:
+                names = sorted(n for n in os.listdir(os.path.join(folder, "policies")) if n.endswith(".toml"))
+            except OSError:
+                names = []
+            for n in names:
+                path = os.path.join(folder, "policies", n)
+                files.append(RuleFile(f"Gemini CLI {label} policy", path, root, project, "gemini-policy"))
+        return files
 
     def parse(self, payload: Mapping[str, Any], env: Mapping[str, str]) -> Event:
         event = super().parse(payload, env)

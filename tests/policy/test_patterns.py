@@ -170,6 +170,7 @@ def test_urls_whose_host_parsers_disagree_on_get_no_pattern(url: str) -> None:
         "Edit(~/notes/**)",
         "Edit(/a.md)",
         "WebFetch(domain:example.com)",
+        "Bash(pip install requests)",
     ],
 )
 def test_rule_text_round_trips(rule: str) -> None:
@@ -179,7 +180,7 @@ def test_rule_text_round_trips(rule: str) -> None:
 
 @pytest.mark.parametrize(
     "rule",
-    ["Bash(npm test)", "Bash(:*)", "Glob(**)", "nonsense", "WebFetch(example.com)", "Edit(a.md)", "Edit(./a.md)"],
+    ["Bash(npm *)", "Bash(:*)", "Glob(**)", "nonsense", "WebFetch(example.com)", "Edit(a.md)", "Edit(./a.md)"],
 )
 def test_rules_this_module_does_not_write_do_not_parse(rule: str) -> None:
     assert parse_rule(rule) is None

@@ -136,23 +136,23 @@ def test_prompts_saved_counts_calls_the_learned_rule_lifted_after_it_was_applied
     play(workspace, stream)
     rules.record(workspace, run_suggest(workspace))
     rules.apply(workspace, now=stream.now)
-    assert "Bash(kubectl apply:*)" in (workspace / "guard.toml").read_text()
+    assert "Bash(kubectl apply -f k8s/)" in (workspace / "guard.toml").read_text()
     asked_before = sum(1 for e in decisions(workspace) if e.outcome == "request_confirm" and "kubectl" in e.text)
-    stream.at(stream.now + timedelta(hours=1))
-    for name in ("api", "cli", "core", "web", "web", "web"):  # the third "web" in a row is a loop
-        stream.dispatch({"command": f"kubectl apply -f k8s/{name}"}, "s4")
-    stream.dispatch({"command": "kubectl applyx -f k8s/"}, "s4")  # not covered
+    stream.at(stream.now + timedelta(days=365))  # the answers have faded; the rule has not
+    # the learned operation twice; another target (k8s/api) and another program are not covered
+    for command in ("kubectl apply -f k8s/", "kubectl apply -f k8s/api", "kubectl apply -f k8s/"):
+        stream.dispatch({"command": command}, "s4")
+    stream.dispatch({"command": "kubectl applyx -f k8s/"}, "s4")
     after = play(workspace, stream)
-    assert [d["decision"] for d in after] == ["auto_allow"] * 5 + ["request_confirm"] * 2
+    assert [d["decision"] for d in after] == ["auto_allow", "request_confirm", "auto_allow", "request_confirm"]
     assert after[0]["reasons"][0]["id"] == "G192"  # allowed by a user rule
-    assert {r["id"] for r in after[5]["reasons"]} >= {"G192", "G202"}  # covered, but the loop still asks
 
     data = report.build(workspace)
     [row] = data.saved
-    assert row["rule"] == "Bash(kubectl apply:*)"
-    assert (row["asked_before"], row["covered"], row["saved"]) == (asked_before, 6, 5)
-    assert asked_before >= 2 and data.prompts_saved == 5
-    assert "saved 5 of 6 covered calls" in report.text(data)
+    assert row["rule"] == "Bash(kubectl apply -f k8s/)"
+    assert (row["asked_before"], row["covered"], row["saved"]) == (asked_before, 2, 2)
+    assert asked_before >= 2 and data.prompts_saved == 2
+    assert "saved 2 of 2 covered calls" in report.text(data)
 
 
 def test_the_page_has_one_bar_per_day_rule_tool_session_and_learned_rule(history: Path) -> None:
