@@ -270,6 +270,15 @@ class World:
         return "\n".join(lines)
 
 
+def version_of(argv: list[str], root: Path) -> subprocess.CompletedProcess[str]:
+    """A host's ``--version``, run in a fake home of its own: even that writes there (Gemini CLI
+    leaves ``~/.gemini/projects.json.*.tmp`` behind), and no host run may touch the real HOME."""
+    world = World(root)
+    world.home.mkdir(parents=True, exist_ok=True)
+    env = world.env(PATH=os.environ.get("PATH", "/usr/bin:/bin"))
+    return subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env, cwd=root)
+
+
 def run_host(argv: list[str], world: World, env: dict[str, str], timeout: float) -> subprocess.CompletedProcess[str]:
     """Run a host to the end in its own process group; on timeout the whole group is killed
     (a CLI that relaunches itself leaves a child that outlives its parent) and TimeoutExpired raised."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -33,7 +32,7 @@ from live_scenarios import (
     secret_command,
 )
 from live_tty import Terminal, hook_events
-from live_world import HOOK_PREFIX, README_TEXT, SENTINEL, World, record, run_host
+from live_world import HOOK_PREFIX, README_TEXT, SENTINEL, World, record, run_host, version_of
 
 pytestmark = pytest.mark.live
 
@@ -42,9 +41,9 @@ HEADLESS_NOTE = "no human present: request_confirm acts as block"
 
 
 @pytest.fixture(scope="module")
-def claude() -> Path:
+def claude(tmp_path_factory: pytest.TempPathFactory) -> Path:
     exe = CLAUDE_CODE.path()
-    p = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=60)
+    p = version_of([str(exe), "--version"], tmp_path_factory.mktemp("claude-version"))
     if p.returncode != 0 or CLAUDE_CODE.version not in p.stdout:
         pytest.skip(f"claude --version: {p.returncode} {p.stdout[-200:]} {p.stderr[-200:]}")
     return exe

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -33,7 +32,7 @@ from live_scenarios import (
     secret_command,
 )
 from live_tty import Terminal, approve_at_terminal, hook_events
-from live_world import README_TEXT, SENTINEL, World, record, run_host
+from live_world import README_TEXT, SENTINEL, World, record, run_host, version_of
 
 pytestmark = pytest.mark.live
 
@@ -46,9 +45,9 @@ NO_EXIT_CODE = (
 
 
 @pytest.fixture(scope="module")
-def codex() -> Path:
+def codex(tmp_path_factory: pytest.TempPathFactory) -> Path:
     exe = CODEX.path()
-    p = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=60)
+    p = version_of([str(exe), "--version"], tmp_path_factory.mktemp("codex-version"))
     if p.returncode != 0 or CODEX.version not in p.stdout:
         pytest.skip(f"codex --version: {p.returncode} {p.stdout[-200:]} {p.stderr[-200:]}")
     return exe

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,7 @@ from live_scenarios import (
     secret_command,
 )
 from live_tty import Terminal, hook_events
-from live_world import HOOK_PREFIX, README_TEXT, SENTINEL, World, record, run_host
+from live_world import HOOK_PREFIX, README_TEXT, SENTINEL, World, record, run_host, version_of
 
 pytestmark = pytest.mark.live
 
@@ -40,9 +39,9 @@ BARE_HEADLESS_LIMIT = "host limit: nothing in the payload or environment says -p
 
 
 @pytest.fixture(scope="module")
-def gemini() -> Path:
+def gemini(tmp_path_factory: pytest.TempPathFactory) -> Path:
     exe = GEMINI_CLI.path()
-    p = subprocess.run(["node", str(exe), "--version"], capture_output=True, text=True, timeout=60)
+    p = version_of(["node", str(exe), "--version"], tmp_path_factory.mktemp("gemini-version"))
     if p.returncode != 0 or GEMINI_CLI.version not in p.stdout:
         pytest.skip(f"gemini --version: {p.returncode} {p.stdout[-200:]} {p.stderr[-200:]}")
     return exe
