@@ -9,8 +9,13 @@ unwrapped wrappers (``sudo``, ``env``, ``xargs``, ``sh -c`` …) and read interp
 - the handler for the command name ``guard`` (any path: ``./.venv/bin/guard`` is ``guard``);
 - :func:`module` for ``python -m guard`` / ``-m guard.cli`` / ``-m guard.cli.reset``;
 - :func:`python_code` for Python source that imports guard (``-c``, a here-document, a script
-  written earlier in the same call), and :func:`kills_daemon` for ``pkill``/``kill`` aimed at
-  guard's daemon.
+  written earlier in the same call), :func:`folded_import` for an import whose name the
+  interpreter folder worked out (``__import__("gu" + "ard")``), and :func:`kills_daemon` for
+  ``pkill``/``kill`` aimed at guard's daemon, by pattern or by the ids a search for it printed
+  (:func:`listed`, :func:`picked`: ``pgrep guard | xargs kill``).
+
+Copies of guard's own program are judged where every copy, link and move ends
+(:mod:`guard.static.guardfiles`, G414).
 
 Read-only verbs (``check``, ``explain``, ``log``, ``stats``, ``report``, ``config``, ``rules
 list``/``suggest``, ``replay``, ``serve --status``, ``--help``) stay read-only; a verb or option
