@@ -201,22 +201,18 @@ def _after(host: Host, event: Event, guard: Guard, pending: Pending) -> Reply:
     if _remember(guard, lambda: pending.take(event, (ASKED,))) is not None:
         guard.record_interaction(tool, event.params, session_id=event.session_id, approved=True)
     if event.success is not None and not event.interrupted:
-        from guard import workspace as ws
-
-        try:
-            guard.record_result(
-                tool,
-                event.params,
-                session_id=event.session_id,
-                success=event.success,
-                duration_ms=event.duration_ms,
-                error=event.error,
-                agent_id=event.agent_id,
-            )
-        except OSError as exc:
-            if not ws.note_write_failure(exc, guard.workspace):
-                raise
-            return host.warn(event, f"guard: cannot write its workspace ({exc.strerror}); this result is not recorded.")
+        guard.record_result(
+            tool,
+            event.params,
+            session_id=event.session_id,
+            success=event.success,
+            duration_ms=event.duration_ms,
+            error=event.error,
+            agent_id=event.agent_id,
+        )
+        if guard.unrecorded is not None:  # record_result does not raise on a full disk: it says so here
+            why = guard.unrecorded
+            return host.warn(event, f"guard: cannot write its workspace ({why}); this result is not recorded.")
     return host.quiet(event)
 
 
