@@ -271,8 +271,9 @@ class Guard:
             error=redact(error) if error else None,
             risk=risk.label,
         )
-        self.state.aggregates.add(self.state.aggregates.executions, line)
-        self.state.sessions.on_result(call, success, now)
+        aggregates = self.state.aggregates
+        self._recording("result", lambda: aggregates.add(aggregates.executions, line))
+        self._recording("result", lambda: self.state.sessions.on_result(call, success, now))
         self.state.remember(call, sig, success=success, risk=risk, now=now)
 
     def record_interaction(
@@ -303,8 +304,21 @@ class Guard:
             action="approved" if approved else "denied",
             satisfaction=satisfaction,
         )
-        self.state.aggregates.add(self.state.aggregates.interactions, line)
-        self.state.sessions.on_interaction(call, approved, now)
+        aggregates = self.state.aggregates
+        self._recording("answer", lambda: aggregates.add(aggregates.interactions, line))
+        self._recording("answer", lambda: self.state.sessions.on_interaction(call, approved, now))
+
+    def _recording(self, what: str, step: Callable[[], None]) -> None:
+        """One step of recording; a workspace that refuses the write (a full disk, a read-only
+        mount, a file size limit) is said once and the caller's call goes on: guard's bookkeeping
+        must not fail the tool it guards. What was written before stays (a torn append is taken
+        back), and later decisions keep their static verdict (G004) until writes work again."""
+        try:
+            step()
+        except OSError as exc:
+            if not ws.note_write_failure(exc, self.workspace):
+                logger.warning(f"guard could not record this {what}: {exc}")
+            self.unrecorded = exc.strerror or str(exc)
 
     @property
     def _skew(self) -> float:

@@ -118,7 +118,7 @@ def apply_event(guard: Guard, event: dict[str, Any], line_no: int = 0) -> dict[s
             error=None if err is None else str(err),
             timestamp=ts,
         )
-        return None
+        return _unrecorded(guard, line_no)
     action = event.get("action")
     if action not in ("approved", "denied"):
         raise InputError(f'\'action\' must be "approved" or "denied", got {action!r}')
@@ -128,7 +128,15 @@ def apply_event(guard: Guard, event: dict[str, Any], line_no: int = 0) -> dict[s
     guard.record_interaction(
         tool, params, session_id=sid, approved=action == "approved", satisfaction=sat, timestamp=ts
     )
-    return None
+    return _unrecorded(guard, line_no)
+
+
+def _unrecorded(guard: Guard, line_no: int) -> dict[str, Any] | None:
+    """A result or an answer the workspace refused (read-only, full): said on its line, feed goes on
+    (``record_result`` itself does not raise, so a Python caller's tool is not failed by guard)."""
+    if guard.unrecorded is None:
+        return None
+    return error_record(line_no, f"cannot record the event ({guard.unrecorded})")
 
 
 def feed(guard: Guard, lines: Iterable[str | bytes]) -> Iterator[dict[str, Any]]:

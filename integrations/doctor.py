@@ -2,7 +2,10 @@
 
 Every check yields a :class:`Finding`: ``ok``, ``info`` (nothing wrong, e.g. a host guard is
 not installed for) or ``problem``, with the one command that fixes a problem. Nothing here
-changes anything; it reads settings files, pings the daemon's socket and stats the workspace.
+changes anything; it reads settings files, pings the daemon's socket, stats the workspace, runs
+each installed hook command on two sample calls in a throwaway workspace
+(:mod:`integrations.selftest`) and reads Codex's feature switch and hook trust
+(:mod:`integrations.codex_trust`).
 """
 
 from __future__ import annotations
@@ -35,12 +38,12 @@ class Finding:
 
 
 # -- hosts ----------------------------------------------------------------------------------------
-def hosts(home: Path, cwd: Path) -> Iterator[Finding]:
+def hosts(home: Path, cwd: Path, *, self_test: bool = True) -> Iterator[Finding]:
     for host, target in TARGETS.items():
         user, project = home / target.path, cwd / target.path
-        yield from _settings(host, user, "")
+        yield from _settings(host, user, "", cwd, self_test)
         if project != user and project.exists():
-            yield from _settings(host, project, " --project")
+            yield from _settings(host, project, " --project", cwd, self_test)
     codex_config = home / ".codex" / "config.toml"
     if codex_config.exists():
         import tomllib
@@ -49,9 +52,40 @@ def hosts(home: Path, cwd: Path) -> Iterator[Finding]:
             tomllib.loads(codex_config.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             yield Finding("codex", PROBLEM, f"not valid TOML ({exc})", f"fix or move {codex_config}", str(codex_config))
+            return
+    for hooks_path in dict.fromkeys((home / TARGETS["codex"].path, cwd / TARGETS["codex"].path)):
+        yield from codex_enabled(codex_config, hooks_path)
 
 
-def _settings(host: str, path: Path, where: str) -> Iterator[Finding]:
+def codex_enabled(config_path: Path, hooks_path: Path) -> Iterator[Finding]:
+    """Codex runs guard's hooks only with its hooks feature on and each hook trusted by the person."""
+    from integrations import codex_trust
+
+    try:
+        doc = json.loads(hooks_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return  # not installed there, or already reported as unreadable
+    if not any(codex_trust.handlers(doc)):
+        return
+    config = codex_trust.read_config(config_path)
+    if config is None:
+        return  # reported above
+    where = str(config_path)
+    feature = codex_trust.feature_problem(config)
+    if feature:
+        yield Finding("codex", PROBLEM, feature, codex_trust.FEATURE_FIX.format(config=config_path), where)
+    missing = codex_trust.untrusted(config, hooks_path, doc)
+    if missing:
+        why = (
+            f"guard's {', '.join(missing)} hook(s) in {hooks_path} are not trusted yet: "
+            "Codex runs them only once the person trusts them (codex exec silently runs every call unguarded)"
+        )
+        yield Finding("codex", PROBLEM, why, codex_trust.TRUST_FIX, where)
+    if not feature and not missing:
+        yield Finding("codex", OK, f"hooks feature on, guard's hooks in {hooks_path} trusted", None, where)
+
+
+def _settings(host: str, path: Path, where: str, cwd: Path | None = None, self_test: bool = False) -> Iterator[Finding]:
     fix = f"guard install {host}{where}"
     try:
         text = path.read_text(encoding="utf-8")
@@ -82,6 +116,29 @@ def _settings(host: str, path: Path, where: str) -> Iterator[Finding]:
             yield Finding(host, PROBLEM, f"{trouble}: {command}", fix, str(path))
     if not missing and not any(judge_command(c, host) for c in commands):
         yield Finding(host, OK, "installed: this guard, by absolute path, isolated", None, str(path))
+    if self_test and cwd is not None:
+        yield from _self_test(host, path, handlers, cwd, fix)
+
+
+def _self_test(host: str, path: Path, handlers: dict[str, str], cwd: Path, fix: str) -> Iterator[Finding]:
+    """The installed command for a shell call, run as the host runs it: a read allowed, ``rm -rf /`` denied."""
+    from integrations import selftest
+
+    event = selftest.DIALECTS[host][0] if host in selftest.DIALECTS else None
+    command = handlers.get(event) if event else None
+    if command is None:
+        return
+    outcomes = selftest.self_test(host, command, cwd)
+    wrong = [o for o in outcomes if not o.ok]
+    if not wrong:
+        said = ", ".join(f"{o.command} -> {o.answer}" for o in outcomes)
+        yield Finding(host, OK, f"self-test through the installed {event} hook: {said}", None, str(path))
+        return
+    for o in wrong:
+        got = o.answer or "no answer"
+        detail = f" ({o.detail})" if o.detail else ""
+        why = f"self-test through the installed {event} hook: {o.command} -> {got}, expected {o.expected}{detail}"
+        yield Finding(host, PROBLEM, why, fix, str(path))
 
 
 def _handlers(doc: Any, host: str) -> Iterator[tuple[str, str]]:
@@ -192,5 +249,5 @@ def workspace_permissions(workspace: Path) -> Iterator[Finding]:
         yield Finding("workspace", OK, f"{workspace}: 0700, its files private", None, str(workspace))
 
 
-def run_all(home: Path, cwd: Path, workspace: Path) -> list[Finding]:
-    return [*hosts(home, cwd), daemon_health(workspace), *workspace_permissions(workspace)]
+def run_all(home: Path, cwd: Path, workspace: Path, *, self_test: bool = True) -> list[Finding]:
+    return [*hosts(home, cwd, self_test=self_test), daemon_health(workspace), *workspace_permissions(workspace)]

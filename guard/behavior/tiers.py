@@ -12,6 +12,7 @@ Points decide the tier and the tier decides what an agent may do without asking:
 from __future__ import annotations
 
 import math
+import time
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -133,7 +134,28 @@ class Scorecard:
         fields = {a.name for a in attrs.fields(cls)}
         kw = {k: v for k, v in raw.items() if k in fields}
         kw["failed_tasks"] = OrderedDict((str(k), float(v)) for k, v in raw.get("failed_tasks", []))
-        return cls(**kw)
+        card = cls(**kw)
+        if not _finite(card.points) or card.points < 0:  # ``1e309`` reads as infinity: the top tier
+            raise ValueError(f"points {card.points!r}")
+        return card
+
+    def clamp(self, limit: float) -> None:
+        """Times later than ``limit`` (now + the allowed skew) become ``limit``, and times that are no
+        number at all (NaN, infinity) are dropped: a ``last_double_at`` in 9999 would refuse every
+        double reward for ever, a NaN one too (``t - nan >= cooldown`` is never true)."""
+        self.updated = _clamped(self.updated, limit) or 0.0
+        self.last_double_at = _clamped(self.last_double_at, limit)
+        for task, t in list(self.failed_tasks.items()):
+            self.failed_tasks[task] = _clamped(t, limit) or 0.0
+
+
+def _finite(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _clamped(t: float | None, limit: float) -> float | None:
+    """``t`` at most ``limit``; None when it is not a finite number (past times stand)."""
+    return min(float(t), limit) if t is not None and _finite(t) else None
 
 
 TIERS_FILE = "tiers.json"
@@ -150,10 +172,13 @@ class TierBook:
     agent both count.
     """
 
-    def __init__(self, workspace: Path | None, cooldown_s: float, lock_path: Path | None = None) -> None:
+    def __init__(
+        self, workspace: Path | None, cooldown_s: float, lock_path: Path | None = None, max_skew_s: float = 300.0
+    ) -> None:
         self.path = workspace / TIERS_FILE if workspace is not None else None
         self.lock_path = lock_path
         self.cooldown_s = cooldown_s
+        self.max_skew_s = max_skew_s
         self.cards: dict[str, Scorecard] = {}
         self.pending: list[tuple[str, dict[str, Any]]] = []
         self._stamp: files.Stamp = None
@@ -184,6 +209,7 @@ class TierBook:
         """Apply one result in memory (saved at :meth:`flush`); True when it promoted the agent."""
         card = self.card(agent)
         before = card.promotions
+        event = {**event, "t": _clamped(event.get("t"), time.time() + self.max_skew_s) or 0.0}
         card.apply(event, self.cooldown_s)
         self.pending.append((agent, event))
         return card.promotions > before
@@ -202,19 +228,22 @@ class TierBook:
         assert self.path is not None
         doc, self._stamp = files.read_json(self.path)
         self._loaded = True
-        self.cards = self._cards_of(doc)
+        self.cards = self._cards_of(doc, time.time() + self.max_skew_s)
         for agent, event in self.pending:
             self.cards.setdefault(agent, Scorecard(agent)).apply(event, self.cooldown_s)
 
     @staticmethod
-    def _cards_of(doc: dict[str, Any] | None) -> dict[str, Scorecard]:
+    def _cards_of(doc: dict[str, Any] | None, limit: float) -> dict[str, Scorecard]:
+        """The cards in the file, their times clamped to ``limit`` (another writer's clock, or a hand,
+        may have put them in the future)."""
         if not doc or doc.get("version") != VERSION:
             return {}
         out = {}
         for agent, raw in doc.get("agents", {}).items():
             try:
                 out[agent] = Scorecard.from_json(raw)
-            except (TypeError, ValueError) as exc:
+                out[agent].clamp(limit)
+            except (TypeError, ValueError, AttributeError) as exc:
                 logger.warning(f"tiers: scorecard of {agent!r} unreadable ({exc}); starting it afresh")
         return out
 

@@ -95,7 +95,7 @@ class SessionTracker:
         self.max_skew_s = float(config.get("guard.clock_skew_seconds")) if config is not None else 300.0
         self.dir = sessions_dir(workspace) if workspace is not None else None
         self.lock_path = self.dir / LOCK if self.dir is not None else None
-        self.tiers = TierBook(workspace, self.settings.double_cooldown_s, self.lock_path)
+        self.tiers = TierBook(workspace, self.settings.double_cooldown_s, self.lock_path, self.max_skew_s)
         self._lock: threading.RLock = threading.RLock()
         self._live: dict[str, _Live] = {}  # oldest first; evicted beyond MAX_LIVE
         self._probe: tuple[ToolCall, Probe] | None = None  # from the layer to the dispatch that follows

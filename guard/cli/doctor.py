@@ -10,8 +10,12 @@ from guard.cli.common import print_json
 
 HELP = """\
 Check, without changing anything: for each agent host, whether guard's hooks are installed, run
-this guard by absolute path with isolated imports, and sit in a settings file that parses; whether
-the hook daemon answers and runs this version; whether the workspace is private (0700, files 0600).
+this guard by absolute path with isolated imports, and sit in a settings file that parses, and a
+self-test: the installed hook command, run as the host runs it on a sample `ls -la` (must allow)
+and a sample `rm -rf /` (must deny; given as data, never run), in a throwaway workspace so
+nothing is recorded. For Codex, whether its hooks feature is on and guard's hooks are trusted.
+Whether the hook daemon answers and runs this version; whether the workspace is private (0700,
+files 0600).
 Exit 0 when nothing is wrong, 1 when something is; each problem names the command that fixes it.
 """
 
@@ -26,6 +30,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument(
+        "--no-self-test",
+        action="store_true",
+        help="skip running each installed hook command on a sample read and a sample rm -rf /",
+    )
     add_workspace(p)
     p.set_defaults(func=run)
 
@@ -36,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from guard.workspace import resolve
     from integrations.doctor import PROBLEM, run_all
 
-    found = run_all(Path.home(), Path.cwd(), resolve(args.workspace))
+    found = run_all(Path.home(), Path.cwd(), resolve(args.workspace), self_test=not args.no_self_test)
     problems = [f for f in found if f.status == PROBLEM]
     if args.json:
         print_json({"ok": not problems, "checks": [attrs.asdict(f) for f in found]})

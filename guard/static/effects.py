@@ -15,6 +15,7 @@ from guard import lazyre
 from guard.model import Risk
 from guard.static import ondisk, places
 from guard.static import paths as P
+from guard.static.guardfiles import is_guard_program
 from guard.static.landmines import (
     PROJECT_PROGRAM,
     autorun_commands,
@@ -25,7 +26,7 @@ from guard.static.landmines import (
 )
 from guard.static.paths import Place
 from guard.static.rules import CATALOG
-from guard.static.scan import DECODED, EMPTY, ENDLESS, PACKED, REMOTE, SECRET, Flow, Scan
+from guard.static.scan import DECODED, EMPTY, ENDLESS, GUARD_CODE, PACKED, REMOTE, SECRET, Flow, Scan, display
 from guard.static.text import wordset
 
 _FOREIGN = frozenset({P.HOME_OTHER, P.OTHER, P.OUTSIDE})
@@ -96,6 +97,8 @@ def read_flow(scan: Scan, word: str) -> Flow:
     bits = (earlier.bits if earlier else 0) | (SECRET if place.secret or place.tier == P.CREDENTIAL else 0)
     if place.path in ENDLESS_DEVICES:
         bits |= ENDLESS
+    if is_guard_program(scan, word, place):
+        bits |= GUARD_CODE
     return Flow(bits, earlier.text if earlier else None)
 
 
@@ -160,6 +163,8 @@ def link(scan: Scan, source: str, dest: str | None, symbolic: bool = True) -> Pl
     from the link's own folder, and from the working directory too (either may be meant).
     """
     place = scan.place(source)
+    if is_guard_program(scan, source, place):
+        scan.hit("G414", f"{dest or '.'} -> {display(scan, source)}")
     spellings = [source]
     if symbolic and dest and not source.startswith("/"):
         folder = dest if dest.endswith("/") else posixpath.dirname(dest)
@@ -243,6 +248,8 @@ def move_away(scan: Scan, word: str, dest: str | None) -> Place:
     place = scan.place(word)
     scan.effect("write", place.path)
     scan.target(_removal(word, place), word)
+    if is_guard_program(scan, word, place):
+        scan.hit("G414", f"{display(scan, word)} -> {display(scan, dest) if dest else '?'}")
     if place.tier == P.PROTECTED:
         scan.hit("G156", place.path)
     elif (
@@ -286,6 +293,8 @@ def write(scan: Scan, word: str, flow: Flow = EMPTY, how: str = "write") -> Plac
     scan.hit(_write_rule(scan, place, flow, how), place.path)
     if flow.bits & ENDLESS and tier != P.DEVICE:
         scan.hit("G009", place.path)
+    if flow.bits & GUARD_CODE:  # guard's own program copied under another name
+        scan.hit("G414", place.path)
     return place
 
 

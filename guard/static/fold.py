@@ -32,8 +32,9 @@ Value = str | tuple[str, ...] | None
 @attrs.frozen
 class Effect:
     """``kind`` is ``script`` (a shell command line), ``argv`` (a program and its words), ``delete``
-    (``recursive`` or not), ``write``, ``kill`` (``value`` is ``(signal, pid)``) or ``code`` (more
-    code in the same language); ``value`` None means guard could not fold the argument."""
+    (``recursive`` or not), ``write``, ``kill`` (``value`` is ``(signal, pid)``), ``code`` (more
+    code in the same language) or ``import`` (a module imported by a call, Python only); ``value``
+    None means guard could not fold the argument."""
 
     kind: str
     value: Value
@@ -81,6 +82,18 @@ _PY_DELETE = {
     "os.removedirs": False,
 }
 _PY_KILL = frozenset({"os.kill", "os.killpg"})
+_PY_IMPORT = frozenset(
+    {
+        "__import__",
+        "builtins.__import__",
+        "import_module",
+        "importlib.import_module",
+        "importlib.__import__",
+        "runpy.run_module",
+        "importlib.util.find_spec",
+        "pkgutil.resolve_name",
+    }
+)
 _PY_HOME_ENV = frozenset({"HOME", "USERPROFILE"})
 
 
@@ -98,15 +111,9 @@ class _Py:
         if isinstance(node, ast.Attribute):
             base = self.qual(node.value)
             return f"{base}.{node.attr}" if base else None
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            if node.func.id in ("__import__",) or node.func.id == "import_module":
-                arg = node.args[0] if node.args else None
-                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                    return arg.value
-        if isinstance(node, ast.Call) and self.qual(node.func) == "importlib.import_module" and node.args:
-            arg = node.args[0]
-            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                return arg.value
+        if isinstance(node, ast.Call) and self.qual(node.func) in _PY_IMPORT and node.args:
+            value = self.val(node.args[0])  # ``__import__("o" + "s")`` is ``os``
+            return value if isinstance(value, str) else None
         return None
 
     # values
@@ -323,6 +330,10 @@ class _Py:
                 emit(Effect("kill", (sig, pid), name))
             else:
                 emit(Effect("kill", None, name))
+        elif name in _PY_IMPORT:
+            first = args[0] if args else next((k.value for k in node.keywords if k.arg in ("name", "mod_name")), None)
+            value = self.val(first) if first is not None else None
+            emit(Effect("import", value if isinstance(value, str) else None, name))
         elif name in ("exec", "builtins.exec") and args:
             value = self.val(args[0])
             if isinstance(args[0], ast.Constant) and isinstance(value, str):

@@ -230,6 +230,11 @@ def _folded(scan: Scan, code: str, lang: str) -> tuple[str, bool]:
         parsed = lang == "python"
     for eff in found:
         value = eff.value
+        if eff.kind == "import":
+            from guard.static.families import selfguard
+
+            selfguard.folded_import(scan, code, value if isinstance(value, str) else None)
+            continue
         if value is None:
             unfolded = unfolded or f"{eff.call}(…): guard could not work out its argument"
         elif eff.kind == "script" and isinstance(value, str):

@@ -35,6 +35,9 @@ BUILT = 64  # flow bit: a program compiled in this call from the project's own s
 SPELLED = 128  # text spelled backwards or letter-shifted (``rev``, ``tr``): decoded, but hidden on purpose
 PACKED = 256  # known text compressed (``gzip -c``): only a decompressor gives the text back
 ENDLESS = 512  # output without end (``yes``, ``/dev/zero``): written to a file, it fills the disk
+GUARD_PIDS = 1024  # process ids picked by a search that matches guard's daemon (``pgrep guard``, ``ps | grep guard``)
+PROCS = 2048  # a list of running processes (``ps aux``): a search over it picks processes by pattern
+GUARD_CODE = 4096  # the bytes of guard's own program or package (``cat $(which guard)``): a copy runs guard unseen
 
 
 @attrs.frozen

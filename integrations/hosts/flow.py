@@ -211,14 +211,10 @@ def _after(host: Host, event: Event, guard: Guard, pending: Pending) -> Reply:
     if _remember(guard, lambda: pending.take(event, (ASKED,))) is not None:
         guard.record_interaction_call(call, approved=True)
     if event.success is not None and not event.interrupted:
-        from guard import workspace as ws
-
-        try:
-            guard.record_result_call(call, success=event.success, duration_ms=event.duration_ms, error=event.error)
-        except OSError as exc:
-            if not ws.note_write_failure(exc, guard.workspace):
-                raise
-            return host.warn(event, f"guard: cannot write its workspace ({exc.strerror}); this result is not recorded.")
+        guard.record_result_call(call, success=event.success, duration_ms=event.duration_ms, error=event.error)
+        if guard.unrecorded is not None:  # record_result does not raise on a full disk: it says so here
+            why = guard.unrecorded
+            return host.warn(event, f"guard: cannot write its workspace ({why}); this result is not recorded.")
     return host.quiet(event)
 
 

@@ -9,6 +9,7 @@ import threading
 import time
 from multiprocessing.connection import Connection
 from multiprocessing.synchronize import Event
+from pathlib import Path
 from typing import Any
 
 CONFIG = {"system.health": 90, "memory.backend": "history"}
@@ -88,9 +89,17 @@ def decide_under_limit(workspace: str, limit: int, conn: Connection) -> None:
     for i in range(60):
         r = g.decide("bash", {"command": f"echo {i} " + "y" * 200}, session_id="full")
         out["decisions"].append([r.decision, list(r.unavailable)])
-        try:
-            g.record_result("bash", {"command": f"echo {i} " + "y" * 200}, session_id="full", success=True)
-        except OSError as exc:
-            out["result_errors"].append(f"{type(exc).__name__}: {exc}")
+        before = _size(Path(workspace) / ".command-execution.jsonl")
+        # a full disk does not raise into the caller: the result is simply not recorded, and said so
+        g.record_result("bash", {"command": f"echo {i} " + "y" * 200}, session_id="full", success=True)
+        if _size(Path(workspace) / ".command-execution.jsonl") == before:
+            out["result_errors"].append(f"unrecorded: {g.unrecorded}")
     conn.send(out)
     conn.close()
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0

@@ -17,7 +17,20 @@ from guard.static import paths as P
 from guard.static.families import selfguard
 from guard.static.families.base import Handler, Opts, parse_opts, read_only, table
 from guard.static.families.secrets import is_secret_var, secret_words
-from guard.static.scan import DECODED, EMPTY, ENDLESS, OPAQUE, OPAQUE_FLOW, PACKED, SECRET, SPELLED, Cmd, Flow, Scan
+from guard.static.scan import (
+    DECODED,
+    EMPTY,
+    ENDLESS,
+    GUARD_PIDS,
+    OPAQUE,
+    OPAQUE_FLOW,
+    PACKED,
+    SECRET,
+    SPELLED,
+    Cmd,
+    Flow,
+    Scan,
+)
 from guard.static.text import decode_ansi_c, wordset
 
 _LISTERS = (
@@ -55,6 +68,8 @@ def _lister(cmd: Cmd, scan: Scan) -> Flow:
         return Flow(0, known + "\n") if "\ue007" not in known else EMPTY
     if cmd.name == "yes":
         return Flow(ENDLESS)
+    if cmd.name in ("ps", "pgrep", "pidof"):
+        return selfguard.listed(cmd)  # process ids a ``kill`` may get: marked when they are guard's
     return EMPTY
 
 
@@ -67,6 +82,9 @@ def _read(cmd: Cmd, scan: Scan) -> Flow:
         fields = text.split("\n", 1)[0].split(None, len(names) - 1)
         for name, field in zip(names, fields + [""] * (len(names) - len(fields)), strict=False):
             scan.vars[name] = field
+    elif cmd.stdin.bits & GUARD_PIDS:  # ``pgrep guard | while read p; do kill $p; done``: guard's ids
+        for name in names or ["REPLY"]:
+            scan.vars[name] = scan.dynamic("$" + name, Flow(cmd.stdin.bits | OPAQUE))
     scan.hit("G180", "read")
     return EMPTY
 
@@ -361,7 +379,9 @@ def _grep(cmd: Cmd, scan: Scan) -> Flow:
             scan.cmd_secret = True
         flow = flow | effects.read_flow(scan, f)
     scan.hit("G180", cmd.name)
-    return Flow(flow.bits | (OPAQUE if operands else 0), None, _listed(cmd, opts, operands, recursive))
+    searched = opts.all("-e", "--regexp") or list(opts.operands[:1])
+    bits = flow.bits | (OPAQUE if operands else 0) | selfguard.picked(cmd, searched, cmd.stdin)
+    return Flow(bits, None, _listed(cmd, opts, operands, recursive))
 
 
 _LISTS_FILES = wordset("-l -L --files-with-matches --files-without-match --files")
@@ -480,6 +500,7 @@ def _awk(cmd: Cmd, scan: Scan) -> Flow:
     files = [f for f in operands if "=" not in f or f.startswith(("/", "."))]  # var=value operands are not files
     flow = _read_or_edit(scan, cmd, files, in_place)
     scan.hit("G180", cmd.name)
+    flow = Flow(flow.bits | selfguard.picked(cmd, [program], cmd.stdin), flow.text)
     text = cmd.stdin.text
     if text is None or files or opts.has("-v", "--assign", "-f", "--file") or in_place:
         return Flow(flow.bits)

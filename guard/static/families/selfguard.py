@@ -9,8 +9,13 @@ unwrapped wrappers (``sudo``, ``env``, ``xargs``, ``sh -c`` …) and read interp
 - the handler for the command name ``guard`` (any path: ``./.venv/bin/guard`` is ``guard``);
 - :func:`module` for ``python -m guard`` / ``-m guard.cli`` / ``-m guard.cli.reset``;
 - :func:`python_code` for Python source that imports guard (``-c``, a here-document, a script
-  written earlier in the same call), and :func:`kills_daemon` for ``pkill``/``kill`` aimed at
-  guard's daemon.
+  written earlier in the same call), :func:`folded_import` for an import whose name the
+  interpreter folder worked out (``__import__("gu" + "ard")``), and :func:`kills_daemon` for
+  ``pkill``/``kill`` aimed at guard's daemon, by pattern or by the ids a search for it printed
+  (:func:`listed`, :func:`picked`: ``pgrep guard | xargs kill``).
+
+Copies of guard's own program are judged where every copy, link and move ends
+(:mod:`guard.static.guardfiles`, G414).
 
 Read-only verbs (``check``, ``explain``, ``log``, ``stats``, ``report``, ``config``, ``rules
 list``/``suggest``/``builtin``, ``replay``, ``serve --status``, ``--help``) stay read-only; a verb or option
@@ -24,16 +29,17 @@ import re
 from guard import lazyre
 from guard.static import effects
 from guard.static.families.base import Handler
-from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
+from guard.static.scan import EMPTY, GUARD_PIDS, PROCS, Cmd, Flow, Scan, display
 from guard.static.text import DYN_OPEN, wordset
 
-CONTROL = wordset("approve reset install uninstall feed hook tidy")
+CONTROL = wordset("approve reset install uninstall feed hook tidy mcp-proxy")
 READ_ONLY = wordset("check explain log stats replay report")
 _CONFIG_READS = wordset("show get list path check")
 _CONFIG_FLAGS = wordset("--json --check --workspace")
 _HELP = wordset("-h --help")
 _DRY = "--dry-run"
 _CLI_MODULES = wordset("guard guard.cli guard.__main__")
+_CONTROL_MODULES = wordset("serve rules config_cmd daemon server pending integrations mcp_proxy mcp proxy")
 
 
 def _verb(argv: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
@@ -128,7 +134,7 @@ def module(cmd: Cmd, scan: Scan, name: str, rest: list[str]) -> Flow | None:
     if name in _CLI_MODULES:
         return scan.engine.run(("guard", *rest))
     leaf = name.split(".")[-1]
-    if leaf in CONTROL or leaf in ("serve", "rules", "config_cmd", "daemon", "server", "pending", "integrations"):
+    if leaf in CONTROL or leaf in _CONTROL_MODULES:
         scan.hit("G410", f"{leaf}: {display(scan, ' '.join(cmd.argv))}")
         return None
     scan.hit("G413", f"python -m {name}")
@@ -186,6 +192,21 @@ def python_code(scan: Scan, code: str) -> None:
         scan.hit("G412", f"imports guard and calls {found.group(0)}: {shown}")
 
 
+def folded_import(scan: Scan, code: str, name: str | None) -> None:
+    """``__import__("gu" + "ard")``, ``importlib.import_module("".join(["g", "uard"]))``: the module
+    name folded from the code's expressions (:mod:`guard.static.fold`). guard's own packages imported
+    under a name built so the text does not show it is hiding on purpose: G412, whatever follows. A
+    name guard cannot fold, in code that also decodes or renames at run time, may be guard: it asks
+    (G431)."""
+    shown = code.strip().replace("\n", "; ")[:100]
+    if name is None:
+        if _HIDDEN.search(code):
+            scan.hit("G431", f"imports a module named at run time: {shown}")
+        return
+    if is_guard_module(name) and not _IMPORTS.search(code):  # (a literal import: :func:`python_code` judged it)
+        scan.hit("G412", f"imports guard under a name built at run time ({name}): {shown}")
+
+
 # --- stopping the daemon
 _NAMES_GUARD = lazyre.compile(r"(?<![a-z])guard(?![a-z])", re.I)
 _DAEMON_LINES = (
@@ -233,31 +254,89 @@ def _aimed(pattern: str, full: bool, exact: bool) -> bool:
     return any(rx.search(t) for t in mine) and not any(rx.search(t) for t in others)
 
 
+def _patterns(cmd: Cmd) -> tuple[list[str], bool, bool]:
+    """pkill/pgrep/killall's patterns, and whether they match the full command line or exact names."""
+    args = list(cmd.args)
+    full = any(a in ("-f", "--full") or (a.startswith("-") and not a.startswith("--") and "f" in a) for a in args)
+    exact = (cmd.name == "killall" and not any(a in ("-r", "--regexp") for a in args)) or (
+        cmd.name in ("pgrep", "pkill") and any(a in ("-x", "--exact") for a in args)
+    )
+    skip = {"-u", "-U", "-g", "-G", "-P", "-s", "-t", "--signal", "-o", "-y", "-n", "-d", "--delimiter", "-F"}
+    patterns, i = [], 0
+    while i < len(args):
+        if args[i] in skip:
+            i += 2
+            continue
+        if not args[i].startswith("-"):
+            patterns.append(args[i])
+        i += 1
+    return patterns, full and not exact, exact
+
+
+def _picks_guard(scan: Scan, word: str) -> bool:
+    """A kill target that is guard's process: ``$(pgrep -f guard)``, or ids a search for guard printed."""
+    if DYN_OPEN not in word:
+        return False
+    return bool(_NAMES_GUARD.search(display(scan, word))) or bool(scan.flow_of(word).bits & GUARD_PIDS)
+
+
 def kills_daemon(scan: Scan, cmd: Cmd) -> bool:
-    """``pkill -f 'guard serve'``, ``killall guard``, ``kill $(pgrep -f guard)``: aimed at guard's daemon.
+    """``pkill -f 'guard serve'``, ``killall guard``, ``kill $(pgrep -f guard)``, ``pgrep guard | xargs
+    kill``, ``ps aux | grep guard | awk '{print $2}' | xargs kill``: aimed at guard's daemon.
 
     A pattern is aimed at guard when it matches the daemon's command line (or process name) and no
-    ordinary program's: ``pkill -f python`` is a broad kill, not an attack on guard."""
+    ordinary program's: ``pkill -f python`` is a broad kill, not an attack on guard. Process ids
+    reach ``kill`` as runtime values; a search for guard marks what it prints (:data:`GUARD_PIDS`),
+    and the mark survives pipes, filters, ``xargs``, variables and files written in the same call."""
     if cmd.name == "kill":
         targets = [a for a in cmd.args if not (a.startswith("-") and a[1:].isalnum() and not a[1:].isdigit())]
-        hit = any(DYN_OPEN in t and _NAMES_GUARD.search(display(scan, t)) for t in targets)
+        hit = any(_picks_guard(scan, t) for t in targets)
     else:
-        args = list(cmd.args)
-        full = any(a in ("-f", "--full") or (a.startswith("-") and not a.startswith("--") and "f" in a) for a in args)
-        exact = cmd.name == "killall" and not any(a in ("-r", "--regexp") for a in args)
-        skip = {"-u", "-U", "-g", "-G", "-P", "-s", "-t", "--signal", "-o", "-y", "-n"}
-        patterns, i = [], 0
-        while i < len(args):
-            if args[i] in skip:
-                i += 2
-                continue
-            if not args[i].startswith("-"):
-                patterns.append(args[i])
-            i += 1
+        patterns, full, exact = _patterns(cmd)
         hit = any(DYN_OPEN not in p and _aimed(p, full, exact) for p in patterns)
     if hit:
         scan.hit("G411", display(scan, " ".join(cmd.argv)))
     return hit
+
+
+# --- searching for guard's processes (what ``kill`` then gets)
+_PS_NAMES = wordset("-C")
+
+
+def listed(cmd: Cmd) -> Flow:
+    """What ``ps``, ``pgrep`` and ``pidof`` print: a process list, marked when it picks guard's daemon."""
+    if cmd.name == "pidof":
+        names = [a for a in cmd.args if not a.startswith("-")]
+        return Flow(GUARD_PIDS if any(_aimed(n, False, True) for n in names) else PROCS)
+    if cmd.name == "ps":
+        args = list(cmd.args)
+        names = [v for i, a in enumerate(args[:-1]) if a in _PS_NAMES for v in args[i + 1].split(",")]
+        return Flow(GUARD_PIDS if any(_aimed(n, False, True) for n in names) else PROCS)
+    patterns, full, exact = _patterns(cmd)
+    aimed = any(DYN_OPEN not in p and _aimed(p, full, exact) for p in patterns)
+    return Flow(GUARD_PIDS if aimed else PROCS)
+
+
+def _has(cmd: Cmd, letter: str, long: str) -> bool:
+    """``-v``, ``-iv`` or ``--invert-match`` among the options."""
+    return any(a == long or (a[:1] == "-" and a[1:2] != "-" and letter in a[1:]) for a in cmd.args)
+
+
+def picked(cmd: Cmd, patterns: list[str], stdin: Flow) -> int:
+    """``ps aux | grep guard``, ``… | awk '/guard/ {print $2}'``: a search of a process list for guard's
+    daemon marks its output as guard's processes (an inverted ``grep -v`` picks everything else)."""
+    if not stdin.bits & PROCS or _has(cmd, "v", "--invert-match"):
+        return 0
+    if cmd.name in ("awk", "gawk", "mawk", "nawk"):
+        program = " ".join(patterns)
+        return GUARD_PIDS if _NAMES_GUARD.search(program) and "!~" not in program and "!/" not in program else 0
+    fixed = cmd.name == "fgrep" or _has(cmd, "F", "--fixed-strings")
+    folded = _has(cmd, "i", "--ignore-case")
+    for p in patterns:
+        rx = re.escape(p) if fixed else p
+        if DYN_OPEN not in p and _aimed(rx.lower() if folded else rx, True, False):
+            return GUARD_PIDS
+    return 0
 
 
 HANDLERS: dict[str, Handler] = {"guard": _guard}

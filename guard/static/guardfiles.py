@@ -1,0 +1,31 @@
+"""guard's own program as files: its console script and its packages (G414).
+
+A copy, a link or a new name for ``guard`` (``cp $(which guard) /tmp/g``, ``ln -s ~/.venv/bin/guard
+x``, ``install -m755 …/bin/guard …``, ``cp -r …/site-packages/guard /tmp/``) runs guard's control
+commands under a name the self-protection rules do not know, and has no ordinary use for an agent.
+Reading them is fine (``cat $(which guard)``, ``grep -r def site-packages/guard``): what is read
+carries :data:`~guard.static.scan.GUARD_CODE`, and writing that anywhere is the copy.
+
+Known by spelling, not on disk: ``which guard`` / ``command -v guard`` / ``type -p guard`` in the
+word, a ``bin/guard`` (``Scripts/guard.exe``) path, or a ``site-packages/guard`` (or
+``integrations``, guard's other package) path. An unrelated ``guard.py`` or ``bin/guardian`` is not.
+"""
+
+from __future__ import annotations
+
+from guard import lazyre
+from guard.static.paths import Place
+from guard.static.scan import Scan, display
+from guard.static.text import DYN_OPEN
+
+_FOUND_BY_NAME = lazyre.compile(r"(?:\bwhich|\bcommand\s+-[vV]|\btype\s+-[pPa]|\bwhereis)\s+(?:-\S+\s+)*guard\b")
+_PROGRAM_PATH = lazyre.compile(
+    r"(?:^|/)(?:bin|Scripts)/guard(?:\.exe)?$|(?:^|/)(?:site|dist)-packages/(?:guard|integrations)(?:/|$)"
+)
+
+
+def is_guard_program(scan: Scan, word: str, place: Place) -> bool:
+    """``word`` (resolved to ``place``) names guard's console script or one of its packages."""
+    if DYN_OPEN in word and _FOUND_BY_NAME.search(display(scan, word)):
+        return True
+    return bool(_PROGRAM_PATH.search(place.path))
