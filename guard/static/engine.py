@@ -218,6 +218,7 @@ class Engine:
         scan.cmd_secret = False
         name = command_name(head)
         before = len(scan.hits)
+        outer, scan.argv = scan.argv, tuple(argv)
         if env:  # ``CDPATH=/ cd etc``: the command sees its prefix assignments (its words are already expanded)
             saved = dict(scan.vars)
             scan.vars.update(env)
@@ -229,6 +230,7 @@ class Engine:
             out = self.dispatch(name, tuple(argv), stdin)
         if len(scan.hits) == before:
             scan.hit("G182", shown)
+        scan.argv = outer
         bits = out.bits | (SECRET if scan.cmd_secret else 0)
         return out if bits == out.bits else Flow(bits, out.text, out.paths)
 

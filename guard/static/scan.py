@@ -75,6 +75,9 @@ class Cmd:
 class Hit:
     rule_id: str
     detail: str = ""
+    # the words of the command that raised it (for rules that look again at its arguments, such as
+    # production markers); not part of a hit's identity
+    words: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False)
 
 
 @attrs.frozen
@@ -97,6 +100,7 @@ class Scan:
         "cwd",
         "depth",
         "docs_hosts",
+        "argv",
         "effects",
         "engine",
         "fds",
@@ -131,6 +135,7 @@ class Scan:
         self.docs_hosts: frozenset[str] | None = None  # documentation hosts (None: guard.docsites' defaults)
         self.depth = 0
         self.hits: list[Hit] = []
+        self.argv: tuple[str, ...] = ()  # the simple command being judged (its hits keep its words)
         self.tags: set[str] = set()
         self.commands: list[str] = []
         self.segments: list[str] = []
@@ -160,7 +165,7 @@ class Scan:
     def hit(self, rule_id: str, detail: str = "") -> None:
         if rule_id not in CATALOG:  # a typo in a detector must fail loudly in tests, not silently pass
             raise KeyError(f"unknown rule id {rule_id}")
-        self.hits.append(Hit(rule_id, display(self, detail)[:160]))
+        self.hits.append(Hit(rule_id, display(self, detail)[:160], self.argv))
 
     def tag(self, *tags: str) -> None:
         self.tags.update(tags)

@@ -17,6 +17,7 @@ from typing import Any
 from guard import docsites, lazyre
 from guard.static import effects
 from guard.static import paths as P
+from guard.static.families import prod
 from guard.static.scan import EMPTY, Flow, Scan
 from guard.static.text import wordset
 
@@ -63,6 +64,12 @@ _WRITE_WORDS = lazyre.compile(
     r"write|edit|create|save|put|upload|append|replace|insert|patch|update|move|rename|copy", re.I
 )
 _DELETE_WORDS = lazyre.compile(r"delete|remove|unlink|rm\b|destroy|drop|purge|trash", re.I)
+# A tool named for removing data, matched on whole words of its name (``delete_rows``, ``drop-collection``,
+# ``resetBranch``): ``undelete`` or ``drops_report`` are not.
+_DESTROY_ACTION = lazyre.compile(
+    r"(?:^|[_\-.]|(?<=[a-z])(?=[A-Z]))(?:delete|remove|drop|destroy|truncate|purge|wipe|reset|erase|flush)"
+    r"(?=$|[_\-.A-Z])",
+)
 _READ_WORDS = lazyre.compile(r"read|get|cat|view|open|download|fetch|list|search|find", re.I)
 # A secret in a URL: a query key naming one (judged per key by ``secret_in_url``: one pattern over the
 # whole URL backtracked quadratically on ``??????…``) or a token's own shape (fixed-length tails: an
@@ -247,6 +254,8 @@ def judge_unknown(scan: Scan, tool: str, params: Mapping[str, Any]) -> int | Non
     elif paths and _READ_WORDS.search(action):
         for path in paths:
             effects.read(scan, expand(scan, path))
+    elif not paths and _DESTROY_ACTION.search(action):
+        scan.hit("G437", tool)  # ``drop-collection``, ``delete_rows``: what it removes is in its parameters
     if first(params, ("url", "urls")):
         judge_fetch(scan, params)
     sql = first(params, ("sql", "query", "statement"))
@@ -256,4 +265,5 @@ def judge_unknown(scan: Scan, tool: str, params: Mapping[str, Any]) -> int | Non
         rule = sql_rule(sql)
         if rule:
             scan.hit(rule, sql[:80])
+    prod.raise_on_params(scan, params)  # ``{"project_id": "shop-prod", "query": "DROP TABLE …"}``: G434
     return lines

@@ -240,7 +240,7 @@ _LOCAL_BINS = frozenset(_DEV_TOOLS.split()) | {
 
 
 # Project-local CLIs with a handler of their own (which knows their destructive verbs).
-_JUDGED_BINS = frozenset({"prisma", "sequelize", "sequelize-cli", "knex", "typeorm"})
+_JUDGED_BINS = frozenset({"prisma", "sequelize", "sequelize-cli", "knex", "typeorm", "supabase", "wrangler"})
 
 _EDITOR_COMMAND = lazyre.compile(r"^[+:]*!(.+)$")
 

@@ -130,6 +130,8 @@ def _curl(cmd: Cmd, scan: Scan) -> Flow:
     if flow_out.bits & SECRET:
         scan.hit("G143", display(scan, " ".join(cmd.argv)))
     local = _is_local(urls)
+    if method == "DELETE":
+        scan.hit("G436", display(scan, " ".join(cmd.argv)))
     if egress:
         scan.hit("G148" if local else "G145", display(scan, " ".join(cmd.argv)))
     else:
@@ -179,6 +181,8 @@ def _wget(cmd: Cmd, scan: Scan) -> Flow:
     if flow.bits & SECRET:
         scan.hit("G143", display(scan, " ".join(cmd.argv)))
     local = _is_local(urls)
+    if method == "DELETE":
+        scan.hit("G436", display(scan, " ".join(cmd.argv)))
     if sent or flow.bits or method in _EGRESS_METHODS or opts.has("--post-file", "--body-file"):
         scan.hit("G148" if local else "G145", display(scan, " ".join(cmd.argv)))
     else:
@@ -218,6 +222,8 @@ def _httpie(cmd: Cmd, scan: Scan) -> Flow:
     local = _is_local(
         ["http://localhost" + u if u.startswith(":") else "http://" + u if "://" not in u else u for u in urls]
     )
+    if method == "DELETE":
+        scan.hit("G436", " ".join(cmd.argv))
     scan.hit(("G148" if local else "G145") if egress else ("G148" if local else "G146"), " ".join(cmd.argv))
     return Flow(0 if local else REMOTE)
 
