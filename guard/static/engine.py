@@ -260,6 +260,8 @@ class Engine:
         if name in ("source", "."):
             return self.source(argv, stdin)
         handler = HANDLERS.get(name)
+        if handler is not None and "/" in argv[0] and scan.written and scan.place(argv[0]).path in scan.written:
+            return self.exec_file(argv[0], stdin, argv[1:])  # ``curl -o /tmp/r … && /tmp/r``: that file, not R
         if handler is None and ("*" in name or "?" in name or "[" in name) and name not in ("[", "[["):
             folder = argv[0].rpartition("/")[0]
             if not folder or any(fnmatch.fnmatchcase(d, folder) for d in _BIN_DIRS):

@@ -112,7 +112,7 @@ G164 | high     | infra       | delete,network                         | Deletes
 G165 | high     | infra       | delete,network                         | Destroys infrastructure or applies changes without review. | terraform plan
 G166 | high     | infra       | delete,network                         | Deletes cloud resources.
 G167 | high     | infra       | delete                                 | Deletes container volumes or prunes Docker data. | docker system df
-G168 | critical | infra       | execute                                | Starts a privileged container with the host's root filesystem mounted. | docker run --rm -v "$PWD":/work alpine ls /work
+G168 | critical | infra       | execute                                | Starts a privileged container with the host's root filesystem mounted, or a shell on the host's writable root (chroot into it) or in its process namespace (--pid=host, nsenter -t 1): root on the host. | docker run --rm -v "$PWD":/work alpine ls /work
 G169 | high     | infra       | execute                                | Gives a container privileged access or mounts sensitive host paths. | docker run --rm -v "$PWD":/work alpine ls /work
 G170 | high     | publish     | egress,network,publish                 | Publishes a package, image or release to a registry. | npm publish --dry-run
 G171 | critical | system      |                                        | Shuts down or reboots the machine.
