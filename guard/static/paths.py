@@ -36,8 +36,25 @@ PROJECT_ROOT, GITDIR, PROJECT, TEMP = "project_root", "gitdir", "project", "temp
 HOME_OTHER, OTHER, OUTSIDE, DYNAMIC = "home_other", "other", "outside", "dynamic"
 # A home's own top-level folders of user data and settings: deleting one of them whole is never tidying.
 USER_DATA_DIRS = frozenset(
-    "Desktop Documents Downloads Pictures Photos Music Videos Movies Public Library Dropbox OneDrive "
-    "iCloudDrive .config .local .var snap".split()
+    {
+        "Desktop",
+        "Documents",
+        "Downloads",
+        "Pictures",
+        "Photos",
+        "Music",
+        "Videos",
+        "Movies",
+        "Public",
+        "Library",
+        "Dropbox",
+        "OneDrive",
+        "iCloudDrive",
+        ".config",
+        ".local",
+        ".var",
+        "snap",
+    }
 )
 
 UNKNOWN_CWD = "\ue007"  # the working directory after ``cd "$X"``: relative paths go nowhere known

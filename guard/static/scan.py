@@ -93,6 +93,7 @@ class Scan:
     """Mutable state of one analysis (never shared between calls or threads)."""
 
     __slots__ = (
+        "argv",
         "budget",
         "cmd_secret",
         "commands",
@@ -100,7 +101,6 @@ class Scan:
         "cwd",
         "depth",
         "docs_hosts",
-        "argv",
         "effects",
         "engine",
         "fds",

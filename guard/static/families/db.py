@@ -176,10 +176,12 @@ def _mongo(cmd: Cmd, scan: Scan) -> Flow:
 
 def _drop_tools(cmd: Cmd, scan: Scan) -> Flow:
     shown = display(scan, " ".join(cmd.argv))
-    if cmd.name in ("dropdb", "dropuser") or (
-        cmd.name == "mysqladmin" and any(w in ("drop", "DROP") for w in cmd.args)
+    if (
+        cmd.name in ("dropdb", "dropuser")
+        or (cmd.name == "mysqladmin" and any(w in ("drop", "DROP") for w in cmd.args))
+        or (cmd.name == "pg_restore" and any(a in ("-c", "--clean") for a in cmd.args))
     ):
-        scan.hit("G160", shown)
+        scan.hit("G160", shown)  # ``pg_restore --clean``: drops every object it restores first
     else:
         scan.hit("G188", shown)
     return EMPTY

@@ -95,7 +95,7 @@ def raise_on_params(scan: Scan, params: Mapping[str, Any]) -> None:
 
 
 def _strings(params: Mapping[str, Any], depth: int = 0) -> Iterator[str]:
-    for key, value in list(params.items())[:64]:
+    for value in list(params.values())[:64]:
         if isinstance(value, str):
             yield value
         elif isinstance(value, Mapping) and depth == 0:
