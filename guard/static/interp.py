@@ -10,6 +10,7 @@ secret read it is exfiltration, with a socket and a shell it is a reverse shell.
 
 from __future__ import annotations
 
+import json
 import re
 
 from guard import lazyre
@@ -407,6 +408,29 @@ def _family(name: str) -> str:
     return name
 
 
+# How inline code reads the words after it, and the index of the first of them.
+_ARGV_REF = {
+    "python": (r"\bsys\.argv\[(\d+)\]", 1),
+    "ruby": (r"\bARGV\[(\d+)\]", 0),
+    "perl": (r"\$ARGV\[(\d+)\]", 0),
+    "js": (r"\bprocess\.argv\[(\d+)\]", 1),
+}
+
+
+def _bind_argv(code: str, lang: str, extra: list[str]) -> str:
+    """``python -c '…shutil.rmtree(sys.argv[1])' ~``: the words given after the code, as literals (only ever
+    adds to the verdict of the code as written, which still asks for the runtime value)."""
+    ref = _ARGV_REF.get(lang)
+    if ref is None or not extra or any(DYN_OPEN in w for w in extra):
+        return code
+
+    def literal(m: re.Match[str]) -> str:
+        k = int(m.group(1)) - ref[1]
+        return json.dumps(extra[k]) if 0 <= k < len(extra) else m.group(0)
+
+    return re.sub(ref[0], literal, code)
+
+
 def _interpreter(cmd: Cmd, scan: Scan) -> Flow | None:
     family = _family(cmd.name)
     lang, code_flags = _INLINE[family]
@@ -454,7 +478,11 @@ def _interpreter(cmd: Cmd, scan: Scan) -> Flow | None:
     if code and cmd.stdin.bits & (REMOTE | DECODED) and _EXEC.search("\n".join(code)):
         scan.hit("G110" if cmd.stdin.bits & REMOTE else "G111", display(scan, " ".join(cmd.argv)))
     if code:
-        analyse_code(scan, "\n".join(code), lang)
+        text = "\n".join(code)
+        analyse_code(scan, text, lang)  # an argv value is a runtime value there (G431 asks) …
+        bound = _bind_argv(text, lang, args[args.index(script) :] if script is not None else [])
+        if bound != text:  # … and the words given after the code are judged as what it acts on
+            analyse_code(scan, bound, lang)
         return None
     if script and script != "-" and lang == "python" and _runs_guard(script):  # ``python .venv/bin/guard reset``
         return scan.engine.run(("guard", *args[args.index(script) + 1 :]))

@@ -199,6 +199,21 @@ def _supabase(cmd: Cmd, scan: Scan) -> Flow:
     return _by_verb(cmd, scan)
 
 
+def _wrangler(cmd: Cmd, scan: Scan) -> Flow:
+    """``wrangler d1 execute DB --command SQL``: the statement is judged as SQL (G160/G161)."""
+    from guard.static.families.db import sql_rule
+
+    words = _words(cmd.args, wordset("--command --file --env -e --config -c --persist-to"))
+    if words[:2] == ["d1", "execute"]:
+        opts = parse_opts(cmd.args, wordset("--command --file --env -e --config -c --persist-to"))
+        rule = sql_rule(opts.value("--command") or "")
+        if rule:
+            scan.tag("network")
+            scan.hit(rule, display(scan, " ".join(cmd.argv)))
+            return EMPTY
+    return _by_verb(cmd, scan)
+
+
 _GENERIC = (
     "gcloud az doctl flyctl fly heroku vercel netlify firebase wrangler railway eksctl vagrant minikube kind linode-cli "
     "hcloud scw oci ibmcloud aliyun rclone turso neonctl planetscale pscale render cf openstack glab tea argocd flux "
@@ -214,4 +229,5 @@ HANDLERS: dict[str, Handler] = {
     **dict.fromkeys(_GENERIC.split(), _by_verb),
     "kustomize": _kustomize,
     "supabase": _supabase,
+    "wrangler": _wrangler,
 }

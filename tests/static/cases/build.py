@@ -5886,6 +5886,27 @@ ROUND4 += [
     (N, "mcp__slack__post_message", {"channel": "#general", "text": "deploy done"}),
     (N, "mcp__github__create_issue", {"title": "Setup", "body": "set PASSWORD_MIN_LENGTH=8 in settings"}),
 ]
+ROUND4 += [
+    # tree-sitter-bash reads the 0 of ``0<`` as an argument; input from the terminal is no script
+    (C, "sh 0<&2 1>&2", "G425"),
+    (C, "git -c core.pager='sh -c \"sh 0<&2 1>&2\"' log", "G139"),
+    (C, "bash < /dev/tty", "G425"),
+    (A, "cat 0< notes.txt"),
+    (A, "echo 0 > count.txt", "G184"),
+    (A, "bash < scripts/setup.sh", "G181"),
+    # the words given after inline code are judged as what it acts on, besides asking for the runtime value
+    (B, 'python3 -c "import sys, shutil; shutil.rmtree(sys.argv[1])" ~', "G101"),
+    (B, "ruby -e 'require \"fileutils\"; FileUtils.rm_rf(ARGV[0])' ~/.ssh", "G103"),
+    (B, 'perl -e \'system("rm", "-rf", $ARGV[0])\' /etc', "G102"),
+    (B, "node -e \"require('fs').rmSync(process.argv[1], {recursive: true})\" ~", "G101"),
+    (A, 'python3 -c "import sys; print(sys.argv[1])" hello'),
+    (C, 'python3 -c "import sys, shutil; shutil.rmtree(sys.argv[1])" "$X"', "G431"),
+    # wrangler d1 execute --command is SQL (G160), on a prod-named database it blocks (G434)
+    (B, 'npx wrangler d1 execute prod-db --remote --command "DROP TABLE orders"', "G434"),
+    (C, 'wrangler d1 execute my-db --local --command "DROP TABLE orders"', "G160"),
+    (N, 'wrangler d1 execute my-db --command "SELECT 1"'),
+    (A, "wrangler d1 list"),
+]
 FAMILIES["round4"] = ROUND4
 
 
