@@ -100,9 +100,11 @@ _ISSUERS = (
 )
 
 
-def leaked_secret(text: str, host: str) -> str | None:
-    """A literal secret in ``text`` (a token of a known shape, or ``NAME=value`` where the name says
-    secret) sent to ``host`` that did not issue it; None for none, or for the issuer's own host."""
+def leaked_secret(text: str, host: str, named: bool = False) -> str | None:
+    """A literal secret in ``text`` sent to ``host`` that did not issue it: a token of a known shape, or
+    (``named``: a message to people, where no password belongs) ``NAME=value`` where the name says
+    secret. None for none, or for the issuer's own host. A request's own headers and form fields carry
+    ``PRIVATE-TOKEN: …`` and ``password=…`` to the service they log in to: only shapes count there."""
     m = _SECRET_TOKEN.search(text[:65536])
     if m:
         token = m.group(0)
@@ -113,8 +115,8 @@ def leaked_secret(text: str, host: str) -> str | None:
                     return None
                 break
         return token[:12] + "…"
-    named = _NAMED_SECRET.search(text[:65536])
-    return named.group(0)[:24] + "…" if named else None
+    found = _NAMED_SECRET.search(text[:65536]) if named else None
+    return found.group(0)[:24] + "…" if found else None
 
 
 def secret_in_url(url: str) -> bool:
@@ -311,7 +313,7 @@ def judge_unknown(scan: Scan, tool: str, params: Mapping[str, Any]) -> int | Non
         scan.hit("G437", tool)  # ``drop-collection``, ``delete_rows``: what it removes is in its parameters
     if first(params, ("url", "urls")):
         judge_fetch(scan, params)
-    if _SENDS.search(action) and (leaked := leaked_secret(_all_text(params), "")):
+    if _SENDS.search(action) and (leaked := leaked_secret(_all_text(params), "", named=True)):
         scan.hit("G440", f"{leaked} sent by {tool}")  # ``slack post_message`` with a key in its text
     sql = first(params, ("sql", "query", "statement"))
     if isinstance(sql, str):
