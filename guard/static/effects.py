@@ -196,7 +196,11 @@ def _delete_rule(place: Place, recursive: bool, in_output: bool = False) -> str:
     if tier == P.PROTECTED:
         return "G156"
     if place.dynamic:
+        if recursive and tier in (P.ROOT, P.HOME) and place.contents:
+            return "G439"  # ``rm -rf ~/$dir``: empty, it is ``rm -rf ~/``
         return "G106" if recursive else "G126"
+    if place.kind == "user_data" and broad:
+        return "G438"  # ``rm -rf ~/Documents``, ``rm -rf ~/Desktop/*``
     if tier in (P.ROOT, P.HOME):
         return "G101" if recursive else "G104"
     if tier == P.SYSTEM:

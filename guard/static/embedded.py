@@ -9,6 +9,8 @@ stdin). Each of those is handed back to the shell analysis, so ``gdb -batch -ex 
 
 from __future__ import annotations
 
+import re
+
 from guard import lazyre
 from guard.static import paths as P
 from guard.static.families.base import parse_opts
@@ -24,6 +26,9 @@ _VIM_SHELL = lazyre.compile(
     r"(?:system|systemlist|jobstart|termopen)\s*\(\s*(['\"])(.+?)\2|^[:\s]*ter(?:minal)?!?\s+(.+)$"
 )
 # gdb/lldb: ``shell cmd``, ``!cmd``, ``platform shell cmd``, ``pipe … | cmd``
+# vim's own interpreters: ``:py3 code``, ``:python code``, ``:perl code``, ``:ruby code``, ``:lua code``
+_VIM_CODE = lazyre.compile(r"^[:\s]*(py3|python3|py|python|pyx|pythonx|perl|pe|ruby|rub|lua)\s+(.+)$", re.S)
+_VIM_LANG = {"pe": "perl", "perl": "perl", "ruby": "ruby", "rub": "ruby", "lua": "lua"}
 _DEBUGGER_SHELL = lazyre.compile(r"^\s*(?:(?:platform\s+)?shell\s+|!\s*)(.+)$")
 # emacs lisp: the string a shell-running function is called with
 _ELISP_SHELL = lazyre.compile(
@@ -42,6 +47,11 @@ def judge(cmd: Cmd, scan: Scan) -> None:
         for value in _option_values(cmd.args, ("-c", "--cmd"), "+"):
             for found in _VIM_SHELL.finditer(value.strip()):
                 scan.engine.script(found.group(1) or found.group(3) or found.group(4))
+            code = _VIM_CODE.match(value)
+            if code:  # ``vim -c ':py3 import os; os.execl("/bin/sh", …)'``: judged as that language's code
+                from guard.static.interp import analyse_code
+
+                analyse_code(scan, code.group(2), _VIM_LANG.get(code.group(1), "python"))
     elif name in ("gdb", "lldb"):
         opts = ("-ex", "--ex", "-eval-command", "--eval-command", "-iex", "-o", "--one-line", "-O")
         for value in _option_values(cmd.args, opts):

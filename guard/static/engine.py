@@ -218,6 +218,7 @@ class Engine:
         scan.cmd_secret = False
         name = command_name(head)
         before = len(scan.hits)
+        outer, scan.argv = scan.argv, tuple(argv)
         if env:  # ``CDPATH=/ cd etc``: the command sees its prefix assignments (its words are already expanded)
             saved = dict(scan.vars)
             scan.vars.update(env)
@@ -229,6 +230,7 @@ class Engine:
             out = self.dispatch(name, tuple(argv), stdin)
         if len(scan.hits) == before:
             scan.hit("G182", shown)
+        scan.argv = outer
         bits = out.bits | (SECRET if scan.cmd_secret else 0)
         return out if bits == out.bits else Flow(bits, out.text, out.paths)
 
@@ -258,6 +260,8 @@ class Engine:
         if name in ("source", "."):
             return self.source(argv, stdin)
         handler = HANDLERS.get(name)
+        if handler is not None and "/" in argv[0] and scan.written and scan.place(argv[0]).path in scan.written:
+            return self.exec_file(argv[0], stdin, argv[1:])  # ``curl -o /tmp/r … && /tmp/r``: that file, not R
         if handler is None and ("*" in name or "?" in name or "[" in name) and name not in ("[", "[["):
             folder = argv[0].rpartition("/")[0]
             if not folder or any(fnmatch.fnmatchcase(d, folder) for d in _BIN_DIRS):

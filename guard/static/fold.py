@@ -324,6 +324,9 @@ class _Py:
         elif name in _PY_KILL:
             pid = self.val(args[0]) if args else None
             sig = self.val(args[1]) if len(args) > 1 else "15"
+            if sig is None and len(args) > 1:  # ``signal.SIGKILL``, ``SIGTERM``, ``signal.Signals.SIGKILL``
+                named = ast.unparse(args[1]).rsplit(".", 1)[-1]
+                sig = named if re.fullmatch(r"SIG[A-Z0-9]+", named) else None
             if isinstance(pid, str) and name == "os.killpg":
                 pid = "-" + pid
             if isinstance(pid, str) and isinstance(sig, str):
@@ -404,6 +407,7 @@ _SHELL_CALLS = {
 }
 _ARGV_CALLS = {"js": ("spawn", "spawnSync", "execFile", "execFileSync")}
 _JS_DELETE = ("rmSync", "rm", "rmdirSync", "rmdir", "unlinkSync", "unlink", "rimraf", "rimraf.sync", "removeSync")
+_DENO_DELETE = ("Deno.remove", "Deno.removeSync")  # ``Deno.remove(path, {recursive: true})``
 _DELETE_CALLS = {
     "js": _JS_DELETE,
     "perl": ("remove_tree", "rmtree", "File::Path::remove_tree", "File::Path::rmtree", "unlink"),
@@ -657,7 +661,7 @@ class _Toks:
                 return "script"
             if bare in _ARGV_CALLS["js"] and _js_proc(tok):
                 return "argv"
-            if tok in _JS_DELETE or (bare in _JS_DELETE and _js_fs(tok)):
+            if tok in _JS_DELETE or (bare in _JS_DELETE and _js_fs(tok)) or tok in _DENO_DELETE:
                 return "delete"
             return "kill" if tok == "process.kill" else None
         if tok in _SHELL_CALLS.get(lang, ()):

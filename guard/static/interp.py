@@ -10,6 +10,7 @@ secret read it is exfiltration, with a socket and a shell it is a reverse shell.
 
 from __future__ import annotations
 
+import json
 import re
 
 from guard import lazyre
@@ -56,6 +57,11 @@ _PATH_METHOD = lazyre.compile(
 _OPEN = lazyre.compile(
     r"(?:(?<![\w.])open|File\.open|fopen)\s*\(\s*(?P<arg>[^,()]*(?:\([^()]*\))?[^,()]*)\s*"
     r"(?:,\s*['\"](?P<mode>[^'\"]*)['\"])?"
+)
+# perl's ``open(F, ">>", PATH)`` / ``open(my $fh, '>', PATH)`` and the two-argument ``open(F, ">>PATH")``
+_PERL_OPEN = lazyre.compile(
+    r"\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*(?:['\"](?P<mode>\+?(?:>>?|<|\+<))['\"]\s*,\s*(?P<arg>[^,();]+)"
+    r"|(?P<q>['\"])(?P<mode2>\+?>>?)\s*(?P<arg2>[^'\"]+)(?P=q))"
 )
 _READ = lazyre.compile(
     r"(?:readFileSync|readFile|File\.read|IO\.read|file_get_contents|File\.readlines|slurp)\s*\(\s*"
@@ -301,6 +307,19 @@ def _paths(scan: Scan, code: str) -> bool:
                 effects.write(scan, target, EMPTY, "append" if "a" in mode else "write")
             else:
                 effects.read(scan, target)
+    for m in _PERL_OPEN.finditer(code):
+        mode = m.group("mode") or m.group("mode2") or "<"
+        arg = (m.group("arg") or "").strip()
+        if not arg:  # the two-argument form: the path is in the mode's string
+            target = _perl_path(scan, m.group("arg2"))
+        elif len(arg) > 1 and arg[0] in "'\"" and arg[-1] == arg[0]:
+            target = _perl_path(scan, arg[1:-1])
+        else:
+            target = _path_expr(scan, arg)
+        if target is None:
+            unknown = unknown or ">" in mode
+        elif ">" in mode:
+            effects.write(scan, target, EMPTY, "append" if ">>" in mode else "write")
     for regex in (_LINK, _LINK_TO):
         for m in regex.finditer(code):
             source, dest = _path_expr(scan, m.group("src")), _path_expr(scan, m.group("dst"))
@@ -314,6 +333,16 @@ def _paths(scan: Scan, code: str) -> bool:
             if target is not None:
                 effects.write(scan, target) if write else effects.read(scan, target)
     return unknown
+
+
+def _perl_path(scan: Scan, text: str) -> str | None:
+    """The path inside a two-argument ``open`` string: ``$ENV{HOME}/.zshrc``, ``~/x``, ``out.txt``."""
+    text = text.strip()
+    home = scan.resolver.home
+    text = re.sub(r"^\$ENV\{\s*['\"]?HOME['\"]?\s*\}", home, text)
+    if text.startswith("~/"):
+        return home + text[1:]
+    return None if "$" in text or "@" in text else text
 
 
 def _path_expr(scan: Scan, arg: str) -> str | None:
@@ -384,6 +413,29 @@ def _family(name: str) -> str:
     return name
 
 
+# How inline code reads the words after it, and the index of the first of them.
+_ARGV_REF = {
+    "python": (r"\bsys\.argv\[(\d+)\]", 1),
+    "ruby": (r"\bARGV\[(\d+)\]", 0),
+    "perl": (r"\$ARGV\[(\d+)\]", 0),
+    "js": (r"\bprocess\.argv\[(\d+)\]", 1),
+}
+
+
+def _bind_argv(code: str, lang: str, extra: list[str]) -> str:
+    """``python -c '…shutil.rmtree(sys.argv[1])' ~``: the words given after the code, as literals (only ever
+    adds to the verdict of the code as written, which still asks for the runtime value)."""
+    ref = _ARGV_REF.get(lang)
+    if ref is None or not extra or any(DYN_OPEN in w for w in extra):
+        return code
+
+    def literal(m: re.Match[str]) -> str:
+        k = int(m.group(1)) - ref[1]
+        return json.dumps(extra[k]) if 0 <= k < len(extra) else m.group(0)
+
+    return re.sub(ref[0], literal, code)
+
+
 def _interpreter(cmd: Cmd, scan: Scan) -> Flow | None:
     family = _family(cmd.name)
     lang, code_flags = _INLINE[family]
@@ -406,6 +458,10 @@ def _interpreter(cmd: Cmd, scan: Scan) -> Flow | None:
         if lang == "python" and a.startswith("-c") and len(a) > 2:
             code.append(a[2:])
             break
+        if lang in ("perl", "ruby", "lua") and a[:2] in ("-e", "-E") and len(a) > 2:
+            code.append(a[2:])  # ``ruby -e'code'``, ``perl -e'code'``: the code joined to its option
+            i += 1
+            continue
         if lang == "python" and a.startswith("-m") and len(a) > 2:
             return _module(cmd, scan, a[2:], args[i + 1 :])
         if lang == "python" and a == "-m" and i + 1 < len(args):
@@ -427,7 +483,11 @@ def _interpreter(cmd: Cmd, scan: Scan) -> Flow | None:
     if code and cmd.stdin.bits & (REMOTE | DECODED) and _EXEC.search("\n".join(code)):
         scan.hit("G110" if cmd.stdin.bits & REMOTE else "G111", display(scan, " ".join(cmd.argv)))
     if code:
-        analyse_code(scan, "\n".join(code), lang)
+        text = "\n".join(code)
+        analyse_code(scan, text, lang)  # an argv value is a runtime value there (G431 asks) …
+        bound = _bind_argv(text, lang, args[args.index(script) :] if script is not None else [])
+        if bound != text:  # … and the words given after the code are judged as what it acts on
+            analyse_code(scan, bound, lang)
         return None
     if script and script != "-" and lang == "python" and _runs_guard(script):  # ``python .venv/bin/guard reset``
         return scan.engine.run(("guard", *args[args.index(script) + 1 :]))

@@ -154,6 +154,13 @@ def blocked_if_run(path: str, text: str, shell: Callable[[str], Risk], code: Cal
     return any(shell(s) >= Risk.CRITICAL for s in snippets[:64])
 
 
+# package.json scripts npm, pnpm and yarn run on their own (install, pack, publish of the package)
+_LIFECYCLE = lazyre.compile(
+    r'"(?:preinstall|install|postinstall|prepare|preprepare|postprepare|prepublish|prepack|postpack|'
+    r'dependencies)"\s*:\s*"((?:[^"\\]|\\.)*)"'
+)
+
+
 def autorun_commands(path: str, text: str | None) -> list[str] | None:
     """The commands a project file at ``path`` runs by itself; ``None`` when it is not such a file.
 
@@ -179,6 +186,9 @@ def autorun_commands(path: str, text: str | None) -> list[str] | None:
         return found
     if name in (".pre-commit-config.yaml", ".pre-commit-config.yml"):
         return [unquoted(e.strip()) for e in _ENTRY.findall(text)]
+    if name == "package.json":  # lifecycle scripts: ``npm install`` runs them by itself
+        scripts = _json_strings(_LIFECYCLE.findall(text[:65536]))
+        return scripts or None
     return None
 
 

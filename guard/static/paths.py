@@ -34,6 +34,28 @@ ROOT, HOME, SYSTEM, DEVICE, SPECIAL, NETDEV = "root", "home", "system", "device"
 CREDENTIAL, PROTECTED, PERSIST = "credential", "protected", "persist"
 PROJECT_ROOT, GITDIR, PROJECT, TEMP = "project_root", "gitdir", "project", "temp"
 HOME_OTHER, OTHER, OUTSIDE, DYNAMIC = "home_other", "other", "outside", "dynamic"
+# A home's own top-level folders of user data and settings: deleting one of them whole is never tidying.
+USER_DATA_DIRS = frozenset(
+    {
+        "Desktop",
+        "Documents",
+        "Downloads",
+        "Pictures",
+        "Photos",
+        "Music",
+        "Videos",
+        "Movies",
+        "Public",
+        "Library",
+        "Dropbox",
+        "OneDrive",
+        "iCloudDrive",
+        ".config",
+        ".local",
+        ".var",
+        "snap",
+    }
+)
 
 UNKNOWN_CWD = "\ue007"  # the working directory after ``cd "$X"``: relative paths go nowhere known
 _DYNSEG = "\ue006"  # a path component only known at runtime
@@ -281,6 +303,8 @@ class Resolver:
             if _under(rest, prefix):
                 store = rest == prefix.rstrip("/")
                 return Place(shown, CREDENTIAL, kind="store" if store else "file", secret=2, critical=store)
+        if rest.rstrip("/") in USER_DATA_DIRS:
+            return Place(shown, HOME_OTHER, kind="user_data", critical=True)
         return self._project_like(shown, rest, HOME_OTHER)
 
     def _windows(self, shown: str, comps: list[str]) -> Place:

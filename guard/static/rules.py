@@ -119,7 +119,7 @@ G164 | high     | infra       | delete,network                         | Deletes
 G165 | high     | infra       | delete,network                         | Destroys infrastructure or applies changes without review. | terraform plan
 G166 | high     | infra       | delete,network                         | Deletes cloud resources.
 G167 | high     | infra       | delete                                 | Deletes container volumes or prunes Docker data. | docker system df
-G168 | critical | infra       | execute                                | Starts a privileged container with the host's root filesystem mounted. | docker run --rm -v "$PWD":/work alpine ls /work
+G168 | critical | infra       | execute                                | Starts a privileged container with the host's root filesystem mounted, or a shell on the host's writable root (chroot into it) or in its process namespace (--pid=host, nsenter -t 1): root on the host. | docker run --rm -v "$PWD":/work alpine ls /work
 G169 | high     | infra       | execute                                | Gives a container privileged access or mounts sensitive host paths. | docker run --rm -v "$PWD":/work alpine ls /work
 G170 | high     | publish     | egress,network,publish                 | Publishes a package, image or release to a registry. | npm publish --dry-run
 G171 | critical | system      |                                        | Shuts down or reboots the machine.
@@ -173,6 +173,13 @@ G450 | low      | level       | execute,network,write                  | Install
 G451 | low      | level       | execute,network,write                  | Installs or updates packages the project already declares in its manifest.
 G452 | low      | network     | egress,network                         | Pushes a feature branch to the project's own remote.
 G453 | medium   | network     | egress,network                         | Adds a git remote or points one at a new address (git remote add/set-url, remote.X.url, url.X.insteadOf), which decides where a later push sends the project's code. | git remote -v
+G435 | critical | database    | delete,network                         | Resets or deletes a hosted database or project through its CLI (supabase db reset --linked or --db-url, supabase projects delete): the remote data is gone. | supabase db reset
+G436 | medium   | network     | delete,network                         | Deletes a resource through an HTTP API (curl -X DELETE, wget --method=DELETE, http DELETE). | curl -s localhost:9200/_cat/indices
+G437 | high     | unknown     | delete                                 | A tool that is not the shell and whose name says it deletes, drops, truncates or resets something (an MCP server's delete_rows, drop-collection, reset_branch).
+G438 | critical | filesystem  | delete                                 | Recursively deletes one of a home's own folders of user data or settings (Desktop, Documents, Downloads, Pictures, Music, Videos, Library, ~/.config, ~/.local …). | rm -rf ./build
+G439 | critical | filesystem  | delete                                 | Recursively deletes a home or the root followed by a value that may be empty (rm -rf ~/$dir, rm -rf /$name): empty, it deletes the whole home or the root. | rm -rf "${BUILD_DIR:?}/dist"
+G441 | critical | secrets     | delete,secret_read                     | Securely wipes a credential file (shred, srm, wipe of an SSH key, a cloud or registry credential): destroyed on purpose, no backup or undelete brings it back.
+G440 | critical | secrets     | egress,network                         | Sends a secret written out in the call (a token of a known shape such as AKIA…, ghp_…, sk-…, xox…; in a chat message or an issue also NAME=value where the name says secret) to a host or a tool that did not issue it.
 G410 | critical | protected   | protected_path                         | Runs one of guard's own control commands (approve, reset, install or uninstall hooks, feed history, run a hook, start or stop its daemon, tidy, apply or revert rules, change configuration): only the person may do this, from their own terminal.
 G411 | critical | protected   | protected_path                         | Stops or kills guard's daemon: only the person may do this, from their own terminal.
 G412 | critical | protected   | execute,protected_path                 | Runs Python that imports guard and changes its state, or calls it in a way guard cannot read: only the person may do this, from their own terminal.

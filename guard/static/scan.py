@@ -85,6 +85,9 @@ class Hit:
     rule_id: str
     detail: str = ""
     handler: str = attrs.field(default="", eq=False)
+    # the words of the command that raised it (for rules that look again at its arguments, such as
+    # production markers); not part of a hit's identity
+    words: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False)
 
 
 @attrs.frozen
@@ -100,6 +103,7 @@ class Scan:
     """Mutable state of one analysis (never shared between calls or threads)."""
 
     __slots__ = (
+        "argv",
         "budget",
         "cmd_secret",
         "commands",
@@ -142,6 +146,7 @@ class Scan:
         self.docs_hosts: frozenset[str] | None = None  # documentation hosts (None: guard.docsites' defaults)
         self.depth = 0
         self.hits: list[Hit] = []
+        self.argv: tuple[str, ...] = ()  # the simple command being judged (its hits keep its words)
         self.tags: set[str] = set()
         self.commands: list[str] = []
         self.segments: list[str] = []
@@ -172,7 +177,7 @@ class Scan:
     def hit(self, rule_id: str, detail: str = "") -> None:
         if rule_id not in CATALOG:  # a typo in a detector must fail loudly in tests, not silently pass
             raise KeyError(f"unknown rule id {rule_id}")
-        self.hits.append(Hit(rule_id, display(self, detail)[:160], emitter(_getframe(1))))
+        self.hits.append(Hit(rule_id, display(self, detail)[:160], emitter(_getframe(1)), self.argv))
 
     def tag(self, *tags: str) -> None:
         self.tags.update(tags)

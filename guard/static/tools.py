@@ -17,6 +17,7 @@ from typing import Any
 from guard import docsites, lazyre
 from guard.static import effects
 from guard.static import paths as P
+from guard.static.families import prod
 from guard.static.scan import EMPTY, Flow, Scan
 from guard.static.text import wordset
 
@@ -63,6 +64,16 @@ _WRITE_WORDS = lazyre.compile(
     r"write|edit|create|save|put|upload|append|replace|insert|patch|update|move|rename|copy", re.I
 )
 _DELETE_WORDS = lazyre.compile(r"delete|remove|unlink|rm\b|destroy|drop|purge|trash", re.I)
+# A tool named for removing data, matched on whole words of its name (``delete_rows``, ``drop-collection``,
+# ``resetBranch``): ``undelete`` or ``drops_report`` are not.
+_DESTROY_ACTION = lazyre.compile(
+    r"(?:^|[_\-.]|(?<=[a-z])(?=[A-Z]))(?:delete|remove|drop|destroy|truncate|purge|wipe|reset|erase|flush)"
+    r"(?=$|[_\-.A-Z])",
+)
+# A tool named for sending text to other people or places (chat, issues, mail, webhooks, uploads).
+_SENDS = lazyre.compile(
+    r"post|send|message|comment|reply|publish|upload|share|issue|email|mail|notify|tweet|webhook|gist|paste", re.I
+)
 _READ_WORDS = lazyre.compile(r"read|get|cat|view|open|download|fetch|list|search|find", re.I)
 # A secret in a URL: a query key naming one (judged per key by ``secret_in_url``: one pattern over the
 # whole URL backtracked quadratically on ``??????…``) or a token's own shape (fixed-length tails: an
@@ -71,6 +82,41 @@ _SECRET_KEY = lazyre.compile(r"token|key|secret|password|passwd|auth|session|cre
 _SECRET_TOKEN = lazyre.compile(
     r"AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{30}|sk-[A-Za-z0-9_-]{20}|xox[abpr]-[A-Za-z0-9-]{10}|-----BEGIN", re.I
 )
+
+
+# A secret written out as a value: ``AWS_SECRET_ACCESS_KEY=wJal…``, ``password: hunter2hunter2``
+_NAMED_SECRET = lazyre.compile(
+    r"\b[A-Z0-9_]*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_KEY|APIKEY|PRIVATE_KEY|ACCESS_KEY)[A-Z0-9_]*\s*[=:]\s*"
+    r"['\"]?[A-Za-z0-9/+_.\-]{16}",
+    re.I,
+)
+# Who issues each token shape: sending one to its issuer is using it, anywhere else is leaking it.
+_ISSUERS = (
+    ("AKIA", ("amazonaws.com", "aws.amazon.com")),
+    ("gh", ("github.com", "githubusercontent.com")),
+    ("sk-ant-", ("anthropic.com",)),
+    ("sk-", ("openai.com", "anthropic.com")),
+    ("xox", ("slack.com",)),
+)
+
+
+def leaked_secret(text: str, host: str, named: bool = False) -> str | None:
+    """A literal secret in ``text`` sent to ``host`` that did not issue it: a token of a known shape, or
+    (``named``: a message to people, where no password belongs) ``NAME=value`` where the name says
+    secret. None for none, or for the issuer's own host. A request's own headers and form fields carry
+    ``PRIVATE-TOKEN: …`` and ``password=…`` to the service they log in to: only shapes count there."""
+    m = _SECRET_TOKEN.search(text[:65536])
+    if m:
+        token = m.group(0)
+        host = host.lower().rstrip(".")
+        for prefix, hosts in _ISSUERS:
+            if token.startswith(prefix) or token.lower().startswith(prefix.lower()):
+                if any(host == h or host.endswith("." + h) for h in hosts):
+                    return None
+                break
+        return token[:12] + "…"
+    found = _NAMED_SECRET.search(text[:65536]) if named else None
+    return found.group(0)[:24] + "…" if found else None
 
 
 def secret_in_url(url: str) -> bool:
@@ -205,7 +251,10 @@ def judge_fetch(scan: Scan, params: Mapping[str, Any]) -> None:
     scan.urls.extend(urls)
     scan.tag("network", "untrusted_input")
     metadata_urls(scan, urls)
-    if any(secret_in_url(u) for u in urls):
+    leaked = next((found for u in urls if (found := leaked_secret(u, host_of(u)))), None)
+    if leaked:
+        scan.hit("G440", f"{leaked} in {urls[0][:80]}")
+    elif any(secret_in_url(u) for u in urls):
         scan.hit("G147", urls[0][:120])
     elif urls and all(_LOCAL_HOST.match(host_of(u)) for u in urls):
         scan.hit("G148", urls[0])
@@ -221,6 +270,19 @@ BOOKKEEPING = wordset(
     "todowrite todoread exitplanmode enterplanmode askuserquestion update_plan think task agent taskoutput "
     "killshell bashoutput save_memory"
 )
+
+
+def _all_text(params: Mapping[str, Any]) -> str:
+    """The string values of ``params`` (one level of nesting), joined."""
+    parts: list[str] = []
+    for value in list(params.values())[:64]:
+        if isinstance(value, str):
+            parts.append(value)
+        elif isinstance(value, (list, tuple)):
+            parts += [v for v in value[:64] if isinstance(v, str)]
+        elif isinstance(value, Mapping):
+            parts += [v for v in list(value.values())[:64] if isinstance(v, str)]
+    return "\n".join(parts)
 
 
 def judge_unknown(scan: Scan, tool: str, params: Mapping[str, Any]) -> int | None:
@@ -247,8 +309,12 @@ def judge_unknown(scan: Scan, tool: str, params: Mapping[str, Any]) -> int | Non
     elif paths and _READ_WORDS.search(action):
         for path in paths:
             effects.read(scan, expand(scan, path))
+    elif not paths and _DESTROY_ACTION.search(action):
+        scan.hit("G437", tool)  # ``drop-collection``, ``delete_rows``: what it removes is in its parameters
     if first(params, ("url", "urls")):
         judge_fetch(scan, params)
+    if _SENDS.search(action) and (leaked := leaked_secret(_all_text(params), "", named=True)):
+        scan.hit("G440", f"{leaked} sent by {tool}")  # ``slack post_message`` with a key in its text
     sql = first(params, ("sql", "query", "statement"))
     if isinstance(sql, str):
         from guard.static.families.db import sql_rule
@@ -256,4 +322,5 @@ def judge_unknown(scan: Scan, tool: str, params: Mapping[str, Any]) -> int | Non
         rule = sql_rule(sql)
         if rule:
             scan.hit(rule, sql[:80])
+    prod.raise_on_params(scan, params)  # ``{"project_id": "shop-prod", "query": "DROP TABLE …"}``: G434
     return lines

@@ -22,6 +22,7 @@ from guard.static.text import (
 if TYPE_CHECKING:
     from guard.static.engine import Engine
 
+_TERMINALS = frozenset({"/dev/tty", "/dev/stdin", "/dev/stderr", "/dev/fd/0", "/dev/fd/2", "/proc/self/fd/0"})
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _BLOCKS = wordset(
     "program compound_statement do_group if_statement elif_clause else_clause while_statement case_statement "
@@ -175,6 +176,8 @@ class Walker:
                     argv.extend(self.words(part))
             elif t in _REDIRECTS:
                 redirects.append(ch)
+            elif t == "number" and ch.end_byte == node.end_byte and self.fd_of_next(ch):
+                continue  # ``sh 0<&2``: tree-sitter-bash reads the ``0`` of ``0<`` as an argument
             elif ch.is_named and t != "comment":
                 argv.extend(self.words(ch))
         argv.extend(self.dropped.pop(node.end_byte, ()))
@@ -291,6 +294,8 @@ class Walker:
             word = " ".join(self.words(dest))
             if word.startswith("\ue000"):
                 return self.scan.flow_of(word)
+            if word in _TERMINALS:  # ``sh < /dev/tty``: input from the person's terminal, not a script
+                return stdin
             flow = effects.read_flow(self.scan, word)
             return FROM_FILE if flow == EMPTY else flow
         outputs.append((("append" if op in (">>", "&>>") else "write") + (":2" if fd == "2" else ""), dest))

@@ -24,7 +24,9 @@ CASES = [
     ("python3 -c \"x='rm -rf '; import os; os.system(x+'~')\"", "block", "G101"),
     ("perl -e 'use File::Path qw(remove_tree); remove_tree($ENV{HOME})'", "block", "G101"),
     ("node -e \"require('fs').rmSync(require('os').homedir(), {recursive: true})\"", "block", "G101"),
-    ("python3 -c \"import os, sys; os.system(sys.argv[1])\" 'rm -rf ~'", "request_confirm", "G431"),
+    ('python3 -c "import os, sys; os.system(sys.argv[1])" "$CMD"', "request_confirm", "G431"),
+    # the words after the code are judged as what it runs (session 21): this one is ``rm -rf ~``
+    ("python3 -c \"import os, sys; os.system(sys.argv[1])\" 'rm -rf ~'", "block", "G101"),
     ("node -e \"require('fs').rmSync('dist', {recursive: true, force: true})\"", "auto_allow", None),
     ("find . -name '*.py' -delete", "request_confirm", "G432"),
     ("rm src/*.py", "request_confirm", "G432"),

@@ -183,9 +183,40 @@ def _kustomize(cmd: Cmd, scan: Scan) -> Flow:
     return _by_verb(cmd, scan)
 
 
+def _supabase(cmd: Cmd, scan: Scan) -> Flow:
+    """``supabase db reset`` wipes the local stack (G163, asks); with ``--linked`` or ``--db-url`` it drops
+    every user object of the hosted database, and ``projects delete`` removes the project (G435)."""
+    words = _words(cmd.args, wordset("--db-url --project-ref --workdir --password -p --schema -s --version"))
+    remote = any(a == "--linked" or a == "--db-url" or a.startswith("--db-url=") for a in cmd.args)
+    if words[:2] == ["db", "reset"]:
+        scan.tag("delete")
+        scan.hit("G435" if remote else "G163", display(scan, " ".join(cmd.argv)))
+        return EMPTY
+    if words[:2] == ["projects", "delete"]:
+        scan.tag("network")
+        scan.hit("G435", display(scan, " ".join(cmd.argv)))
+        return EMPTY
+    return _by_verb(cmd, scan)
+
+
+def _wrangler(cmd: Cmd, scan: Scan) -> Flow:
+    """``wrangler d1 execute DB --command SQL``: the statement is judged as SQL (G160/G161)."""
+    from guard.static.families.db import sql_rule
+
+    words = _words(cmd.args, wordset("--command --file --env -e --config -c --persist-to"))
+    if words[:2] == ["d1", "execute"]:
+        opts = parse_opts(cmd.args, wordset("--command --file --env -e --config -c --persist-to"))
+        rule = sql_rule(opts.value("--command") or "")
+        if rule:
+            scan.tag("network")
+            scan.hit(rule, display(scan, " ".join(cmd.argv)))
+            return EMPTY
+    return _by_verb(cmd, scan)
+
+
 _GENERIC = (
     "gcloud az doctl flyctl fly heroku vercel netlify firebase wrangler railway eksctl vagrant minikube kind linode-cli "
-    "hcloud scw oci ibmcloud aliyun rclone supabase neonctl planetscale pscale render cf openstack glab tea argocd flux "
+    "hcloud scw oci ibmcloud aliyun rclone turso neonctl planetscale pscale render cf openstack glab tea argocd flux "
     "istioctl kustomize k9s skaffold tilt nomad consul packer"
 )
 
@@ -197,4 +228,6 @@ HANDLERS: dict[str, Handler] = {
     "ansible-playbook": _ansible,
     **dict.fromkeys(_GENERIC.split(), _by_verb),
     "kustomize": _kustomize,
+    "supabase": _supabase,
+    "wrangler": _wrangler,
 }

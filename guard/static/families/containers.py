@@ -96,17 +96,22 @@ def _docker_run(args: list[str], scan: Scan, shown: str) -> None:
         if value:
             source = value.split(":", 1)[0] if "source=" not in value else re.sub(r".*source=([^,]+).*", r"\1", value)
             place = scan.place(source)
-            if place.tier == P.ROOT:
-                root_mount = True
+            if place.tier == P.ROOT and not re.search(r":(?:ro|readonly)(?:,|$)|[,=]readonly(?:,|$)|,ro(?:,|$)", value):
+                root_mount = True  # the host's / writable in the container: its root is the host's root
             if _SENSITIVE_MOUNTS.match(place.path) or place.tier in (P.HOME, P.CREDENTIAL, P.ROOT, P.PROTECTED):
                 sensitive = True
             if place.tier not in _CONTAINED and place.path.startswith("/"):
                 dest = _mount_target(value)
                 if dest and dest.startswith("/") and dest != "/":
                     mounts.append((dest.rstrip("/"), place.path))
+    before = len(scan.hits)
     if mounts:
         _inner_on_host(args, mounts, scan)
-    if privileged and root_mount:
+    # a shell on the host's writable root (``-v /:/mnt … chroot /mnt sh``) or in its process namespace
+    # (``--privileged --pid=host … nsenter -t 1``): what is typed next runs as root on the host
+    host_shell = any(h.rule_id == "G425" for h in scan.hits[before:]) or "chroot" in args or "nsenter" in args
+    host_pid = "--privileged" in args and "--pid=host" in args
+    if (privileged and root_mount) or (root_mount and host_shell) or (host_pid and host_shell):
         scan.hit("G168", shown)
     elif privileged or sensitive:
         scan.hit("G169", shown)

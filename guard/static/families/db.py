@@ -103,6 +103,9 @@ def _console(cmd: Cmd, flags: frozenset[str]) -> bool:
     return cmd.stdin == EMPTY and cmd.stdin is not FROM_FILE and not flags & _NOT_CONSOLE
 
 
+_SQLITE_SHELL = lazyre.compile(r"(?m)^\s*\.(?:shell|system)\b[ \t]*(.*)$")
+
+
 def _sqlite(cmd: Cmd, scan: Scan) -> Flow:
     opts = parse_opts(cmd.args, frozenset({"-cmd", "-separator", "-newline", "-nullvalue"}))
     texts = list(opts.operands[1:]) + opts.all("-cmd")
@@ -113,6 +116,11 @@ def _sqlite(cmd: Cmd, scan: Scan) -> Flow:
         rule = sql_rule(text)
         if rule:
             scan.hit(rule, shown)
+        for m in _SQLITE_SHELL.finditer(text):  # ``.shell CMD``, ``.system CMD``: sqlite runs it
+            if m.group(1).strip():
+                scan.engine.script(m.group(1))
+            else:
+                interactive_shell(scan, ".shell")
     if not texts and not cmd.stdin.text and _console(cmd, opts.flags):
         interactive_shell(scan, f"{cmd.name} console")  # its dot-commands include .shell and .system
     scan.hit("G181", shown)  # a local file database in the project
@@ -168,10 +176,12 @@ def _mongo(cmd: Cmd, scan: Scan) -> Flow:
 
 def _drop_tools(cmd: Cmd, scan: Scan) -> Flow:
     shown = display(scan, " ".join(cmd.argv))
-    if cmd.name in ("dropdb", "dropuser") or (
-        cmd.name == "mysqladmin" and any(w in ("drop", "DROP") for w in cmd.args)
+    if (
+        cmd.name in ("dropdb", "dropuser")
+        or (cmd.name == "mysqladmin" and any(w in ("drop", "DROP") for w in cmd.args))
+        or (cmd.name == "pg_restore" and any(a in ("-c", "--clean") for a in cmd.args))
     ):
-        scan.hit("G160", shown)
+        scan.hit("G160", shown)  # ``pg_restore --clean``: drops every object it restores first
     else:
         scan.hit("G188", shown)
     return EMPTY

@@ -241,9 +241,24 @@ _LOCAL_BINS = frozenset(_DEV_TOOLS.split()) | {
 
 
 # Project-local CLIs with a handler of their own (which knows their destructive verbs).
-_JUDGED_BINS = frozenset({"prisma", "sequelize", "sequelize-cli", "knex", "typeorm"})
+_JUDGED_BINS = frozenset({"prisma", "sequelize", "sequelize-cli", "knex", "typeorm", "supabase", "wrangler"})
 
 _EDITOR_COMMAND = lazyre.compile(r"^[+:]*!(.+)$")
+
+
+# Options whose folder the tool deletes with everything in it before it starts.
+_EMPTIES_DIR = {"pytest": ("--basetemp",), "py.test": ("--basetemp",)}
+
+
+def _values(args: tuple[str, ...], option: str) -> list[str]:
+    """The values of ``option`` in ``args``: ``--opt VALUE`` and ``--opt=VALUE``."""
+    out = []
+    for i, a in enumerate(args):
+        if a == option and i + 1 < len(args):
+            out.append(args[i + 1])
+        elif a.startswith(option + "="):
+            out.append(a[len(option) + 1 :])
+    return out
 
 
 def _tool(cmd: Cmd, scan: Scan) -> Flow | None:
@@ -265,6 +280,9 @@ def _tool(cmd: Cmd, scan: Scan) -> Flow | None:
                 scan.engine.script(m.group(1))
     if cmd.name in _IN_PLACE:
         _rewrites(cmd, scan)
+    for option in _EMPTIES_DIR.get(cmd.name, ()):
+        for folder in _values(cmd.args, option):  # ``pytest --basetemp=$HOME`` empties the folder first
+            effects.delete(scan, folder, True, f"{cmd.name} {option}={folder}")
     if cmd.name in _OUTPUT_OPTS:
         _outputs(cmd, scan, cmd.args)
     scan.tag("execute")

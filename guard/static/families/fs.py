@@ -13,6 +13,7 @@ from guard import lazyre
 from guard.static import effects, filters, ondisk
 from guard.static import paths as P
 from guard.static.families.base import Handler, parse_opts, table
+from guard.static.families.perms import setuid
 from guard.static.scan import EMPTY, ENDLESS, PACKED, Cmd, Flow, Scan, display
 from guard.static.text import wordset
 
@@ -71,6 +72,12 @@ def _shred(cmd: Cmd, scan: Scan) -> Flow:
         place = scan.place(target)
         if place.tier == P.DEVICE:
             scan.hit("G120", place.path)
+        elif place.tier == P.CREDENTIAL:  # a key wiped on purpose: no backup, no undelete brings it back
+            scan.tag("delete")
+            scan.hit("G441", f"{cmd.name} {place.path}")
+        elif place.secret:  # ``shred secrets/prod.key``: a project's secret file, overwritten in place
+            scan.tag("delete")
+            scan.hit("G124", f"{cmd.name} {place.path}")
         else:
             effects.delete(scan, target, recursive, f"{cmd.name} {place.path}")
     if not opts.operands:
@@ -227,6 +234,8 @@ def _cp(cmd: Cmd, scan: Scan) -> Flow:
             effects.link(scan, src, dest)
     if dest and not (cmd.name == "install" and "-d" in cmd.args):
         effects.write(scan, dest, flow)
+        if cmd.name == "install" and any(setuid(m) for m in _modes(cmd.args)):
+            scan.hit("G132", f"install -m … {dest}")  # ``install -m 4755 /bin/sh /tmp/sh``: a setuid copy
     elif cmd.name == "install":
         for d in sources:
             effects.write(scan, d, EMPTY, "create")
@@ -366,6 +375,19 @@ def _archive(cmd: Cmd, scan: Scan) -> Flow:
         return flow
     scan.hit("G184", name)
     return EMPTY
+
+
+def _modes(args: tuple[str, ...]) -> list[str]:
+    """``install -m MODE`` / ``--mode=MODE`` / ``-mMODE``."""
+    out = []
+    for i, a in enumerate(args):
+        if a in ("-m", "--mode") and i + 1 < len(args):
+            out.append(args[i + 1])
+        elif a.startswith("--mode="):
+            out.append(a[7:])
+        elif a.startswith("-m") and len(a) > 2:
+            out.append(a[2:])
+    return out
 
 
 HANDLERS: dict[str, Handler] = {

@@ -76,10 +76,17 @@ def _is_local(urls: list[str]) -> bool:
     return bool(urls) and all(_LOCAL_HOST.match(host_of(u)) for u in urls)
 
 
-def _secrets_in(scan: Scan, cmd: Cmd, words: list[str]) -> None:
-    """Secret values or secret-tainted substitutions in what is sent out."""
+def _secrets_in(scan: Scan, cmd: Cmd, words: list[str], urls: list[str] | tuple[str, ...] = ()) -> None:
+    """Secret values or secret-tainted substitutions in what is sent out (to ``urls``)."""
     if any(scan.flow_of(w).bits & SECRET for w in words):
         scan.hit("G143", display(scan, " ".join(cmd.argv)))
+    from guard.static.tools import leaked_secret
+
+    host = host_of(urls[0]) if urls else ""
+    if not (urls and _is_local(list(urls))):
+        leaked = next((found for w in words if (found := leaked_secret(w, host))), None)
+        if leaked:
+            scan.hit("G440", f"{leaked} to {host or 'the network'}")
     names = secret_vars(scan, words)
     if names:
         scan.hit("G147", "$" + ", $".join(names))
@@ -125,11 +132,13 @@ def _curl(cmd: Cmd, scan: Scan) -> Flow:
         or method in _EGRESS_METHODS
         or bool(opts.all("--mail-rcpt", "-Q", "--quote"))
     )
-    _secrets_in(scan, cmd, sent + urls)
+    _secrets_in(scan, cmd, sent + urls + opts.all("-H", "--header", "-u", "--user", "--oauth2-bearer"), urls)
     metadata_urls(scan, urls)
     if flow_out.bits & SECRET:
         scan.hit("G143", display(scan, " ".join(cmd.argv)))
     local = _is_local(urls)
+    if method == "DELETE":
+        scan.hit("G436", display(scan, " ".join(cmd.argv)))
     if egress:
         scan.hit("G148" if local else "G145", display(scan, " ".join(cmd.argv)))
     else:
@@ -179,6 +188,8 @@ def _wget(cmd: Cmd, scan: Scan) -> Flow:
     if flow.bits & SECRET:
         scan.hit("G143", display(scan, " ".join(cmd.argv)))
     local = _is_local(urls)
+    if method == "DELETE":
+        scan.hit("G436", display(scan, " ".join(cmd.argv)))
     if sent or flow.bits or method in _EGRESS_METHODS or opts.has("--post-file", "--body-file"):
         scan.hit("G148" if local else "G145", display(scan, " ".join(cmd.argv)))
     else:
@@ -218,6 +229,8 @@ def _httpie(cmd: Cmd, scan: Scan) -> Flow:
     local = _is_local(
         ["http://localhost" + u if u.startswith(":") else "http://" + u if "://" not in u else u for u in urls]
     )
+    if method == "DELETE":
+        scan.hit("G436", " ".join(cmd.argv))
     scan.hit(("G148" if local else "G145") if egress else ("G148" if local else "G146"), " ".join(cmd.argv))
     return Flow(0 if local else REMOTE)
 

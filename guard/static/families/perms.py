@@ -47,7 +47,8 @@ def _world_writable(mode: str) -> bool:
     return bool(re.search(r"(^|,)[ao]*[+=][^,]*w", mode)) and not re.search(r"(^|,)[ug]+[+=]", mode.split(",")[0])
 
 
-def _setuid(mode: str) -> bool:
+def setuid(mode: str) -> bool:
+    """A mode with the setuid or setgid bit: ``4755``, ``2755``, ``u+s``, ``g+s``."""
     if mode.isdigit():
         return len(mode) == 4 and int(mode[0]) & 6 != 0
     return "s" in mode.split("+", 1)[-1] if "+" in mode or "=" in mode else False
@@ -102,7 +103,7 @@ def _rule(place: P.Place, recursive: bool, mode: str, ownership: bool, name: str
         return "G130"
     if tier == P.ROOT or tier == P.HOME:
         return "G133"
-    if name == "chmod" and _setuid(mode):
+    if name == "chmod" and setuid(mode):
         return "G132"
     if tier in (P.SYSTEM, P.DEVICE) or (tier == P.PERSIST and place.kind == "sudoers"):
         return "G133"

@@ -75,7 +75,7 @@ def _find(cmd: Cmd, scan: Scan) -> Flow:
         for start, target in zip(starts, targets, strict=True):
             _find_delete(scan, start, target, filtered)
     for action in actions:
-        _run_each(scan, action, targets)
+        _run_each(scan, action, targets, append=False)  # ``-exec sh \;`` runs ``sh``: find passes no file
     if not delete and not actions:
         scan.hit("G180", "find")
     return Flow(0, None, tuple(targets))
@@ -110,11 +110,12 @@ def _find_delete(scan: Scan, start: str, target: str, filtered: bool) -> None:
         effects.delete(scan, target, False, f"find {start} … -delete")
 
 
-def _run_each(scan: Scan, template: list[str], inputs: list[str]) -> None:
+def _run_each(scan: Scan, template: list[str], inputs: list[str], append: bool = True) -> None:
+    """Run ``template`` on ``inputs``: at ``{}``, or (fd, parallel; ``append``) after its words."""
     if not template:
         return
     if not any("{}" in t for t in template):
-        scan.engine.run([*template, *inputs])
+        scan.engine.run([*template, *inputs] if append else template)
         return
     argv = [t.replace("{}", inputs[0]) for t in template]
     if "{}" in template and len(inputs) > 1:

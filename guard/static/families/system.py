@@ -61,7 +61,10 @@ def _kill(cmd: Cmd, scan: Scan) -> Flow:
 
 def _pkill(cmd: Cmd, scan: Scan) -> Flow:
     patterns = [a for a in cmd.args if not a.startswith("-")]
-    if cmd.name == "killall5" or any(p in (".", ".*", "", "^") for p in patterns):
+    # ``pkill -u $USER``, ``killall -u me``: a user and no name is every process of that user
+    by_user = [i for i, a in enumerate(cmd.args) if a in ("-u", "-U", "--uid", "--euid", "--user")]
+    named = [a for i, a in enumerate(cmd.args) if not a.startswith("-") and i - 1 not in by_user]
+    if cmd.name == "killall5" or any(p in (".", ".*", "", "^") for p in patterns) or (by_user and not named):
         scan.hit("G172", _shown(scan, cmd))
     elif not selfguard.kills_daemon(scan, cmd):
         scan.hit("G178", _shown(scan, cmd))
