@@ -146,7 +146,7 @@ class Guard:
         ``guard explain`` and what-if questions pass ``save=False`` and are not counted as the
         session having made the call; replays pass ``track=True``. ``log_extra`` adds fields
         to the decision line (a hook's host and event). ``prefer`` folds the person's standing
-        answers kept by the host (``integrations.hosts.host_rules``) into the record before it is
+        answers kept by the host (``guard.integrations.hosts.host_rules``) into the record before it is
         logged and counted.
         """
         if call.timestamp is not None:

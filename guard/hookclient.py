@@ -3,7 +3,7 @@
 A hook runs once per tool call, so with the daemon up the process should cost about what Python
 costs to start. ``python -m guard hook …`` (``guard/__main__.py``) and the ``guard`` command
 (``guard.cli.main``) hand the arguments here before anything else is imported. This module and
-the daemon client it uses (``integrations.daemon``) import only ``os``, ``sys``, ``json`` and
+the daemon client it uses (``guard.integrations.daemon``) import only ``os``, ``sys``, ``json`` and
 ``socket`` (``tomllib`` when ``guard.toml`` has hook settings): no typing, pathlib, argparse,
 attrs, loguru, psutil or numpy. Only when no daemon answers does it hand the event, already read,
 to :mod:`guard.cli.hook`, which decides in this process and starts the daemon for the next call.
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 FLAGS = frozenset({"--headless", "--no-ask", "--no-daemon"})
 HOOK_TIMEOUT = 10.0  # seconds: under every hook timeout guard installs (30 s) or that a host defaults to
-# Host names and aliases, as ``integrations.hosts`` knows them (a test keeps the two equal).
+# Host names and aliases, as ``guard.integrations.hosts`` knows them (a test keeps the two equal).
 HOST_NAMES = frozenset({"claude-code", "codex", "gemini", "cursor", "openclaw"})
 ALIASES = {"claude": "claude-code", "claude_code": "claude-code", "gemini-cli": "gemini", "gemini_cli": "gemini"}
 
@@ -33,7 +33,7 @@ def refusal(host: str, message: str) -> tuple[dict[str, Any], int]:
     """What ``host`` reads as a refusal of a call guard could not judge, and the exit code.
 
     The one declaration of each host's refusal shape: the hosts' ``unreadable`` replies and the
-    hook's last resort (which must answer even when ``integrations.hosts`` fails to import) are
+    hook's last resort (which must answer even when ``guard.integrations.hosts`` fails to import) are
     both built here. A host guard cannot name gets Claude Code's shape and exit 2, which most
     hosts read as "blocked, stderr says why".
     """
@@ -136,10 +136,11 @@ def ask_daemon(
     """The daemon's answer; None when no daemon answered (decide here); a refusal message when a
     live daemon went silent (deciding again here could outlast the host's own timeout)."""
     from guard import __version__
-    from integrations import daemon
+    from guard.integrations import daemon
 
+    answer: tuple[str, int, str] | None
     try:
-        return daemon.hook(
+        answer = daemon.hook(
             workspace,
             host,
             data,
@@ -150,6 +151,7 @@ def ask_daemon(
         )
     except daemon.Unanswered as exc:
         return f"guard: {exc}; the call is refused, retry it."
+    return answer
 
 
 def emit(out: str, code: int, err: str) -> int:

@@ -1,6 +1,6 @@
 """The seed's ``behavior_analyzer`` integration shape, backed by guard's session behavior layer.
 
-    from integrations.behavior_analyzer import SessionBehaviorAnalyzer, lower_weights_if_unhealthy
+    from guard.integrations.behavior_analyzer import SessionBehaviorAnalyzer, lower_weights_if_unhealthy
 
     analyzer = SessionBehaviorAnalyzer()                 # workspace=None → $GUARD_HOME or ~/.guard
     metrics = analyzer.analyze_session(session_id)

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from integrations.install import is_ours
+from guard.integrations.install import is_ours
 
 FEATURE_FIX = "add `hooks = true` under `[features]` in {config}"
 TRUST_FIX = 'start `codex` once in a terminal and choose "Trust all and continue" at "Hooks need review"'

@@ -168,7 +168,7 @@ def spawn(workspace: Path) -> bool:
     import fcntl
     import time
 
-    from integrations.server import LOCK_NAME, SPAWN_MARK
+    from guard.integrations.server import LOCK_NAME, SPAWN_MARK
 
     mark = workspace / SPAWN_MARK
     try:

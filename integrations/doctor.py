@@ -4,8 +4,8 @@ Every check yields a :class:`Finding`: ``ok``, ``info`` (nothing wrong, e.g. a h
 not installed for) or ``problem``, with the one command that fixes a problem. Nothing here
 changes anything; it reads settings files, pings the daemon's socket, stats the workspace, runs
 each installed hook command on two sample calls in a throwaway workspace
-(:mod:`integrations.selftest`) and reads Codex's feature switch and hook trust
-(:mod:`integrations.codex_trust`).
+(:mod:`guard.integrations.selftest`) and reads Codex's feature switch and hook trust
+(:mod:`guard.integrations.codex_trust`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 
 import attrs
 
-from integrations.install import CRASH_GUARD, TARGETS, InstallError, is_ours, python_argv
+from guard.integrations.install import CRASH_GUARD, TARGETS, InstallError, is_ours, python_argv
 
 OK, INFO, PROBLEM = "ok", "info", "problem"
 
@@ -59,7 +59,7 @@ def hosts(home: Path, cwd: Path, *, self_test: bool = True) -> Iterator[Finding]
 
 def codex_enabled(config_path: Path, hooks_path: Path) -> Iterator[Finding]:
     """Codex runs guard's hooks only with its hooks feature on and each hook trusted by the person."""
-    from integrations import codex_trust
+    from guard.integrations import codex_trust
 
     try:
         doc = json.loads(hooks_path.read_text(encoding="utf-8"))
@@ -122,7 +122,7 @@ def _settings(host: str, path: Path, where: str, cwd: Path | None = None, self_t
 
 def _self_test(host: str, path: Path, handlers: dict[str, str], cwd: Path, fix: str) -> Iterator[Finding]:
     """The installed command for a shell call, run as the host runs it: a read allowed, ``rm -rf /`` denied."""
-    from integrations import selftest
+    from guard.integrations import selftest
 
     event = selftest.DIALECTS[host][0] if host in selftest.DIALECTS else None
     command = handlers.get(event) if event else None
@@ -196,7 +196,7 @@ def _flags_of(command: str, host: str) -> str:
 # -- the daemon -----------------------------------------------------------------------------------
 def daemon_health(workspace: Path) -> Finding:
     from guard import __version__
-    from integrations import daemon
+    from guard.integrations import daemon
 
     path = daemon.socket_path(workspace)
     info = daemon.call(workspace, {"v": daemon.PROTOCOL, "op": "ping"}, timeout=2.0)

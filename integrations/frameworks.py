@@ -1,9 +1,9 @@
 """What the Python agent-framework adapters share: one link to guard per middleware or guardrail.
 
-LangChain (:mod:`integrations.langchain`) and the OpenAI Agents SDK
-(:mod:`integrations.openai_agents`) run tools in the agent's own process, so they need no hook
+LangChain (:mod:`guard.integrations.langchain`) and the OpenAI Agents SDK
+(:mod:`guard.integrations.openai_agents`) run tools in the agent's own process, so they need no hook
 protocol: :class:`FrameworkJudge` hands each step of a call to the flow every host shares
-(:func:`integrations.hosts.flow.run`, through the MCP proxy's small event dialect), so a call
+(:func:`guard.integrations.hosts.flow.run`, through the MCP proxy's small event dialect), so a call
 is decided, logged, counted and recorded exactly like a hook's, and any error inside guard
 becomes a refusal, never a pass. Nothing here imports a framework.
 
@@ -24,8 +24,8 @@ import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from integrations.hosts.base import Event
-from integrations.mcp.judge import ALLOW, ANSWER, ASK, CALL, DENY, RESULT, McpHost, Verdict
+from guard.integrations.hosts.base import Event
+from guard.integrations.mcp.judge import ALLOW, ANSWER, ASK, CALL, DENY, RESULT, McpHost, Verdict
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -95,7 +95,7 @@ class FrameworkJudge:
         A framework that pauses to ask (LangGraph's ``interrupt``) runs the tool step again
         on resume; this tells that second run apart, so the call is decided and counted once.
         """
-        from integrations.pending import ASKED, Pending
+        from guard.integrations.pending import ASKED, Pending
 
         event = Event(
             host=self.framework,
@@ -155,7 +155,7 @@ class FrameworkJudge:
         can_ask: bool = False,
         **extra: Any,
     ) -> Mapping[str, Any]:
-        from integrations.hosts.flow import run
+        from guard.integrations.hosts.flow import run
 
         payload = {
             "event": event,

@@ -24,7 +24,7 @@ from typing import Any
 import attrs
 
 from guard.errors import GuardError
-from integrations.hosts import ALIASES
+from guard.integrations.hosts import ALIASES
 
 
 class InstallError(GuardError):
@@ -152,7 +152,7 @@ def isolation_flags(exe: str) -> tuple[str, ...]:
         for flags in (("-I",), ("-E", "-P")):
             try:
                 done = subprocess.run(
-                    [exe, *flags, "-c", "import guard.cli, integrations.hosts"],
+                    [exe, *flags, "-c", "import guard.cli, guard.integrations.hosts"],
                     cwd=neutral,
                     capture_output=True,
                     timeout=60,

@@ -2,7 +2,7 @@
 
     from langchain.agents import create_agent
     from langgraph.checkpoint.memory import InMemorySaver
-    from integrations.langchain import GuardMiddleware
+    from guard.integrations.langchain import GuardMiddleware
 
     agent = create_agent(model, tools, middleware=[GuardMiddleware()], checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "chat-1"}}
@@ -42,8 +42,8 @@ from langchain_core.messages import ToolMessage
 from langgraph.errors import GraphBubbleUp
 from langgraph.types import interrupt
 
-from integrations.frameworks import ALLOW, DENY, FrameworkJudge, declined, outcome_text
-from integrations.hosts.base import outcome_of
+from guard.integrations.frameworks import ALLOW, DENY, FrameworkJudge, declined, outcome_text
+from guard.integrations.hosts.base import outcome_of
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -1,7 +1,7 @@
 """guard for the OpenAI Agents SDK: a tool input guardrail, the SDK's approvals, result recording.
 
     from agents import Agent, Runner, function_tool
-    from integrations.openai_agents import guard_tools
+    from guard.integrations.openai_agents import guard_tools
 
     agent = Agent(name="ops", tools=guard_tools([shell, write_note]))
     result = await Runner.run(agent, "tidy my home folder")
@@ -51,7 +51,7 @@ from agents import (
 )
 from agents.tool import resolve_function_tool_failure_error_function, set_function_tool_failure_error_function
 
-from integrations.frameworks import ALLOW, ASK, FrameworkJudge, Verdict, outcome_text
+from guard.integrations.frameworks import ALLOW, ASK, FrameworkJudge, Verdict, outcome_text
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -10,7 +10,7 @@ States:
 - ``asked``: the host asked the person. The tool's result (same call id, else the same
   call content) means *approved*; a new prompt or the end of the turn first means *denied*.
 - ``awaiting``: the host could not ask (Codex PreToolUse, ``--no-ask``). The person answers
-  out of band with ``guard approve ID`` (at their own terminal: :mod:`integrations.person`)
+  out of band with ``guard approve ID`` (at their own terminal: :mod:`guard.integrations.person`)
   or ``guard approve ID --deny``.
 - ``approved``: approved out of band, bound to the call's host, session and :func:`call_key`
   (canonical tool and parameters); the next identical call in that session consumes it, so it
@@ -31,9 +31,9 @@ from typing import Any
 import attrs
 
 from guard.errors import InputError
+from guard.integrations.hosts.base import Event
 from guard.redact import redact
 from guard.toolnames import canonical_tool
-from integrations.hosts.base import Event
 
 try:  # hashlib's own BLAKE2, without hashlib loading OpenSSL: this runs in a hook process per call
     from _blake2 import blake2b

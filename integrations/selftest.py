@@ -29,7 +29,7 @@ from typing import Any
 
 import attrs
 
-from integrations.install import CRASH_GUARD
+from guard.integrations.install import CRASH_GUARD
 
 ALLOW, DENY = "allow", "deny"
 READ, DESTRUCTIVE = "ls -la", "rm -rf /"  # data for guard to judge, never run

@@ -3,7 +3,7 @@
 A hook process that starts Python, imports guard, opens the workspace and samples the
 system for every tool call spends most of its time before the decision. The daemon keeps
 all of that (and the session tracker, and LanceDB memory where configured) in memory;
-hooks become thin clients (``integrations.daemon``). When the daemon is down, hooks decide
+hooks become thin clients (``guard.integrations.daemon``). When the daemon is down, hooks decide
 in-process and start it in the background (``hooks.daemon = "auto"``).
 
 One daemon per workspace: an ``flock`` on ``.guard-serve.lock`` guards the socket. The
@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from integrations.daemon import ALIVE, PROTOCOL, private_dir, socket_path
+from guard.integrations.daemon import ALIVE, PROTOCOL, private_dir, socket_path
 
 LOCK_NAME = ".guard-serve.lock"
 SPAWN_MARK = ".guard-serve.spawned"
@@ -183,8 +183,8 @@ class HookServer:
         return self._hook(request)
 
     def _hook(self, request: Mapping[str, Any]) -> dict[str, Any]:
-        from integrations.hosts import get_host
-        from integrations.hosts.flow import run
+        from guard.integrations.hosts import get_host
+        from guard.integrations.hosts.flow import run
 
         try:
             host = get_host(str(request.get("host")))

@@ -1,6 +1,6 @@
 """The seed's ``yolo_classifier`` integration, with guard as both of its layers.
 
-    from integrations.yolo_classifier import classify_with_fusion
+    from guard.integrations.yolo_classifier import classify_with_fusion
 
     classify_with_fusion("bash", {"command": "ls"}, "session_123")
     # {"risk": "SAFE", "fusion_score": 90.0, "decision": "auto_allow"}

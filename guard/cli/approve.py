@@ -5,7 +5,7 @@ guard wants confirmed is denied with an id. Approving it records the person's an
 ``.user-interactions.jsonl`` and lets the next identical call in that session run once.
 
 An approval must come from the person, not from the agent running this command itself: it
-needs the controlling terminal and a code typed on it (:mod:`integrations.person`).
+needs the controlling terminal and a code typed on it (:mod:`guard.integrations.person`).
 Listing and ``--deny`` need neither; refusing a call is never dangerous.
 """
 
@@ -54,8 +54,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from guard.integrations.pending import Pending, SeveralSessions
     from guard.signature import signature
-    from integrations.pending import Pending, SeveralSessions
 
     with open_guard(args) as g:
         pending = Pending(g.workspace, float(g.config.get("hooks.pending_ttl_seconds")))
@@ -93,8 +93,8 @@ def _ask_the_person(entry: Any, workspace: Path) -> int | None:
     """None when the person typed the code on the controlling terminal; else the exit code."""
     import sys
 
+    from guard.integrations.person import NotAPerson, confirm
     from guard.signature import signature
-    from integrations.person import NotAPerson, confirm
 
     summary = [
         ("id", entry.id),

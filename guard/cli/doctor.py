@@ -42,8 +42,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     import attrs
 
+    from guard.integrations.doctor import PROBLEM, run_all
     from guard.workspace import resolve
-    from integrations.doctor import PROBLEM, run_all
 
     found = run_all(Path.home(), Path.cwd(), resolve(args.workspace), self_test=not args.no_self_test)
     problems = [f for f in found if f.status == PROBLEM]

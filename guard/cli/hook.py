@@ -97,8 +97,8 @@ def answer(
 def _answer(
     host_arg: str, workspace_arg: str | None, flags: set[str], data: bytes, *, asked: bool = False
 ) -> tuple[str, int, str]:
+    from guard.integrations.hosts import host_name
     from guard.workspace import resolve
-    from integrations.hosts import host_name
 
     try:
         host = host_name(host_arg)
@@ -110,7 +110,7 @@ def _answer(
     limit = hook_timeout(hooks)
     if "--no-daemon" in flags or daemon_mode(hooks) == "off":
         return _in_time(host, limit, lambda: _in_process(host, workspace, data, headless=headless, may_ask=may_ask))
-    from integrations import daemon
+    from guard.integrations import daemon
 
     if asked:
         answered = None
@@ -129,9 +129,9 @@ def _answer(
 
 
 def _in_process(host_name: str, workspace: Path, data: bytes, *, headless: bool, may_ask: bool) -> tuple[str, int, str]:
+    from guard.integrations.hosts import get_host
+    from guard.integrations.hosts.flow import run
     from guard.log import to_stderr
-    from integrations.hosts import get_host
-    from integrations.hosts.flow import run
 
     to_stderr(os.environ.get("GUARD_LOG_LEVEL", "WARNING"))
     opened: list[Any] = []
@@ -200,7 +200,7 @@ def _in_time(host: str, seconds: float, decide: Any) -> tuple[str, int, str]:
 
 
 def _last_resort(host: str, message: str) -> tuple[str, int, str]:
-    """A refusal in ``host``'s own format, for when even ``integrations.hosts`` may be what failed."""
+    """A refusal in ``host``'s own format, for when even ``guard.integrations.hosts`` may be what failed."""
     import json
 
     from guard import hookclient

@@ -73,8 +73,8 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def _target(args: argparse.Namespace) -> tuple[str, Path] | int:
-    from integrations.hosts import host_name
-    from integrations.install import settings_path
+    from guard.integrations.hosts import host_name
+    from guard.integrations.install import settings_path
 
     try:
         host = host_name(args.host)
@@ -88,7 +88,7 @@ def _target(args: argparse.Namespace) -> tuple[str, Path] | int:
 
 
 def run_install(args: argparse.Namespace) -> int:
-    from integrations.install import InstallError, hook_command, install
+    from guard.integrations.install import InstallError, hook_command, install
 
     if args.mcp or _desktop(args.host):
         from guard.cli.install_mcp import run_mcp
@@ -128,7 +128,7 @@ HEADLESS_NOTES = {
 
 
 def run_uninstall(args: argparse.Namespace) -> int:
-    from integrations.install import InstallError, uninstall
+    from guard.integrations.install import InstallError, uninstall
 
     if args.mcp or _desktop(args.host):
         from guard.cli.install_mcp import run_mcp
@@ -162,10 +162,18 @@ _CODEX_TRUST = (
 )
 
 
-def _openclaw_help() -> None:
-    from integrations.install import InstallError, python_argv
+def openclaw_plugin_dir() -> Path:
+    """The OpenClaw plugin's folder, shipped inside ``guard.integrations`` (``integrations/openclaw``
+    in the repository)."""
+    from guard import integrations
 
-    plugin = Path(__file__).resolve().parents[2] / "integrations" / "openclaw"
+    return Path(integrations.__file__).resolve().parent / "openclaw"
+
+
+def _openclaw_help() -> None:
+    from guard.integrations.install import InstallError, python_argv
+
+    plugin = openclaw_plugin_dir()
     try:
         command = json.dumps({"command": python_argv()})
     except InstallError as exc:

@@ -18,8 +18,8 @@ APPS = {"claude-desktop": "Claude Desktop", "claude-code": "Claude Code", "curso
 
 
 def run_mcp(args: argparse.Namespace, *, install: bool) -> int:
-    from integrations.install import InstallError, python_argv
-    from integrations.mcp.install import config_path, unwrap, wrap
+    from guard.integrations.install import InstallError, python_argv
+    from guard.integrations.mcp.install import config_path, unwrap, wrap
 
     host = _host(args.host)
     if host is None:
@@ -61,7 +61,7 @@ def _host(name: str) -> str | None:
     key = name.strip().lower().replace("_", "-")
     if key in ("claude-desktop", "desktop"):
         return "claude-desktop"
-    from integrations.hosts import host_name
+    from guard.integrations.hosts import host_name
 
     try:
         key = host_name(name)
@@ -71,7 +71,7 @@ def _host(name: str) -> str | None:
 
 
 def _hooks_installed(host: str, project: bool) -> bool:
-    from integrations.install import TARGETS, is_ours, settings_path
+    from guard.integrations.install import TARGETS, is_ours, settings_path
 
     if host not in TARGETS:
         return False

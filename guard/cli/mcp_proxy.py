@@ -49,8 +49,8 @@ def register(sub: Any) -> None:
 
 def run(args: Any) -> int:
     from guard.cli.common import open_guard
-    from integrations.mcp.judge import Judge, server_name
-    from integrations.mcp.proxy import DEFAULT_MAX_BYTES, serve
+    from guard.integrations.mcp.judge import Judge, server_name
+    from guard.integrations.mcp.proxy import DEFAULT_MAX_BYTES, serve
 
     command = list(args.command)
     if command[:1] == ["--"]:
@@ -67,4 +67,5 @@ def run(args: Any) -> int:
     name = server_name(command, args.name)
     session = args.session_id or f"mcp-{name}-{os.getpid()}-{os.urandom(3).hex()}"
     judge = Judge(lambda: open_guard(args), server=name, session_id=session, cwd=os.getcwd())
-    return serve(command, judge, max_bytes=limit)
+    code: int = serve(command, judge, max_bytes=limit)
+    return code

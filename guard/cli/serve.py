@@ -35,8 +35,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from guard import __version__
+    from guard.integrations import daemon
     from guard.workspace import ensure, resolve
-    from integrations import daemon
 
     workspace = resolve(args.workspace)
     if args.status or args.stop:
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
             time.sleep(0.02)
         print_json({"running": info is not None} | (info or {}))
         return 0 if (info is not None) == want_running else 1
-    from integrations.server import HookServer
+    from guard.integrations.server import HookServer
 
     if not ensure(workspace):
         return error(f"workspace {workspace} is not usable")

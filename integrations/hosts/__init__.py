@@ -10,14 +10,14 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from integrations.hosts.base import Host
+    from guard.integrations.hosts.base import Host
 
 HOSTS = {
-    "claude-code": ("integrations.hosts.claude_code", "ClaudeCode"),
-    "codex": ("integrations.hosts.codex", "Codex"),
-    "gemini": ("integrations.hosts.gemini_cli", "GeminiCli"),
-    "cursor": ("integrations.hosts.cursor", "Cursor"),
-    "openclaw": ("integrations.hosts.openclaw", "OpenClaw"),
+    "claude-code": ("guard.integrations.hosts.claude_code", "ClaudeCode"),
+    "codex": ("guard.integrations.hosts.codex", "Codex"),
+    "gemini": ("guard.integrations.hosts.gemini_cli", "GeminiCli"),
+    "cursor": ("guard.integrations.hosts.cursor", "Cursor"),
+    "openclaw": ("guard.integrations.hosts.openclaw", "OpenClaw"),
 }
 ALIASES = {"claude": "claude-code", "claude_code": "claude-code", "gemini-cli": "gemini", "gemini_cli": "gemini"}
 

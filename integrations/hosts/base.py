@@ -2,7 +2,7 @@
 
 A host class knows two things about its agent host: how to read a hook payload into an
 ``Event`` and how to shape each answer (allow, ask, deny, ...) into the JSON the host
-expects. What the answer *is* comes from ``Guard.decide`` via ``integrations.hosts.flow``.
+expects. What the answer *is* comes from ``Guard.decide`` via ``guard.integrations.hosts.flow``.
 
 Kinds of event:
 
@@ -28,7 +28,7 @@ from guard import hookclient
 from guard.errors import InputError
 
 if TYPE_CHECKING:
-    from integrations.hosts.host_rules import RuleFile
+    from guard.integrations.hosts.host_rules import RuleFile
 
 PRE = "pre"
 PERMISSION = "permission"
@@ -105,7 +105,7 @@ class Host:
 
     def rule_files(self, event: Event, home: str) -> Sequence[RuleFile]:
         """The host's own permission-rule files for this event, most general first (none by default;
-        see :mod:`integrations.hosts.host_rules`)."""
+        see :mod:`guard.integrations.hosts.host_rules`)."""
         return ()
 
     # -- replies ------------------------------------------------------------------------

@@ -20,7 +20,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from integrations.hosts.base import (
+from guard.integrations.hosts.base import (
     ALLOW,
     DENY,
     OTHER,
@@ -40,7 +40,7 @@ from integrations.hosts.base import (
 )
 
 if TYPE_CHECKING:
-    from integrations.hosts.host_rules import RuleFile
+    from guard.integrations.hosts.host_rules import RuleFile
 
 ATTENDED = "CLAUDE_CODE_SESSION_ATTENDED"  # 1: a person at the terminal; 0: headless (-p)
 
@@ -134,7 +134,7 @@ class ClaudeCode(ClaudeDialect):
 
     def rule_files(self, event: Event, home: str) -> Sequence[RuleFile]:
         """User, project and local settings (where "Yes, don't ask again" lands), in that order."""
-        from integrations.hosts.host_rules import RuleFile
+        from guard.integrations.hosts.host_rules import RuleFile
 
         files = [RuleFile("Claude Code user settings", os.path.join(home, ".claude", "settings.json"), None)]
         root = project_root(event.cwd, home)

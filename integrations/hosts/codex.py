@@ -17,11 +17,11 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from integrations.hosts.base import ALLOW, DENY, PERMISSION, POST, PRE, PROMPT, STOP, Event, Reply
-from integrations.hosts.claude_code import ClaudeDialect
+from guard.integrations.hosts.base import ALLOW, DENY, PERMISSION, POST, PRE, PROMPT, STOP, Event, Reply
+from guard.integrations.hosts.claude_code import ClaudeDialect
 
 if TYPE_CHECKING:
-    from integrations.hosts.host_rules import RuleFile
+    from guard.integrations.hosts.host_rules import RuleFile
 
 
 class Codex(ClaudeDialect):
@@ -38,7 +38,7 @@ class Codex(ClaudeDialect):
     def rule_files(self, event: Event, home: str) -> Sequence[RuleFile]:
         """The user layer's ``~/.codex/rules/*.rules`` (a project's ``.codex/rules`` loads only when
         Codex trusts the project, which guard cannot see: not read)."""
-        from integrations.hosts.host_rules import RuleFile
+        from guard.integrations.hosts.host_rules import RuleFile
 
         folder = os.path.join(home, ".codex", "rules")
         try:

@@ -18,7 +18,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from integrations.hosts.base import (
+from guard.integrations.hosts.base import (
     OTHER,
     POST,
     PRE,

@@ -32,10 +32,22 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from guard.errors import InputError
+from guard.integrations.hosts import words
+from guard.integrations.hosts.base import (
+    ALLOW,
+    DENY,
+    PERMISSION,
+    POST,
+    PRE,
+    PROMPT,
+    RESOLUTION,
+    STOP,
+    Event,
+    Host,
+    Reply,
+)
+from guard.integrations.pending import APPROVED, ASKED, AWAITING, Pending
 from guard.model import AUTO_ALLOW, BLOCK, DecisionRecord, ToolCall
-from integrations.hosts import words
-from integrations.hosts.base import ALLOW, DENY, PERMISSION, POST, PRE, PROMPT, RESOLUTION, STOP, Event, Host, Reply
-from integrations.pending import APPROVED, ASKED, AWAITING, Pending
 
 if TYPE_CHECKING:
     from guard.core import Guard
@@ -134,7 +146,7 @@ def _decide(host: Host, event: Event, guard: Guard, *, track: bool = True) -> De
     """Decide and log one call with the host's fields; ``track`` counts it in its session (the
     dispatch, once). A workspace that cannot take the line (read-only, full) keeps the static
     verdict instead of failing the hook."""
-    from integrations.hosts.host_rules import preference
+    from guard.integrations.hosts.host_rules import preference
 
     extra = {"host": host.name, "event": event.name, "via": event.via}
     if event.call_id:

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
-from integrations.hosts.base import POST, PRE, PROMPT, STOP, Event, Reply, exit_code_in
-from integrations.hosts.claude_code import ClaudeDialect, project_root
+from guard.integrations.hosts.base import POST, PRE, PROMPT, STOP, Event, Reply, exit_code_in
+from guard.integrations.hosts.claude_code import ClaudeDialect, project_root
 
 if TYPE_CHECKING:
-    from integrations.hosts.host_rules import RuleFile
+    from guard.integrations.hosts.host_rules import RuleFile
 
 
 class GeminiCli(ClaudeDialect):
@@ -36,7 +36,7 @@ class GeminiCli(ClaudeDialect):
     def rule_files(self, event: Event, home: str) -> Sequence[RuleFile]:
         """``settings.json`` (``tools.allowed`` / ``tools.exclude``) and the policy engine's
         ``policies/*.toml``, the user's (``~/.gemini``) then the project's (``<project>/.gemini``)."""
-        from integrations.hosts.host_rules import RuleFile
+        from guard.integrations.hosts.host_rules import RuleFile
 
         root = project_root(event.cwd, home, (".gemini/settings.json", ".gemini/policies"))
         files: list[RuleFile] = []

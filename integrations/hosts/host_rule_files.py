@@ -2,7 +2,7 @@
 
 One reader per file format, chosen by ``RuleFile.dialect``; each returns the rules it found
 and raises ``ValueError`` (or a parse error) for a file it cannot read, which
-:mod:`integrations.hosts.host_rules` skips with one warning:
+:mod:`guard.integrations.hosts.host_rules` skips with one warning:
 
 - ``claude``: a Claude Code ``settings.json``'s ``permissions`` object;
 - ``codex``: Codex's ``prefix_rule(...)`` calls (Starlark, read as literals only);

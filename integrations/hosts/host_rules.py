@@ -34,15 +34,15 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from guard.integrations.hosts.host_rule_files import READERS, RuleFile
 from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM, DecisionRecord, Reason, Risk, Verdict
 from guard.static import userrules
-from integrations.hosts.host_rule_files import READERS, RuleFile
 
 __all__ = ["LAYER", "RuleFile", "apply", "preference"]
 
 if TYPE_CHECKING:
     from guard.core import Guard
-    from integrations.hosts.base import Event, Host
+    from guard.integrations.hosts.base import Event, Host
 
 LAYER = "host_rules"
 _MAX_FILES = 256

@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from guard.errors import InputError
+from guard.integrations.hosts.base import POST, PRE, RESOLUTION, Event, Host, Reply, opt_number, outcome_of, req_str
 from guard.toolnames import canonical_tool
-from integrations.hosts.base import POST, PRE, RESOLUTION, Event, Host, Reply, opt_number, outcome_of, req_str
 
 HOOKS = {"before_tool_call": PRE, "after_tool_call": POST, "approval_resolution": RESOLUTION}
 ANSWERS = {"allow-once": True, "allow-always": True, "deny": False}

@@ -31,7 +31,7 @@ from typing import Any
 
 import attrs
 
-from integrations.install import InstallError, _read, _write
+from guard.integrations.install import InstallError, _read, _write
 
 MCP_HOSTS = ("claude-desktop", "claude-code", "cursor")
 SEPARATOR = "--"

@@ -3,7 +3,7 @@
 The proxy is one more host: :class:`McpHost` reads the proxy's own small events (a call about
 to be forwarded, the person's answer to an elicitation, the server's result) into an ``Event``
 and shapes guard's answer into ``{"answer": "allow" | "ask" | "deny", "text": ...}``.
-:class:`Judge` hands each event to :func:`integrations.hosts.flow.run`, so a call through the
+:class:`Judge` hands each event to :func:`guard.integrations.hosts.flow.run`, so a call through the
 proxy is decided, logged, counted and recorded exactly like a hook's (dispatch → decide →
 record result), and any error inside guard becomes a refusal, never a pass.
 
@@ -24,7 +24,18 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
-from integrations.hosts.base import POST, PRE, RESOLUTION, Event, Host, Reply, opt_number, opt_str, req_obj, req_str
+from guard.integrations.hosts.base import (
+    POST,
+    PRE,
+    RESOLUTION,
+    Event,
+    Host,
+    Reply,
+    opt_number,
+    opt_str,
+    req_obj,
+    req_str,
+)
 
 if TYPE_CHECKING:
     from guard.core import Guard
@@ -185,7 +196,7 @@ class Judge:
     def _run(
         self, event: str, call_id: str, tool: str, arguments: Mapping[str, Any], session_id: str | None, **extra: Any
     ) -> Mapping[str, Any]:
-        from integrations.hosts.flow import run
+        from guard.integrations.hosts.flow import run
 
         payload = {
             "event": event,

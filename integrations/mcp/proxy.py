@@ -2,7 +2,7 @@
 
 The MCP client launches the proxy instead of the server; the proxy starts the server and
 relays newline-delimited JSON-RPC both ways, unchanged, with one exception: each
-``tools/call`` from the client is held while guard judges it (:mod:`integrations.mcp.judge`).
+``tools/call`` from the client is held while guard judges it (:mod:`guard.integrations.mcp.judge`).
 
 - auto_allow → forwarded (as the exact message guard judged), its result relayed and recorded;
 - block → answered by the proxy with a tool result ``isError: true`` carrying guard's reason;
@@ -31,10 +31,10 @@ from typing import IO, Any, TypeVar
 
 import attrs
 
-from integrations.hosts.base import outcome_of
-from integrations.mcp import framing
-from integrations.mcp.framing import Malformed, Oversized
-from integrations.mcp.judge import ALLOW, ASK, Judge
+from guard.integrations.hosts.base import outcome_of
+from guard.integrations.mcp import framing
+from guard.integrations.mcp.framing import Malformed, Oversized
+from guard.integrations.mcp.judge import ALLOW, ASK, Judge
 
 T = TypeVar("T")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from guard.engine import MultiSourceFusionEngine
-from integrations.behavior_analyzer import SessionBehaviorAnalyzer, lower_weights_if_unhealthy
+from guard.integrations.behavior_analyzer import SessionBehaviorAnalyzer, lower_weights_if_unhealthy
 
 from .conftest import default_guard
 

@@ -20,8 +20,8 @@ def ws(tmp_path: Path) -> Path:
 def in_process(ws: Path) -> Iterator[Callable[..., Any]]:
     """Run one hook event through ``flow.run`` with a fresh Guard, as a per-call process would."""
     from guard import Guard
-    from integrations.hosts import get_host
-    from integrations.hosts.flow import run
+    from guard.integrations.hosts import get_host
+    from guard.integrations.hosts.flow import run
 
     opened: list[Guard] = []
 

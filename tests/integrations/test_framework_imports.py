@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import ROOT, guard_cli_env
 
-FRAMEWORKS = ("langchain", "langchain_core", "langgraph", "agents", "openai", "integrations.frameworks")
+FRAMEWORKS = ("langchain", "langchain_core", "langgraph", "agents", "openai", "guard.integrations.frameworks")
 
 
 def _loaded(code: str, env: dict[str, str]) -> list[str]:

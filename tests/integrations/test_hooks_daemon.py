@@ -25,7 +25,7 @@ from hookhelpers import (
     with_command,
 )
 
-from integrations import daemon
+from guard.integrations import daemon
 from tests.conftest import GUARD_CMD
 
 
@@ -93,7 +93,7 @@ def test_the_daemon_answers_like_the_in_process_path(served: subprocess.Popen[st
     for host, payload in cases:
         proc, modules = hooked_via_daemon(host, payload, ws)
         assert proc.returncode == 0, proc.stderr
-        assert "guard.core" not in modules and "integrations.hosts.flow" not in modules  # a thin client
+        assert "guard.core" not in modules and "guard.integrations.hosts.flow" not in modules  # a thin client
         local = run_hook(host, payload, other)
         ours, theirs = json.loads(proc.stdout), local.json
         assert _strip_numbers(ours) == _strip_numbers(theirs), host

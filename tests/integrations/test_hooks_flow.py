@@ -20,7 +20,7 @@ from hookhelpers import (
     with_command,
 )
 
-from integrations.hosts.base import outcome_of
+from guard.integrations.hosts.base import outcome_of
 
 
 def pre(command: str, call_id: str = "toolu_1", session: str = "s1", **extra: Any) -> dict[str, Any]:
@@ -70,10 +70,10 @@ def test_the_decision_log_names_host_event_call_and_cwd_reaches_the_guard(in_pro
 
 def test_a_blocking_rules_alternative_is_what_the_agent_is_told(in_process: Any, ws: Path) -> None:
     from guard import Guard
+    from guard.integrations.hosts import get_host
+    from guard.integrations.hosts.flow import run
     from guard.model import BLOCK as BLOCKED
     from guard.model import Reason, Risk, Verdict
-    from integrations.hosts import get_host
-    from integrations.hosts.flow import run
 
     def no_force_push(call: Any, ctx: Any) -> Verdict:
         return Verdict(
@@ -217,7 +217,7 @@ def codex_pre(command: str, session: str = "sess") -> dict[str, Any]:
 
 def test_codex_confirm_is_a_deny_with_an_approval_id_then_one_retry_runs(in_process: Any, ws: Path) -> None:
     from guard import Guard
-    from integrations.pending import Pending
+    from guard.integrations.pending import Pending
 
     reply = in_process("codex", codex_pre(ASK))
     reason = reply.output["hookSpecificOutput"]["permissionDecisionReason"]
@@ -378,8 +378,8 @@ def test_an_unwritable_workspace_keeps_the_static_verdict(in_process: Any, tmp_p
 
 
 def test_a_guard_that_cannot_even_open_is_a_refusal(in_process: Any) -> None:
-    from integrations.hosts import get_host
-    from integrations.hosts.flow import run
+    from guard.integrations.hosts import get_host
+    from guard.integrations.hosts.flow import run
 
     def broken() -> Any:
         raise RuntimeError("disk on fire")
@@ -405,8 +405,8 @@ def test_open_questions_expire(in_process: Any, ws: Path) -> None:
 
 
 def test_the_pending_store_keeps_only_the_newest(ws: Path) -> None:
-    from integrations.hosts.base import Event
-    from integrations.pending import ASKED, Pending
+    from guard.integrations.hosts.base import Event
+    from guard.integrations.pending import ASKED, Pending
 
     store = Pending(ws, 3600, limit=3)
     for i in range(5):

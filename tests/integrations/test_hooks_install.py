@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from hookhelpers import PROTOCOLS, hook_env
 
-from integrations.install import is_ours
+from guard.integrations.install import is_ours
 from tests.conftest import GUARD_CMD
 
 UNRELATED = {

@@ -23,7 +23,7 @@ from langchain_core.tools import ToolException, tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from integrations.langchain import GuardMiddleware
+from guard.integrations.langchain import GuardMiddleware
 
 MODES = ["sync", "async"]
 
@@ -203,7 +203,7 @@ def test_without_a_way_to_pause_the_call_is_refused_with_an_out_of_band_approval
 
 @pytest.mark.parametrize("mode", MODES)
 def test_an_out_of_band_approval_lets_the_same_call_through_once(rig: Rig, mode: str) -> None:
-    from integrations.pending import Pending
+    from guard.integrations.pending import Pending
 
     script = [calls(("write_sentinel", {"name": "a"}))] * 3
     first = invoke(rig.agent(script[0], interrupt=False), "mark it", mode)

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from hookhelpers import hook_env
 
-from integrations.mcp.install import proxied
+from guard.integrations.mcp.install import proxied
 from tests.conftest import GUARD_CMD, ROOT
 
 SERVERS = {

@@ -20,7 +20,7 @@ pytest.importorskip("agents", reason="the [openai-agents] extra is not installed
 from agents import Agent, FunctionTool, Runner, function_tool, set_tracing_disabled
 from agents.testing import ScriptedModel, assistant_message, function_call
 
-from integrations.openai_agents import guard_input_guardrail, guard_tools
+from guard.integrations.openai_agents import guard_input_guardrail, guard_tools
 
 MODES = ["sync", "async"]
 
@@ -179,7 +179,7 @@ def test_rejecting_never_runs_the_call(rig: Rig, mode: str) -> None:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_the_guardrail_alone_refuses_with_an_out_of_band_approval_that_works_once(rig: Rig, mode: str) -> None:
-    from integrations.pending import Pending
+    from guard.integrations.pending import Pending
 
     first = run(rig.agent(("write_sentinel", {"name": "a"}), armed=False, session_id="s"), "mark it", mode)
     assert first.interruptions == []

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from guard import MultiSourceFusionEngine
-from integrations import yolo_classifier
-from integrations.yolo_classifier import classify_with_fusion, yolo_static_classify
+from guard.integrations import yolo_classifier
+from guard.integrations.yolo_classifier import classify_with_fusion, yolo_static_classify
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 import attrs
 
-from integrations.person import AGENT_MARKERS
+from guard.integrations.person import AGENT_MARKERS
 from tests.integrations.hookhelpers import hook_env
 
 # Runs in the child: a session leader without a terminal takes the pty as its own, then execs.

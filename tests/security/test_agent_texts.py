@@ -73,8 +73,8 @@ def fail_until_the_breaker_opens(workspace: Path, sid: str) -> None:
 def texts(tmp_path: Path) -> Callable[[str], list[str]]:
     """Every answer one host gives across guard's situations, as text."""
     from guard import Guard
-    from integrations.hosts import get_host
-    from integrations.hosts.flow import run
+    from guard.integrations.hosts import get_host
+    from guard.integrations.hosts.flow import run
 
     def collect(host: str) -> list[str]:
         ws = tmp_path / host

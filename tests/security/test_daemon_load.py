@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from guard import __version__
-from integrations import daemon
+from guard.integrations import daemon
 from tests.conftest import GUARD_CMD, guard_cli_env
 
 CLIENTS = 200

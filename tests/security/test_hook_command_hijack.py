@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from integrations.install import is_ours
+from guard.integrations.install import is_ours
 from tests.conftest import GUARD_CMD
 from tests.integrations.hookhelpers import PROTOCOLS, hook_env, prepare
 
@@ -167,7 +167,7 @@ def test_reinstalling_upgrades_old_commands_in_place_and_then_changes_nothing(ho
 
 def test_the_interpreter_path_keeps_the_virtual_environment() -> None:
     """Absolute, but a venv's symlinked ``bin/python`` is not resolved to the base interpreter."""
-    from integrations.install import python_argv
+    from guard.integrations.install import python_argv
 
     argv = python_argv()
     assert argv[0] == os.path.abspath(sys.executable) and argv[1:] == ["-I", "-m", "guard"]

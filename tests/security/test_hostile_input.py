@@ -311,8 +311,8 @@ def test_random_hostile_json_is_decided_or_refused_as_input(g: Guard, params: An
     except InputError:
         return
     assert record.decision in DECISIONS
-    from integrations.hosts import get_host
-    from integrations.hosts.flow import run
+    from guard.integrations.hosts import get_host
+    from guard.integrations.hosts.flow import run
 
     text = json.dumps(pre_tool_use(command) | {"extra": params})
     reply = run(get_host("claude-code"), text, lambda: g, env={})

@@ -90,7 +90,7 @@ class TestDecidingReasonFirst:
     def test_the_log_and_the_hook_text_lead_with_the_loop(self, session: Session) -> None:
         """The decision log line and the text a hook shows the person start with the deciding reason."""
         from guard.core import decision_line
-        from integrations.hosts import words
+        from guard.integrations.hosts import words
 
         for _ in range(2):
             session.bash("make deploy-staging", ok=False)

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from guard import workspace as ws_names
-from integrations.pending import FILENAME as PENDING
+from guard.integrations.pending import FILENAME as PENDING
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -2,7 +2,7 @@
 
 Two paths refuse that way: ``guard hook HOST`` given input it cannot read (the host's
 ``unreadable`` reply), and the hook's last resort (guard itself failed, or a live daemon went
-silent), which must answer without ``integrations.hosts``. Both must give the host the same
+silent), which must answer without ``guard.integrations.hosts``. Both must give the host the same
 shape: on main Claude Code's last resort lacked the ``decision: block`` its hook path sends.
 The hook runs as a subprocess with a fake HOME and GUARD_HOME.
 """

@@ -172,7 +172,7 @@ class TestEveryEntryCountsOnce:
 
     def test_classify_with_fusion(self, workspace: Path) -> None:
         from guard.engine import MultiSourceFusionEngine
-        from integrations.yolo_classifier import classify_with_fusion
+        from guard.integrations.yolo_classifier import classify_with_fusion
 
         engine = MultiSourceFusionEngine(workspace=workspace)
         try:

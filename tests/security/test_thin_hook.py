@@ -50,7 +50,7 @@ HEAVY = (
     "guard.core",
     "guard.cli",
     "guard.static",
-    "integrations.hosts.flow",
+    "guard.integrations.hosts.flow",
 )
 
 
@@ -155,7 +155,7 @@ def test_unknown_host_still_gets_the_full_path_refusal(tmp_path: Path, ws: Path)
 
 
 def test_thin_client_knows_the_hosts_integrations_knows() -> None:
-    from integrations.hosts import ALIASES, HOSTS
+    from guard.integrations.hosts import ALIASES, HOSTS
 
     assert set(HOSTS) == hookclient.HOST_NAMES
     assert hookclient.ALIASES == ALIASES

@@ -22,10 +22,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from guard import Guard
+from guard.integrations import daemon
 from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM
 from guard.static.analysis import Limits, analyse
 from guard.static.budget import Budget
-from integrations import daemon
 from tests.conftest import GUARD_CMD, guard_cli_env
 
 NOT_ALLOWED = {REQUEST_CONFIRM, BLOCK}
@@ -321,7 +321,7 @@ def test_hook_decides_itself_when_the_daemon_never_says_it_is_alive(tmp_path: Pa
 
 def test_installed_hook_timeouts_leave_room_for_guard_to_answer() -> None:
     from guard.cli.hook import HOOK_TIMEOUT
-    from integrations.install import TARGETS
+    from guard.integrations.install import TARGETS
 
     for target in TARGETS.values():
         for _event, _matcher, extra in target.events:
