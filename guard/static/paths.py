@@ -19,6 +19,7 @@ import attrs
 from guard import lazyre
 from guard.static.places import (
     CRITICAL_FILES,
+    DATA_STORES,
     HOME_CACHES,
     HOME_CREDENTIALS,
     HOME_PERSIST,
@@ -254,7 +255,8 @@ class Resolver:
         depth = SYSTEM_ROOTS.get(comps[0], 0)
         if depth:
             kind = "critical" if path in CRITICAL_FILES or comps[0] == "boot" else ""
-            return Place(shown, SYSTEM, kind=kind, critical=len(comps) <= depth)
+            store = len(comps) == 3 and comps[0] == "var" and comps[1] == "lib" and comps[2] in DATA_STORES
+            return Place(shown, SYSTEM, kind=kind, critical=len(comps) <= depth or store)
         return self._project_like(shown, comps[-1], OTHER)
 
     def _deglob(self, path: str) -> str:

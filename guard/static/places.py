@@ -62,6 +62,12 @@ SYSTEM_ROOTS = {
         ]
     )
 }
+# Data stores under /var/lib whose folder is the data itself (databases, container images and
+# volumes): a recursive delete of one is as final as deleting /var/lib.
+DATA_STORES = wordset(
+    "postgresql pgsql mysql mariadb mongodb redis docker containerd containers elasticsearch opensearch "
+    "rabbitmq cassandra influxdb etcd kubelet couchdb clickhouse neo4j minio"
+)
 TEMP_ROOTS = ("/tmp", "/var/tmp", "/private/tmp", "/var/folders", "/private/var/folders", "/dev/shm")
 SPECIAL_DEVICES = wordset("null zero full random urandom stdin stdout stderr tty ptmx")
 SPECIAL_DEV_DIRS = wordset("fd pts shm")

@@ -34,7 +34,7 @@ _SKIP = frozenset({"comment", "heredoc_body", "heredoc_start", "heredoc_end", "f
 class Walker:
     """Walks one parsed source; nested sources (``bash -c '…'``) get their own walker."""
 
-    __slots__ = ("dropped", "engine", "nest", "scan", "src")
+    __slots__ = ("dropped", "engine", "nest", "scan", "src", "stdin_of")
 
     def __init__(self, engine: Engine, src: bytes) -> None:
         self.engine = engine
@@ -42,6 +42,9 @@ class Walker:
         self.src = src
         self.nest = 0
         self.dropped: dict[int, list[str]] = {}  # command end byte -> words the grammar left out of it
+        # command end byte -> the input its own ``<<``/``<<<``/``<`` gives it, when the grammar hung the
+        # redirect on a whole list or pipeline (``a | b | c && sh <<EOF`` parses as ``a | (b | c && sh)``)
+        self.stdin_of: dict[int, Flow] = {}
 
     def text(self, node: Any) -> str:
         return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -163,6 +166,7 @@ class Walker:
 
     # -- commands and redirections
     def command(self, node: Any, stdin: Flow, outputs: tuple[tuple[str, Any], ...]) -> Flow:
+        stdin = self.stdin_of.pop(node.end_byte, stdin)
         env: dict[str, str] = {}
         argv: list[str] = []
         redirects = []
@@ -212,6 +216,7 @@ class Walker:
                     gap.extend(w for ch in targets[1:] if not self.fd_of_next(ch) for w in self.words(ch))
             if gap:
                 self.dropped[body.end_byte if body.type == "command" else _last_command_end(body)] = gap
+        given = stdin
         stdin, outputs, after = self.redirections(redirects, stdin)
         if body is None:
             out = EMPTY
@@ -219,6 +224,9 @@ class Walker:
         elif body.type == "command":
             out = self.command(body, stdin, outputs)
         else:
+            last = _last_simple_command(body) if stdin is not given else None
+            if last is not None:  # in bash the input redirect is the last command's, whatever the tree
+                self.stdin_of[last.end_byte] = stdin
             out = self.stmt(body, stdin)
             self.apply_outputs(outputs, out)
         for kind, part in after:  # tree-sitter hangs the rest of a heredoc line under the redirect
@@ -339,6 +347,14 @@ class Walker:
 
     def value(self, node: Any, quoted: bool, first: bool) -> str:
         return expand.value(self, node, quoted, first)
+
+
+def _last_simple_command(node: Any) -> Any:
+    """The simple command a redirect written after a list or pipeline belongs to (its last one), or
+    None when that is a group, a subshell or a loop (their redirect is the whole group's)."""
+    while node.type in ("pipeline", "list") and node.named_child_count:
+        node = node.named_children[-1]
+    return node if node.type == "command" else None
 
 
 def _last_command_end(node: Any) -> int:

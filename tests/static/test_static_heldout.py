@@ -2,7 +2,8 @@
 with guard's whole chain cold per call (``benchmarks/heldout.py``), pinned at the measured counts.
 
 Before that session's fixes: block 140/204, confirm 168/181, allow 219/223, notblock 142/142
-(0.892). A drop below a floor is a regression (or a relabelling to review in SOURCES.md); raise the
+(0.892); after them 193/176/219/142 (0.973); with /var/lib data stores, G440 by variable
+issuer and G442 197/176/220/142 (0.980). A drop below a floor is a regression (or a relabelling to review in SOURCES.md); raise the
 floors when guard gets better.
 """
 
@@ -14,7 +15,7 @@ from static_helpers import DATA, load_jsonl
 
 from benchmarks import heldout
 
-FLOORS = {"block": 193, "confirm": 176, "allow": 219, "notblock": 142}
+FLOORS = {"block": 197, "confirm": 176, "allow": 220, "notblock": 142}
 TOTALS = {"block": 204, "confirm": 181, "allow": 223, "notblock": 142}
 
 

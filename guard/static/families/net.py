@@ -90,6 +90,28 @@ def _secrets_in(scan: Scan, cmd: Cmd, words: list[str], urls: list[str] | tuple[
     names = secret_vars(scan, words)
     if names:
         scan.hit("G147", "$" + ", $".join(names))
+        if not (urls and _is_local(list(urls))):
+            leaked_var = next((n for n in names if not _issued_by(n, host)), None)
+            if leaked_var:
+                scan.hit("G440", f"${leaked_var} to {host or 'the network'}")
+
+
+# Secrets whose variable says who issued them, sent anywhere else: an AWS secret key or session
+# token is never sent in the clear, not even to AWS (requests are signed), and a GitHub token
+# belongs to a GitHub host (github.com, or an Enterprise server named for it). Other names
+# (``$CODEATLAS_API_KEY``) may go to their own service: those ask (G147).
+_NEVER_SENT = frozenset({"AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECRET_KEY"})
+_GITHUB_VARS = frozenset({"GITHUB_TOKEN", "GH_TOKEN", "GITHUB_PAT", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"})
+
+
+def _issued_by(name: str, host: str) -> bool:
+    """Whether sending ``$name`` to ``host`` can be its ordinary use (True for names guard has no issuer for)."""
+    upper = name.upper()
+    if upper in _NEVER_SENT:
+        return False
+    if upper in _GITHUB_VARS:
+        return "github" in host.lower() or host.lower().startswith("ghe.")
+    return True
 
 
 _CURL_TAKES = wordset(

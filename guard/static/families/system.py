@@ -201,9 +201,25 @@ def _mount(args: tuple[str, ...], scan: Scan) -> None:
 def _accounts(cmd: Cmd, scan: Scan) -> Flow:
     if only_help(cmd) or (cmd.name == "passwd" and set(cmd.args) & {"-S", "--status"}):
         scan.hit("G180", _shown(scan, cmd))
+    elif _opens_an_account(cmd):
+        scan.hit("G442", _shown(scan, cmd))
     else:
         scan.hit("G176", _shown(scan, cmd))
     return EMPTY
+
+
+def _opens_an_account(cmd: Cmd) -> bool:
+    """``passwd -d root``, ``usermod -p '' bob``: an account left with no password, open to anyone."""
+    args = cmd.args
+    if cmd.name == "passwd":
+        return any(a in ("-d", "--delete") or (a.startswith("-") and not a.startswith("--") and "d" in a) for a in args)
+    if cmd.name == "usermod":
+        for i, a in enumerate(args):
+            if a in ("-p", "--password") and i + 1 < len(args) and args[i + 1] in ("", "''", '""'):
+                return True
+            if a.startswith("--password=") and a.split("=", 1)[1] in ("", "''", '""'):
+                return True
+    return False
 
 
 _CRON_FIELDS = lazyre.compile(r"^[ \t]*(@\w+|(?:\S+[ \t]+){5})", re.M)  # blanks, not newlines: linear on empty lines
