@@ -144,6 +144,7 @@ def test_each_layer_is_timed_without_losing_its_verdict(workspace) -> None:  # t
 
     shared = Tagged("tagged", risk=Risk.LOW, reasons=[Reason("X1", "kept")], tags={"read_only"}, origin="plugin")
     loose = Loose("loose", risk=Risk.LOW)
+
     def tagged(call, ctx):  # type: ignore[no-untyped-def]  # a plain function goes by its __name__
         return shared
 
