@@ -3,7 +3,8 @@
 Each layer returns a ``Verdict``; ``combine`` folds them into one decision:
 
 1. any layer's ``block`` → block (the chain stopped there);
-2. otherwise the fused band (no fusion layer → request_confirm: nobody vouched for it);
+2. otherwise the fused band: the scored verdict of the layer named ``fusion`` (none →
+   request_confirm: nobody vouched for it; a score from any other layer is not the band);
 3. a ``floor`` of auto_allow (the static layer's safe read-only) lifts a request_confirm
    whose score is still at or above the confirm threshold — so ``ls`` on a fresh install
    runs — unless a layer set a ceiling, ``fusion.static_floor`` is off, or the person set
@@ -17,6 +18,10 @@ request_confirm, or block when an earlier layer already rated the call high or w
 The chain times each layer into its verdict's ``elapsed_us``: a copy of the verdict, since a
 layer may hand out the same verdict twice (the static layer's cache), unless the layer says
 ``fresh_verdicts = True`` (a new verdict per call, kept nowhere): then the time is set in place.
+
+Layers are found by name (``STATIC``, ``BEHAVIOR``, ``FUSION``), never by position or by the
+shape of their verdicts, so a custom layer may stand anywhere; ``DEFAULT_ORDER`` is the one
+declaration of the order ``Guard`` builds.
 """
 
 from __future__ import annotations
@@ -29,12 +34,14 @@ from typing import Any
 
 import attrs
 
+from guard.errors import ConfigError
 from guard.layers.base import Context, Layer
 from guard.model import (
     AUTO_ALLOW,
     BLOCK,
     COMPONENT_KEYS,
     REQUEST_CONFIRM,
+    Decision,
     DecisionRecord,
     Reason,
     Risk,
@@ -43,18 +50,46 @@ from guard.model import (
     stricter,
 )
 
-DEFAULT_ORDER = ("static", "behavior", "fusion")
+# The layers guard knows by name, and the one order ``Guard`` builds its chain in.
+STATIC = "static"  # the parse: its risk is what a result is recorded with
+BEHAVIOR = "behavior"
+FUSION = "fusion"  # the scorer: its verdict's score and decision are the fused band
+DEFAULT_ORDER = (STATIC, BEHAVIOR, FUSION)
+
+
+def layer_name(layer: Layer) -> str:
+    """The name a layer goes by: its ``name``, else its function or class name."""
+    name = getattr(layer, "name", None)
+    if name is None:
+        name = getattr(layer, "__name__", None) or type(layer).__name__
+    if not isinstance(name, str) or not name:
+        raise ConfigError(f"layer {layer!r} has no usable name (name={name!r}); give it a non-empty str ``name``")
+    return name
 
 
 class Chain:
-    """Runs its layers in order; frozen once built."""
+    """Runs its layers in order; frozen once built.
 
-    def __init__(self, layers: Sequence[Layer]) -> None:
+    Layers are found by name, never by position: the static layer is the one named
+    ``static`` wherever it stands, the fused score is the verdict of the layer named
+    ``fusion`` (``fusion=`` names another scorer). Two layers with one name are refused.
+    """
+
+    def __init__(self, layers: Sequence[Layer], *, fusion: str = FUSION) -> None:
         self.layers = tuple(layers)
+        self.names = tuple(layer_name(layer) for layer in self.layers)
+        self._by_name = dict(zip(self.names, self.layers, strict=True))
+        if len(self._by_name) != len(self.layers):
+            twice = sorted({n for n in self.names if self.names.count(n) > 1})
+            raise ConfigError(
+                f"two layers named {', '.join(map(repr, twice))} in the chain {list(self.names)}; "
+                "layers are found by name, so each name must be unique (rename or drop one)"
+            )
+        self.fusion = fusion
 
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(getattr(layer, "name", type(layer).__name__) for layer in self.layers)
+    def layer(self, name: str) -> Layer | None:
+        """The layer called ``name`` (``chain.layer("static")``), or None when the chain has none."""
+        return self._by_name.get(name)
 
     def run(self, call: ToolCall, ctx: Context) -> DecisionRecord:
         start = time.perf_counter()
@@ -69,19 +104,19 @@ class Chain:
                 verdict = layer(call, ctx)
                 fresh = getattr(layer, "fresh_verdicts", False) is True
             except Exception as exc:
-                verdict, fresh = _failed(layer, exc, ctx), True
+                verdict, fresh = _failed(self.names[i], exc, ctx), True
             elapsed_us = (time.perf_counter() - t0) * 1e6
             ctx.verdicts.append(_stamped(verdict, elapsed_us) if fresh else _with_elapsed(verdict, elapsed_us))
             if verdict.decision == BLOCK:
-                self._score_for_record(layer, call, ctx)
+                self._score_for_record(i, call, ctx)
                 break
-        return combine(call, ctx, elapsed_us=(time.perf_counter() - start) * 1e6)
+        return combine(call, ctx, elapsed_us=(time.perf_counter() - start) * 1e6, fusion=self.fusion)
 
-    def _score_for_record(self, blocker: Layer, call: ToolCall, ctx: Context) -> None:
+    def _score_for_record(self, blocker: int, call: ToolCall, ctx: Context) -> None:
         """After a block, still run the layers that only score (``scores_for_record``: fusion)
         so the record carries the real components of a blocked call, not placeholders.
         Their verdicts are marked ``after_block`` and cannot lift the block (rule 1)."""
-        later = self.layers[self.layers.index(blocker) + 1 :]
+        later = self.layers[blocker + 1 :]
         for layer in later:
             if not getattr(layer, "scores_for_record", False):
                 continue
@@ -170,8 +205,7 @@ def _set(name: str, obj: Any, value: Any) -> None:
     object.__setattr__(obj, name, value)
 
 
-def _failed(layer: Layer, exc: BaseException, ctx: Context) -> Verdict:
-    name = getattr(layer, "name", type(layer).__name__)
+def _failed(name: str, exc: BaseException, ctx: Context) -> Verdict:
     risky = any(v.risk is not None and v.risk >= Risk.HIGH for v in ctx.verdicts)
     return Verdict(
         layer=name,
@@ -184,7 +218,7 @@ def _failed(layer: Layer, exc: BaseException, ctx: Context) -> Verdict:
     )
 
 
-def _floor(fusion: Verdict | None, ctx: Context, notes: list[str]) -> str:
+def _floor(fusion: Verdict | None, ctx: Context, notes: list[str]) -> Decision:
     """The static floor (``fusion.static_floor``): a safe read-only call the fused score would
     confirm runs anyway, so ``ls`` on a fresh install does not ask. It never overrides an
     ``auto_allow`` threshold the person set (file, environment or code): that threshold is
@@ -207,18 +241,20 @@ def _floor(fusion: Verdict | None, ctx: Context, notes: list[str]) -> str:
     return AUTO_ALLOW
 
 
-def combine(call: ToolCall, ctx: Context, elapsed_us: float = 0.0) -> DecisionRecord:
+def combine(call: ToolCall, ctx: Context, elapsed_us: float = 0.0, *, fusion: str = FUSION) -> DecisionRecord:
+    """Fold ``ctx.verdicts`` into one record; the fused band is the verdict named ``fusion``
+    that carries a score (none: the call is asked, rule 2 above)."""
     verdicts = ctx.verdicts
     notes: list[str] = []
-    # one pass over the verdicts: the first score (fusion), blocks, ceilings, floors, risk, gaps
-    fusion: Verdict | None = None
+    # one pass over the verdicts: the scorer's, blocks, ceilings, floors, risk, gaps
+    scored: Verdict | None = None
     blocked = floored = False
     ceilings: list[Verdict] = []
     risk: Risk | None = None
     gaps: list[str] = []
     for v in verdicts:
-        if fusion is None and v.score is not None:
-            fusion = v
+        if scored is None and v.score is not None and v.layer == fusion:
+            scored = v
         if v.decision == BLOCK:
             blocked = True
         if v.ceiling is not None:
@@ -231,13 +267,13 @@ def combine(call: ToolCall, ctx: Context, elapsed_us: float = 0.0) -> DecisionRe
             gaps += v.unavailable
     if blocked:
         decision = BLOCK
-    elif fusion is not None and fusion.decision is not None:
-        decision = fusion.decision
+    elif scored is not None and scored.decision is not None:
+        decision = scored.decision
     else:
         decision = REQUEST_CONFIRM
         notes.append("no layer scored the call; asking")
     if decision == REQUEST_CONFIRM and floored and not ceilings:
-        decision = _floor(fusion, ctx, notes)
+        decision = _floor(scored, ctx, notes)
     for v in ceilings:
         capped = stricter(decision, v.ceiling or AUTO_ALLOW)
         if capped != decision:
@@ -246,14 +282,14 @@ def combine(call: ToolCall, ctx: Context, elapsed_us: float = 0.0) -> DecisionRe
     if decision == REQUEST_CONFIRM and not ctx.human_present:
         decision = BLOCK
         notes.append("no human present: request_confirm acts as block")
-    if fusion is None:
+    if scored is None:
         notes.append("components not computed: no scoring layer ran")
-    components = fusion.data.get("components", {}) if fusion is not None else {}
-    weights = dict(fusion.data.get("weights", {})) if fusion is not None else dict(ctx.config.weights)
+    components = scored.data.get("components", {}) if scored is not None else {}
+    weights = dict(scored.data.get("weights", {})) if scored is not None else dict(ctx.config.weights)
     return DecisionRecord(
         call=call,
         decision=decision,
-        final_score=fusion.score if fusion is not None and fusion.score is not None else 0.0,
+        final_score=scored.score if scored is not None and scored.score is not None else 0.0,
         risk=Risk.MEDIUM if risk is None else risk,
         components={k: float(components.get(k, 0.0)) for k in COMPONENT_KEYS},
         weights=weights,

@@ -23,7 +23,7 @@ import attrs
 from guard import logline
 from guard import redact as redaction
 from guard import workspace as ws
-from guard.chain import Chain, combine
+from guard.chain import BEHAVIOR, DEFAULT_ORDER, FUSION, STATIC, Chain, combine
 from guard.config import Config
 from guard.errors import InputError
 from guard.inputs import check_params, clamp_time
@@ -50,7 +50,9 @@ class Guard:
     ``config`` is a ``Config`` or a mapping of overrides (``{"weights.memory": 0.4}`` or
     ``{"weights": {"memory": 0.4}}``) applied over the workspace file and environment.
     ``layers`` replaces the default chain (static → behavior → fusion); build on
-    :meth:`default_layers` to add your own.
+    :meth:`default_layers` to add your own anywhere in the order. Layers are found by name
+    (a result is recorded with the risk of the layer named ``static``, the fused score is the
+    layer named ``fusion``); two layers with one name raise ``ConfigError``.
     """
 
     def __init__(
@@ -76,23 +78,25 @@ class Guard:
         else:
             self.config = Config.load(self.workspace if self.workspace.is_dir() else None, overrides=config)
         self.human_present = (not self.config.get("guard.headless")) if human_present is None else human_present
-        self.state = State(self.workspace, self.config, memory_backend=memory_backend)
         self.evaluators = evaluators
+        # Before the stores open: a chain that does not fit (two layers, one name) refuses here.
         self.chain = Chain(layers if layers is not None else self.default_layers())
+        self.state = State(self.workspace, self.config, memory_backend=memory_backend)
         self._closed = False
         _LIVE.add(self)
 
     def default_layers(self) -> list[Layer]:
-        """The declared order: static → behavior → fusion."""
+        """The built-in layers in ``guard.chain.DEFAULT_ORDER`` (static → behavior → fusion)."""
         from guard.layers.behavior import BehaviorLayer
         from guard.layers.fusion import FusionLayer
         from guard.layers.static import StaticLayer
 
-        return [
-            StaticLayer(self.config, workspace=self.workspace),
-            BehaviorLayer(self.config),
-            FusionLayer(self.config, self.evaluators),
-        ]
+        build: dict[str, Callable[[], Layer]] = {
+            STATIC: lambda: StaticLayer(self.config, workspace=self.workspace),
+            BEHAVIOR: lambda: BehaviorLayer(self.config),
+            FUSION: lambda: FusionLayer(self.config, self.evaluators),
+        }
+        return [build[name]() for name in DEFAULT_ORDER]
 
     # -- deciding -----------------------------------------------------------------------
     def make_call(
@@ -213,7 +217,7 @@ class Guard:
         static layer alone says. G005, guard.toml does not parse: its last good copy's deny and
         ask rules stand in, and the person sees which file and line to fix.
         """
-        static = record.layer("static")
+        static = record.layer(STATIC)
         safe = static is not None and static.risk is Risk.SAFE and static.error is None
         message = f"{problem}: the call keeps its static verdict" + ("" if safe else " (at most request_confirm)")
         if rule_id == UNRECORDED_RULE:
@@ -225,7 +229,7 @@ class Guard:
                 reasons=(Reason(rule_id, message),),
             )
         )
-        return combine(record.call, ctx, record.elapsed_us)
+        return combine(record.call, ctx, record.elapsed_us, fusion=self.chain.fusion)
 
     # -- learning -----------------------------------------------------------------------
     def record_result(
@@ -325,8 +329,10 @@ class Guard:
         return float(self.config.get("guard.clock_skew_seconds"))
 
     def _risk_of(self, call: ToolCall) -> Risk:
-        static = self.chain.layers[0] if self.chain.layers else None
-        if static is None or getattr(static, "name", "") != "static":
+        """The risk a result is recorded with: the static layer's, wherever it stands in the
+        chain (MEDIUM without one: unknown is not safe)."""
+        static = self.chain.layer(STATIC)
+        if static is None:
             return Risk.MEDIUM
         try:
             ctx = Context(config=self.config, now=_now(), state=None, human_present=self.human_present)
@@ -344,10 +350,9 @@ class Guard:
     def layer_details(self, call: ToolCall) -> dict[str, Any]:
         """What each layer with an ``explain(call)`` method says about the call."""
         details: dict[str, Any] = {}
-        for layer in self.chain.layers:
+        for name, layer in zip(self.chain.names, self.chain.layers, strict=True):
             explain = getattr(layer, "explain", None)
             if callable(explain):
-                name = getattr(layer, "name", type(layer).__name__)
                 try:
                     details[name] = explain(call)
                 except Exception as exc:

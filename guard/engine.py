@@ -174,12 +174,13 @@ class MultiSourceFusionEngine:
         overrides = {k: v for k, v in overrides.items() if k in self._explicit or float(v) != base.get(k)}
         self._explicit.update(overrides)
         config = base.with_overrides(overrides)
-        layers = list(self._guard.chain.layers)
-        for i, layer in enumerate(layers):
-            if getattr(layer, "name", "") == "fusion":
-                layers[i] = FusionLayer(config, _EngineEvaluators(config, self))
+        chain = self._guard.chain
+        layers = [
+            FusionLayer(config, _EngineEvaluators(config, self)) if name == chain.fusion else layer
+            for name, layer in zip(chain.names, chain.layers, strict=True)
+        ]
         self._guard.config = config
-        self._guard.chain = type(self._guard.chain)(layers)
+        self._guard.chain = type(chain)(layers, fusion=chain.fusion)
 
     # -- the seed's API ---------------------------------------------------------------------
     def fuse_decision_context(

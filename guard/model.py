@@ -18,21 +18,36 @@ from guard.redact import redact, redact_text
 from guard.signature import signature
 from guard.toolnames import canonical_tool
 
-AUTO_ALLOW = "auto_allow"
-REQUEST_CONFIRM = "request_confirm"
-BLOCK = "block"
-DECISIONS = (AUTO_ALLOW, REQUEST_CONFIRM, BLOCK)
 
-# Caution order: a larger index is more cautious.
+class Decision(enum.StrEnum):
+    """What guard answers for a call, in caution order (``block`` is the most cautious).
+
+    A ``str``: ``Decision.BLOCK == "block"``, and logs, JSON and the seed API carry the plain
+    string. Layers may hand plain strings; records hold the member.
+    """
+
+    AUTO_ALLOW = "auto_allow"
+    REQUEST_CONFIRM = "request_confirm"
+    BLOCK = "block"
+
+
+AUTO_ALLOW = Decision.AUTO_ALLOW
+REQUEST_CONFIRM = Decision.REQUEST_CONFIRM
+BLOCK = Decision.BLOCK
+DECISIONS: tuple[str, ...] = tuple(Decision)  # str-typed for callers that index with a log's strings
+
+# Caution order: a larger index is more cautious (the keys also find plain strings).
 _DECISION_RANK = {AUTO_ALLOW: 0, REQUEST_CONFIRM: 1, BLOCK: 2}
+_DECISION_OF: dict[str, Decision] = {d.value: d for d in Decision}
+_DECISION_VALUES = tuple(_DECISION_OF)  # for messages: ('auto_allow', 'request_confirm', 'block')
 
 
-def stricter(a: str, b: str) -> str:
+def stricter(a: Decision, b: Decision) -> Decision:
     """The more cautious of two decisions (``block`` > ``request_confirm`` > ``auto_allow``)."""
     return a if _DECISION_RANK[a] >= _DECISION_RANK[b] else b
 
 
-def decision_at_most(decision: str, ceiling: str) -> str:
+def decision_at_most(decision: Decision, ceiling: Decision) -> Decision:
     """Lower ``decision`` to ``ceiling`` if it is *less* cautious than ``ceiling`` allows.
 
     ``decision_at_most(AUTO_ALLOW, REQUEST_CONFIRM)`` is ``REQUEST_CONFIRM``: a call capped at
@@ -73,9 +88,19 @@ def _score_range(instance: object, attribute: attrs.Attribute[Any], value: float
         raise ValueError(f"{attribute.name} must be within 0..100, got {value!r}")
 
 
-def _decision_valid(instance: object, attribute: attrs.Attribute[Any], value: str | None) -> None:
-    if value is not None and value not in DECISIONS:
-        raise ValueError(f"{attribute.name} must be one of {DECISIONS}, got {value!r}")
+def _as_decision(value: str | None) -> Any:
+    """A decision string as its ``Decision`` member; anything else as is, for the validator to refuse."""
+    if value is None:
+        return None
+    try:
+        return _DECISION_OF.get(value, value)
+    except TypeError:  # unhashable
+        return value
+
+
+def _decision_valid(instance: object, attribute: attrs.Attribute[Any], value: Decision | None) -> None:
+    if value is not None and not isinstance(value, Decision):
+        raise ValueError(f"{attribute.name} must be one of {_DECISION_VALUES}, got {value!r}")
 
 
 def _reasons(value: Iterable[Reason]) -> tuple[Reason, ...]:
@@ -167,9 +192,9 @@ class Verdict:
     layer: str
     risk: Risk | None = None
     score: float | None = attrs.field(default=None, validator=_score_range)
-    decision: str | None = attrs.field(default=None, validator=_decision_valid)
-    ceiling: str | None = attrs.field(default=None, validator=_decision_valid)
-    floor: str | None = attrs.field(default=None, validator=_decision_valid)
+    decision: Decision | None = attrs.field(default=None, converter=_as_decision, validator=_decision_valid)
+    ceiling: Decision | None = attrs.field(default=None, converter=_as_decision, validator=_decision_valid)
+    floor: Decision | None = attrs.field(default=None, converter=_as_decision, validator=_decision_valid)
     reasons: tuple[Reason, ...] = attrs.field(default=(), converter=_reasons)
     tags: frozenset[str] = attrs.field(default=frozenset(), converter=_tags)
     data: Mapping[str, Any] = attrs.field(factory=dict)
@@ -208,7 +233,7 @@ class DecisionRecord:
     """The chain's answer for one call, with every layer's reasoning."""
 
     call: ToolCall
-    decision: str = attrs.field(validator=_decision_valid)
+    decision: Decision = attrs.field(converter=_as_decision, validator=_decision_valid)
     final_score: float = attrs.field(validator=_score_range)
     risk: Risk
     components: Mapping[str, float] = attrs.field(factory=dict)

@@ -21,6 +21,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+from guard.chain import STATIC
 from guard.engine import MultiSourceFusionEngine
 from guard.layers.base import Context
 from guard.model import BLOCK, Risk
@@ -45,11 +46,11 @@ def yolo_static_classify(
     """The call's static risk alone: ``SAFE``, ``LOW``, ``MEDIUM``, ``HIGH`` or ``CRITICAL``."""
     guard = (engine or default_engine()).guard
     call = guard.make_call(tool_name, params or {})
-    for layer in guard.chain.layers:
-        if getattr(layer, "name", "") == "static":
-            verdict = layer(call, Context(config=guard.config, now=call.timestamp, state=guard.state))  # type: ignore[arg-type]
-            return (verdict.risk if verdict.risk is not None else Risk.MEDIUM).name
-    return Risk.MEDIUM.name  # no static layer: unknown is not safe
+    static = guard.chain.layer(STATIC)
+    if static is None:
+        return Risk.MEDIUM.name  # no static layer: unknown is not safe
+    verdict = static(call, Context(config=guard.config, now=call.timestamp, state=guard.state))  # type: ignore[arg-type]
+    return (verdict.risk if verdict.risk is not None else Risk.MEDIUM).name
 
 
 def classify_with_fusion(

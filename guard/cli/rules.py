@@ -94,15 +94,16 @@ def _clip(text: str, width: int) -> str:
 
 
 def run_suggest(args: argparse.Namespace) -> int:
+    from guard.chain import STATIC
     from guard.policy import rules
     from guard.policy.suggest import Policy, suggest
 
     if args.limit is not None and args.limit < 1:
         return error("--limit must be at least 1")
     with open_guard(args) as g:
-        static = g.chain.layers[0] if g.chain.layers else None
-        if static is None or getattr(static, "name", "") != "static":
-            return error("this Guard has no static layer first in its chain; rules need its risk check")
+        static = g.chain.layer(STATIC)
+        if static is None:
+            return error("this Guard has no static layer in its chain; rules need its risk check")
         policy = Policy.from_config(g.config)
         if args.limit is not None:
             policy = attrs.evolve(policy, max_suggestions=args.limit)

@@ -61,7 +61,8 @@ class Context:
 
 
 class Layer(Protocol):
-    """A chain layer. ``name`` is how the record names it."""
+    """A chain layer. ``name`` is how the chain finds it (unique in a chain: ``static``,
+    ``behavior`` and ``fusion`` are the built-ins, see ``guard.chain.DEFAULT_ORDER``)."""
 
     name: str
 

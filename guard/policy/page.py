@@ -14,8 +14,8 @@ from typing import Any
 from guard.model import AUTO_ALLOW, BLOCK, DECISIONS, REQUEST_CONFIRM
 from guard.policy.report import Report
 
-COLOURS = {AUTO_ALLOW: "#2e7d32", REQUEST_CONFIRM: "#f9a825", BLOCK: "#c62828"}
-LABELS = {AUTO_ALLOW: "auto_allow", REQUEST_CONFIRM: "request_confirm", BLOCK: "block"}
+COLOURS: dict[str, str] = {AUTO_ALLOW: "#2e7d32", REQUEST_CONFIRM: "#f9a825", BLOCK: "#c62828"}
+LABELS: dict[str, str] = {AUTO_ALLOW: "auto_allow", REQUEST_CONFIRM: "request_confirm", BLOCK: "block"}
 WIDTH = 960
 LABEL_W = 230
 

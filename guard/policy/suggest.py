@@ -182,7 +182,7 @@ def suggest(
 ) -> SuggestResult:
     """Candidate rules from the workspace's history.
 
-    ``static`` is the static layer (``guard.chain.layers[0]``); ``configured`` the rule texts
+    ``static`` is the static layer (``guard.chain.layer("static")``); ``configured`` the rule texts
     already in ``[permissions]``; ``skip`` maps rule ids to the state that excludes them
     (``active``, ``reverted``).
     """

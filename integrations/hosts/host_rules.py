@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from guard.chain import STATIC
 from guard.integrations.hosts.host_rule_files import READERS, RuleFile
 from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM, DecisionRecord, Reason, Risk, Verdict
 from guard.static import userrules
@@ -100,8 +101,8 @@ def _parse(f: RuleFile, home: str) -> Loaded:
 # -- applying them to a decision ---------------------------------------------------------------------
 def preference(host: Host, event: Event, guard: Guard) -> Callable[[DecisionRecord], DecisionRecord] | None:
     """What ``Guard.decide`` applies to its record for this event (None: the host keeps no rules)."""
-    static = guard.chain.layers[0] if guard.chain.layers else None
-    if static is None or getattr(static, "name", "") != "static" or not hasattr(static, "analyser"):
+    static = guard.chain.layer(STATIC)
+    if static is None or not hasattr(static, "analyser"):
         return None
     home = str(getattr(static, "home", os.path.expanduser("~")))
     files = host.rule_files(event, home)

@@ -50,7 +50,7 @@ def test_block_short_circuits_later_layers(workspace) -> None:  # type: ignore[n
 def test_high_risk_is_never_auto_allowed(workspace) -> None:  # type: ignore[no-untyped-def]
     g = _guard(
         workspace,
-        [Fixed("static", risk=Risk.HIGH, ceiling=REQUEST_CONFIRM), Fixed("f", score=99.0, decision=AUTO_ALLOW)],
+        [Fixed("static", risk=Risk.HIGH, ceiling=REQUEST_CONFIRM), Fixed("fusion", score=99.0, decision=AUTO_ALLOW)],
     )
     rec = g.decide("bash", {"command": "x"})
     assert rec.decision == REQUEST_CONFIRM and rec.risk == Risk.HIGH
@@ -61,7 +61,7 @@ def test_high_risk_is_never_auto_allowed(workspace) -> None:  # type: ignore[no-
 def test_raising_layer_degrades_to_confirm_and_is_named(workspace) -> None:  # type: ignore[no-untyped-def]
     g = _guard(
         workspace,
-        [Fixed("static", risk=Risk.SAFE, floor=AUTO_ALLOW), Boom(), Fixed("f", score=99.0, decision=AUTO_ALLOW)],
+        [Fixed("static", risk=Risk.SAFE, floor=AUTO_ALLOW), Boom(), Fixed("fusion", score=99.0, decision=AUTO_ALLOW)],
     )
     rec = g.decide("bash", {"command": "ls"})
     assert rec.decision == REQUEST_CONFIRM
@@ -144,7 +144,14 @@ def test_each_layer_is_timed_without_losing_its_verdict(workspace) -> None:  # t
 
     shared = Tagged("tagged", risk=Risk.LOW, reasons=[Reason("X1", "kept")], tags={"read_only"}, origin="plugin")
     loose = Loose("loose", risk=Risk.LOW)
-    g = _guard(workspace, [lambda call, ctx: shared, lambda call, ctx: loose])
+
+    def tagged(call, ctx):  # type: ignore[no-untyped-def]  # a plain function goes by its __name__
+        return shared
+
+    def untagged(call, ctx):  # type: ignore[no-untyped-def]
+        return loose
+
+    g = _guard(workspace, [tagged, untagged])
     rec = g.decide("bash", {"command": "x"})
     first, second = rec.layers
     assert type(first) is Tagged and first.origin == "plugin" and first.reasons == shared.reasons
