@@ -4,7 +4,8 @@ GuardError
  ├── ToolBlocked (also PermissionError)          a call was blocked; carries the record
  │    └── ConfirmationRequired                    needs a human and none can answer
  ├── ConfigError (also ValueError)               a configuration value is unusable
- └── InputError (also ValueError)                a tool call or event is malformed
+ ├── InputError (also ValueError)                a tool call or event is malformed
+ └── DuplicateCommand (also ValueError)          two static families claim one command name
 """
 
 from __future__ import annotations
@@ -56,3 +57,7 @@ class ConfigError(GuardError, ValueError):
 
 class InputError(GuardError, ValueError):
     """A tool call, hook event or parameter is malformed."""
+
+
+class DuplicateCommand(GuardError, ValueError):
+    """Two static rule families register a handler for the same command name (raised at import)."""

@@ -57,6 +57,8 @@ def command_name(word: str) -> str:
 
 
 class Engine:
+    """The shell interpreter of one scan: implements :class:`guard.static.scan.Interpreter`."""
+
     __slots__ = ("aliases", "called", "calling", "functions", "scan")
 
     def __init__(self, scan: Scan) -> None:
@@ -322,6 +324,9 @@ class Engine:
     # -- what runs scripts (see guard.static.shells)
     def shell(self, argv: tuple[str, ...], stdin: Flow) -> Flow:
         return shells.shell(self, argv, stdin)
+
+    def handles(self, name: str) -> bool:
+        return name in HANDLERS
 
     def consume(self, stdin: Flow, kind: str, interactive: bool = False) -> Flow:
         return shells.consume(self, stdin, kind, interactive)

@@ -33,7 +33,7 @@ from guard.static.scan import Scan, display
 from guard.static.text import DYN_OPEN, IFS, wordset
 
 if TYPE_CHECKING:
-    from guard.static.engine import Engine
+    from guard.static.scan import Interpreter
 
 COMMAND_VARS = wordset(
     "GIT_SSH_COMMAND GIT_PAGER PAGER GIT_EDITOR EDITOR VISUAL GIT_EXTERNAL_DIFF GIT_ASKPASS SSH_ASKPASS "
@@ -53,7 +53,7 @@ _NODE_LOADS = ("--require", "-r", "--import", "--loader", "--experimental-loader
 _JAVA_AGENTS = ("-javaagent:", "-agentpath:", "-Xbootclasspath/a:", "-Xbootclasspath/p:", "-Xbootclasspath:")
 
 
-def assigned(engine: Engine, key: str, value: str, env: Mapping[str, str]) -> None:
+def assigned(engine: Interpreter, key: str, value: str, env: Mapping[str, str]) -> None:
     """Judge ``key=value``; ``env`` holds the other variables set by the same command (prefix or ``env``)."""
     judge = _JUDGES.get(key)
     if judge is not None:
@@ -63,7 +63,7 @@ def assigned(engine: Engine, key: str, value: str, env: Mapping[str, str]) -> No
 
 
 # -- what the value makes run
-def _command(engine: Engine, key: str, value: str) -> None:
+def _command(engine: Interpreter, key: str, value: str) -> None:
     if not value:
         return
     scan = engine.scan
@@ -73,26 +73,26 @@ def _command(engine: Engine, key: str, value: str) -> None:
     scan.hits[before:] = [h for h in scan.hits[before:] if h.rule_id not in ordinary]
 
 
-def _less_filter(engine: Engine, key: str, value: str) -> None:
+def _less_filter(engine: Interpreter, key: str, value: str) -> None:
     """``LESSOPEN="|cmd %s"`` (also ``||cmd``, ``|-cmd``, or ``cmd %s`` writing a file): less runs it on open."""
     command = value.lstrip("|").lstrip("-").replace("%s", "FILE")
     _command(engine, key, command)
 
 
-def _inject(engine: Engine, key: str, value: str) -> None:
+def _inject(engine: Interpreter, key: str, value: str) -> None:
     if value.strip():
         engine.scan.hit("G157", f"{key}={display(engine.scan, value)}")
 
 
-def _library_path(engine: Engine, key: str, value: str) -> None:
+def _library_path(engine: Interpreter, key: str, value: str) -> None:
     _search_path(engine.scan, key, value, "G157")
 
 
-def _module_path(engine: Engine, key: str, value: str) -> None:
+def _module_path(engine: Interpreter, key: str, value: str) -> None:
     _search_path(engine.scan, key, value, "G158")
 
 
-def _path(engine: Engine, key: str, value: str) -> None:
+def _path(engine: Interpreter, key: str, value: str) -> None:
     for element in _elements(value):
         if not element.startswith(DYN_OPEN) and engine.scan.place(element).tier == P.TEMP:
             engine.scan.hit("G158", f"{key}={display(engine.scan, value)}")
@@ -118,7 +118,7 @@ def _elements(value: str) -> Iterable[str]:
     return (e for e in value.replace(IFS, ":").split(":") if e)
 
 
-def _script_file(engine: Engine, key: str, value: str) -> None:
+def _script_file(engine: Interpreter, key: str, value: str) -> None:
     value = value.strip()
     if not value or (key == "ENV" and "/" not in value and not value.startswith((".", "~")) and ".sh" not in value):
         return  # ``ENV=production`` names a deployment, not the file sh reads at start
@@ -127,7 +127,7 @@ def _script_file(engine: Engine, key: str, value: str) -> None:
     _load(engine.scan, key, value, is_path=True)
 
 
-def _node_options(engine: Engine, key: str, value: str) -> None:
+def _node_options(engine: Interpreter, key: str, value: str) -> None:
     words = _words(value)
     for i, word in enumerate(words):
         name, eq, glued = word.partition("=")
@@ -136,7 +136,7 @@ def _node_options(engine: Engine, key: str, value: str) -> None:
             _load(engine.scan, key, target, is_path=target.startswith((".", "/", "~", "file:")))
 
 
-def _perl_ruby_options(engine: Engine, key: str, value: str) -> None:
+def _perl_ruby_options(engine: Interpreter, key: str, value: str) -> None:
     words = _words(value)
     for i, word in enumerate(words):
         flag, rest = word[:2], word[2:].lstrip(":")
@@ -151,7 +151,7 @@ def _perl_ruby_options(engine: Engine, key: str, value: str) -> None:
         _load(engine.scan, key, rest or word, is_path=is_path)
 
 
-def _java_options(engine: Engine, key: str, value: str) -> None:
+def _java_options(engine: Interpreter, key: str, value: str) -> None:
     for word in _words(value):
         for option in _JAVA_AGENTS:
             if word.startswith(option):
@@ -183,12 +183,12 @@ def _words(value: str) -> list[str]:
     return value.replace(IFS, " ").split()
 
 
-def _git_config_file(engine: Engine, key: str, value: str) -> None:
+def _git_config_file(engine: Interpreter, key: str, value: str) -> None:
     if value and not value.startswith(DYN_OPEN) and engine.scan.place(value).tier == P.TEMP:
         engine.scan.hit("G158", f"{key}={display(engine.scan, value)}")
 
 
-def _git_config(engine: Engine, key: str, value: str, env: Mapping[str, str]) -> None:
+def _git_config(engine: Interpreter, key: str, value: str, env: Mapping[str, str]) -> None:
     """``GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='…' git log`` is ``git -c core.pager='…' log``."""
     from guard.static.families.git import _config as config  # (git imports this module's peers)
 
@@ -212,7 +212,7 @@ def _git_config(engine: Engine, key: str, value: str, env: Mapping[str, str]) ->
             config(scan, f"{value}={setting}", runs_now=True)
 
 
-_JUDGES: dict[str, Callable[[Engine, str, str], None]] = {
+_JUDGES: dict[str, Callable[[Interpreter, str, str], None]] = {
     **dict.fromkeys(COMMAND_VARS, _command),
     **dict.fromkeys(_INJECT, _inject),
     **dict.fromkeys(_LIBRARY_PATHS, _library_path),

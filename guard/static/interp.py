@@ -569,7 +569,7 @@ def _loopback_bind(args: list[str]) -> bool:
 
 
 def _module(cmd: Cmd, scan: Scan, module: str, rest: list[str]) -> Flow | None:
-    from guard.static.families import HANDLERS, selfguard
+    from guard.static.families import selfguard
 
     if selfguard.is_guard_module(module):
         return selfguard.module(cmd, scan, module, rest)
@@ -587,7 +587,7 @@ def _module(cmd: Cmd, scan: Scan, module: str, rest: list[str]) -> Flow | None:
     if module == "base64":
         scan.hit("G180", "python -m base64")
         return Flow(cmd.stdin.bits | (DECODED if "-d" in rest else 0))
-    if tool in HANDLERS and tool not in ("python",):
+    if tool != "python" and scan.engine.handles(tool):
         return scan.engine.run((tool, *rest))
     scan.hit("G183" if module == "ensurepip" else "G181", f"python -m {module}")
     return None

@@ -18,7 +18,7 @@ from guard.model import Risk
 from guard.static.rules import CATALOG
 
 if TYPE_CHECKING:
-    from guard.static.engine import Engine
+    from guard.static.scan import Interpreter
 
 MAX_OPERATORS = 16_000  # tree-sitter-bash takes ≈ 2 µs per operator and ≈ 20 µs per pipe: ≈ 35 ms at this count
 _OPERATORS = "|&;$\"'()`<>{}"
@@ -49,7 +49,7 @@ def operators(text: str) -> int:
     return sum(text.count(c) for c in _OPERATORS) + 7 * text.count("|")
 
 
-def glance(engine: Engine, text: str) -> None:
+def glance(engine: Interpreter, text: str) -> None:
     """Judge the pieces of ``text`` that may be critical; keep their critical hits in the scan."""
     scan = engine.scan
     if len(text) > 2 * _EDGE:  # a huge text: its head and its tail (where padding hides a command)

@@ -8,15 +8,20 @@ be judged as one thing.
 
 Data flowing through pipes is a :class:`Flow`: taint bits (downloaded, decoded, secret, opaque),
 the literal text when it is known (``echo "…" | sh``), and listed paths (``find / | xargs rm``).
+
+What a handler asks of the shell interpreter running the scan (run this command, judge this
+script, read this file as a program) goes through :class:`Interpreter`, declared here beside
+``Scan`` (httpx's transport pattern): the families depend on this protocol, never on
+:mod:`guard.static.engine`, which implements it and imports them.
 """
 
 from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from types import CodeType, FrameType
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import attrs
 
@@ -26,9 +31,6 @@ from guard.static.budget import Budget
 from guard.static.paths import UNKNOWN_CWD, Place, Resolver
 from guard.static.rules import CATALOG
 from guard.static.text import _MARKER_RE, DYN_OPEN, marker, marker_ids, strip_markers
-
-if TYPE_CHECKING:
-    from guard.static.engine import Engine
 
 REMOTE, DECODED, SECRET, OPAQUE = 1, 2, 4, 8
 BUILT = 64  # flow bit: a program compiled in this call from the project's own sources
@@ -97,6 +99,59 @@ class Subst:
     display: str
     flow: Flow = OPAQUE_FLOW
     guarded: bool = False  # ``${X:?}``: the shell refuses to run with it empty
+
+
+_NO_ENV: Mapping[str, str] = {}
+
+
+class Interpreter(Protocol):
+    """What handlers call on ``scan.engine``: the shell interpreter running this scan.
+
+    :class:`guard.static.engine.Engine` is the implementation; every method judges what would
+    run, it never runs anything. Nested work shares the scan's budget and depth bound.
+    """
+
+    scan: Scan
+
+    def top(self, text: str, stdin: Flow = EMPTY) -> Flow:
+        """``text`` as a whole script: functions and aliases it defines are judged even if not called."""
+        ...
+
+    def script(self, text: str, stdin: Flow = EMPTY, positional: tuple[str, ...] | None = None) -> Flow:
+        """A nested script (``bash -c``, ``eval``, ``watch``…) with its own variables and directory."""
+        ...
+
+    def run(self, argv: tuple[str, ...] | list[str], stdin: Flow = EMPTY) -> Flow:
+        """A command another command runs (wrappers, ``xargs``, ``find -exec``…)."""
+        ...
+
+    def simple(self, argv: list[str], stdin: Flow, env: dict[str, str]) -> Flow:
+        """One simple command with its prefix assignments, as the walker hands it over."""
+        ...
+
+    def handles(self, name: str) -> bool:
+        """Whether a family registered a handler for command ``name``."""
+        ...
+
+    def consume(self, stdin: Flow, kind: str, interactive: bool = False) -> Flow:
+        """A shell or interpreter reading its program from ``stdin``."""
+        ...
+
+    def exec_file(self, word: str, stdin: Flow = EMPTY, args: tuple[str, ...] = (), lang: str = "shell") -> Flow:
+        """The file ``word`` run as a program (a script written or downloaded earlier in the call)."""
+        ...
+
+    def isolated(self, text: str) -> list[Hit]:
+        """The hits of ``text`` judged as a script of its own (fresh shell state, the same budget)."""
+        ...
+
+    def env_var(self, key: str, value: str, env: Mapping[str, str] = _NO_ENV) -> None:
+        """A variable set as a prefix, an assignment or by ``export``."""
+        ...
+
+    def define_function(self, walker: Any, node: Any) -> None:
+        """A shell function definition (``walker`` is the walker whose source holds ``node``)."""
+        ...
 
 
 class Scan:
@@ -169,7 +224,7 @@ class Scan:
         self.shell_stdin = False  # a shell ran on its stdin (with a /dev/tcp redirect: a reverse shell)
         self.netdev = False
         self.tty = False  # the host runs the command on a terminal it can type into later (Codex ``tty``)
-        self.engine: Engine = None  # type: ignore[assignment]  # set by the Engine that runs this scan
+        self.engine: Interpreter = None  # type: ignore[assignment]  # set by the interpreter that runs this scan
         self.subscan: Callable[[str], Risk] = lambda text: Risk.SAFE
         self.subcode: Callable[[str, str], Risk] = lambda text, lang: Risk.SAFE
 

@@ -28,12 +28,12 @@ from guard.static.scan import (
 from guard.static.text import DYN_OPEN, strip_markers
 
 if TYPE_CHECKING:
-    from guard.static.engine import Engine
+    from guard.static.scan import Interpreter
 
 SOCKET, SHELL = 16, 32  # flow bits: raw socket output; an interactive shell's output
 
 
-def shell(engine: Engine, argv: tuple[str, ...], stdin: Flow) -> Flow:
+def shell(engine: Interpreter, argv: tuple[str, ...], stdin: Flow) -> Flow:
     scan = engine.scan
     args, i, c_flag, interactive, from_stdin = argv[1:], 0, False, False, False
     while i < len(args):
@@ -69,7 +69,7 @@ def shell(engine: Engine, argv: tuple[str, ...], stdin: Flow) -> Flow:
 _INFO = frozenset({"--version", "--help", "-h", "--usage"})
 
 
-def consume(engine: Engine, stdin: Flow, kind: str, interactive: bool = False) -> Flow:
+def consume(engine: Interpreter, stdin: Flow, kind: str, interactive: bool = False) -> Flow:
     """A shell or interpreter runs whatever arrives on stdin."""
     scan = engine.scan
     if stdin.bits & SOCKET:
@@ -101,7 +101,9 @@ def consume(engine: Engine, stdin: Flow, kind: str, interactive: bool = False) -
     return Flow(SHELL if interactive else OPAQUE)
 
 
-def exec_file(engine: Engine, word: str, stdin: Flow = EMPTY, args: tuple[str, ...] = (), lang: str = "shell") -> Flow:
+def exec_file(
+    engine: Interpreter, word: str, stdin: Flow = EMPTY, args: tuple[str, ...] = (), lang: str = "shell"
+) -> Flow:
     """Running a file: a script written or downloaded earlier in this call is judged by its content.
 
     ``lang`` is the language an interpreter reads it as (``python x.py``): its source, not shell.
@@ -144,7 +146,7 @@ def exec_file(engine: Engine, word: str, stdin: Flow = EMPTY, args: tuple[str, .
     return OPAQUE_FLOW
 
 
-def eval_(engine: Engine, argv: tuple[str, ...], stdin: Flow) -> Flow:
+def eval_(engine: Interpreter, argv: tuple[str, ...], stdin: Flow) -> Flow:
     scan = engine.scan
     text = " ".join(argv[1:])
     if not text.strip():
@@ -163,7 +165,7 @@ def eval_(engine: Engine, argv: tuple[str, ...], stdin: Flow) -> Flow:
     return engine.script(text, stdin)
 
 
-def source(engine: Engine, argv: tuple[str, ...], stdin: Flow) -> Flow:
+def source(engine: Interpreter, argv: tuple[str, ...], stdin: Flow) -> Flow:
     scan = engine.scan
     if len(argv) < 2:
         scan.hit("G195", "source without a file")

@@ -20,7 +20,7 @@ from guard.static.text import (
 )
 
 if TYPE_CHECKING:
-    from guard.static.engine import Engine
+    from guard.static.scan import Interpreter
 
 _TERMINALS = frozenset({"/dev/tty", "/dev/stdin", "/dev/stderr", "/dev/fd/0", "/dev/fd/2", "/proc/self/fd/0"})
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
@@ -36,7 +36,7 @@ class Walker:
 
     __slots__ = ("dropped", "engine", "nest", "scan", "src", "stdin_of")
 
-    def __init__(self, engine: Engine, src: bytes) -> None:
+    def __init__(self, engine: Interpreter, src: bytes) -> None:
         self.engine = engine
         self.scan = engine.scan
         self.src = src

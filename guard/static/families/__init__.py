@@ -1,10 +1,14 @@
-"""The knowledge families, each a table ``command name -> handler``, merged into one lookup.
+"""The knowledge families, each a table ``command name -> handler``, registered into one lookup.
 
-The order below only matters for names two families claim; a test keeps that set empty, so each
-command has exactly one home and the file list reads as the list of families.
+Each command has exactly one home: :class:`~guard.static.families.registry.Registry` raises on a
+name two families claim, so the order below decides nothing and the file list reads as the list
+of families. ``groovy`` belongs to the interpreters (``groovy -e CODE`` is inline code), not to
+the development tools.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from guard.static.families import (
     cloud,
@@ -25,8 +29,9 @@ from guard.static.families import (
     windows,
 )
 from guard.static.families.base import Handler
+from guard.static.families.registry import Registry
 
-FAMILIES = {
+_TABLES = {
     "readonly": readonly.HANDLERS,
     "secrets": secrets.HANDLERS,
     "filesystem": fs.HANDLERS,
@@ -46,13 +51,16 @@ FAMILIES = {
 }
 
 
-def _merge() -> dict[str, Handler]:
-    from guard.static import interp
+def _register() -> Registry:
+    from guard.static import interp  # (interp reads the families' helpers: imported once they exist)
 
-    merged: dict[str, Handler] = {}
-    for table in (*FAMILIES.values(), interp.HANDLERS):
-        merged.update(table)
-    return merged
+    registry = Registry()
+    for family, table in _TABLES.items():
+        registry.register(family, table)
+    registry.register("interpreters", interp.HANDLERS)
+    return registry
 
 
-HANDLERS: dict[str, Handler] = _merge()
+REGISTRY = _register()
+FAMILIES: Mapping[str, Mapping[str, Handler]] = REGISTRY.families
+HANDLERS: dict[str, Handler] = REGISTRY.handlers

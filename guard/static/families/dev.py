@@ -102,7 +102,7 @@ _DEV_TOOLS = (
     "storybook expo react-native flutter dart pod maturin cibuildwheel wasm-pack trunk cargo-watch "
     "vim vi nvim view gvim vimdiff nano emacs code subl micro hx helix kak ed delta diff-so-fancy meld kdiff3 opendiff "
     "just task mage invoke doit scons premake autoreconf autoconf automake configure libtool pkg-config strip "
-    "ex objcopy ar ld as nasm yasm gdb lldb perf tokei cloc scc sccache ccache java kotlin scala groovy clojure "
+    "ex objcopy ar ld as nasm yasm gdb lldb perf tokei cloc scc sccache ccache java kotlin scala clojure "
     "jshell erl elixirc iex crystal julia-build "
     "mypyc cython f2py npm-check-updates ncu depcheck knip madge jscpd license-checker snyk trivy grype "
     "syft semgrep bandit safety pip-audit cargo-audit gosec tfsec checkov kubeval kubeconform conftest opa "
@@ -223,6 +223,7 @@ def _rewrites(cmd: Cmd, scan: Scan) -> None:
 
 
 _LOCAL_BINS = frozenset(_DEV_TOOLS.split()) | {
+    "groovy",  # (an interpreter, handled in guard.static.interp, but also a project's local bin)
     "tsc",
     "jest",
     "eslint",
