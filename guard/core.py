@@ -107,6 +107,7 @@ class Guard:
         session_id: str | None = None,
         cwd: str | None = None,
         agent_id: str | None = None,
+        kind: str | None = None,
     ) -> ToolCall:
         if not isinstance(tool, str) or not tool.strip():
             raise InputError(f"tool must be a non-empty string, got {tool!r}")
@@ -117,7 +118,9 @@ class Guard:
         check_params(params)
         if session_id is not None and not isinstance(session_id, str):
             session_id = str(session_id)
-        return ToolCall(tool=tool, params=params, session_id=session_id, cwd=cwd, agent_id=agent_id, timestamp=_now())
+        return ToolCall(
+            tool=tool, params=params, session_id=session_id, cwd=cwd, agent_id=agent_id, timestamp=_now(), declared=kind
+        )
 
     def decide(
         self,
@@ -131,9 +134,13 @@ class Guard:
         track: bool | None = None,
         log_extra: Mapping[str, Any] | None = None,
         prefer: Callable[[DecisionRecord], DecisionRecord] | None = None,
+        kind: str | None = None,
     ) -> DecisionRecord:
-        """Run the chain on one call and (by default) log it and count it in its session."""
-        call = self.make_call(tool, params, session_id=session_id, cwd=cwd, agent_id=agent_id)
+        """Run the chain on one call and (by default) log it and count it in its session.
+
+        ``kind`` declares what an application's own tool is (``"read"``, ``"write"`` …, see
+        :data:`guard.toolnames.DECLARABLE`): it is judged as that kind instead of asking as unknown."""
+        call = self.make_call(tool, params, session_id=session_id, cwd=cwd, agent_id=agent_id, kind=kind)
         return self._decide(call, save, save if track is None else track, log_extra, prefer)
 
     def decide_call(

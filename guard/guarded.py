@@ -32,6 +32,7 @@ from typing import Any, ParamSpec, TypeVar, overload
 from guard.core import Guard, default_guard
 from guard.errors import ConfirmationRequired, ToolBlocked
 from guard.model import AUTO_ALLOW, BLOCK, DecisionRecord
+from guard.toolnames import declared_kind
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -53,6 +54,7 @@ def guarded(
     session_id: SessionSpec = None,
     confirm: ConfirmCallback | None = None,
     guard: Guard | None = None,
+    kind: str | None = None,
 ) -> Callable[[Callable[P, R]], Callable[P, R]]: ...
 
 
@@ -65,6 +67,7 @@ def guarded(
     session_id: SessionSpec = None,
     confirm: ConfirmCallback | None = None,
     guard: Guard | None = None,
+    kind: str | None = None,
 ) -> Any:
     """Guard a tool function, bare (``@guarded``) or with options (``@guarded(tool="bash")``).
 
@@ -75,6 +78,11 @@ def guarded(
     - ``confirm``: called with the record on request_confirm; returns (or awaits) True to
       run the call. Without it, request_confirm raises ``ConfirmationRequired``.
     - ``guard``: the ``Guard`` to use (default: one shared per process).
+    - ``kind``: what a tool guard does not know by name is (``"read"``, ``"write"``, ``"edit"``,
+      ``"glob"``, ``"grep"``, ``"web_fetch"``, ``"bash"``): ``@guarded(kind="read")`` on
+      ``search_docs`` is judged as a read instead of asking as unknown (G187). A command or URL in
+      its parameters is still judged as one: a declaration never lifts a block. A kind guard does
+      not have is a ``ConfigError`` at decoration.
 
     A block raises ``ToolBlocked`` (a ``PermissionError``) carrying the record; the result or
     exception of the call is recorded with its duration (for a generator: when the iteration is
@@ -82,7 +90,7 @@ def guarded(
     """
 
     def decorate(fn: Callable[P, R]) -> Callable[P, R]:
-        spec = _Spec(fn, tool or fn.__name__, params, session_id, confirm, guard)
+        spec = _Spec(fn, tool or fn.__name__, params, session_id, confirm, guard, declared_kind(kind))
         return _driver_for(fn)(spec, fn)
 
     return decorate(func) if func is not None else decorate
@@ -218,8 +226,10 @@ class _Spec:
         session_id: SessionSpec,
         confirm: ConfirmCallback | None,
         guard: Guard | None,
+        kind: str | None = None,
     ) -> None:
         self.signature = inspect.signature(fn)
+        self.kind = kind
         self.tool = tool
         self.params = params
         self.session_id = session_id
@@ -252,7 +262,7 @@ class _Spec:
     ) -> tuple[dict[str, Any], str | None, DecisionRecord]:
         call_params = self.call_params(args, kwargs)
         sid = self.session()
-        record = self.guard.decide(self.tool, call_params, session_id=sid)
+        record = self.guard.decide(self.tool, call_params, session_id=sid, kind=self.kind)
         if record.decision == BLOCK:
             raise ToolBlocked(record)
         return call_params, sid, record

@@ -16,7 +16,7 @@ import attrs
 
 from guard.redact import redact, redact_text
 from guard.signature import signature
-from guard.toolnames import canonical_tool
+from guard.toolnames import canonical_tool, declared_kind
 
 
 class Decision(enum.StrEnum):
@@ -129,7 +129,8 @@ class ToolCall:
 
     ``tool`` is the name as the host sent it; ``kind`` is the canonical family
     (``bash``, ``write``, ``edit``, ``read``, ``glob``, ``grep``, ``web_fetch`` or the
-    lower-cased name for anything else), used by layers to pick their rules.
+    lower-cased name for anything else), used by layers to pick their rules; ``declared`` is the kind
+    the application said one of its own tools is (``@guarded(kind="read")``), which ``kind`` then is.
     """
 
     tool: str
@@ -138,10 +139,11 @@ class ToolCall:
     cwd: str | None = None
     agent_id: str | None = None
     timestamp: datetime | None = None
+    declared: str | None = attrs.field(default=None, converter=declared_kind)  # ``@guarded(kind="read")``
 
     @property
     def kind(self) -> str:
-        return canonical_tool(self.tool)
+        return self.declared or canonical_tool(self.tool)
 
     @functools.cached_property
     def redacted_params(self) -> dict[str, Any]:

@@ -8,6 +8,7 @@ case-insensitively onto ``bash``, ``write``, ``edit``, ``read``, ``glob``, ``gre
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 
 KNOWN_KINDS = ("bash", "write", "edit", "read", "glob", "grep", "web_fetch")
@@ -52,6 +53,34 @@ _ALIASES = {
     "websearch": "web_fetch",
     "google_web_search": "web_fetch",
 }
+
+
+# What an application may declare one of its own tools to be (``@guarded(kind="read")``): the kinds
+# guard judges by their parameters. A declared tool is judged as that kind, and still by any command
+# or URL its parameters carry (a declaration never lifts a block).
+DECLARABLE = frozenset(KNOWN_KINDS)
+
+
+def declared_kind(kind: str | None) -> str | None:
+    """A declared tool kind, checked: ``declared_kind("Read") == "read"``; an unknown kind is an error."""
+    if kind is None:
+        return None
+    value = canonical_tool(kind) if isinstance(kind, str) else ""
+    if value not in DECLARABLE:
+        from guard.errors import ConfigError
+
+        raise ConfigError(f"unknown tool kind {kind!r}: one of {', '.join(sorted(DECLARABLE))}")
+    return value
+
+
+def declared_kinds(kinds: Mapping[str, str] | None) -> dict[str, str]:
+    """``{"search_docs": "read"}`` checked, so a typo fails where it is written, not at the first call."""
+    out: dict[str, str] = {}
+    for name, kind in (kinds or {}).items():
+        value = declared_kind(kind)
+        if value is not None:
+            out[str(name)] = value
+    return out
 
 
 @lru_cache(maxsize=1024)

@@ -12,7 +12,10 @@ becomes a refusal, never a pass. Nothing here imports a framework.
     judge.after("call_1", "shell", {"command": "ls"}, session_id="thread-1", success=True)
 
 The tool keeps its own name (``shell``, ``write_file``): guard's rules for well-known tools
-apply, and any other tool is judged by what its arguments carry.
+apply, and any other tool is judged by what its arguments carry. ``kinds`` says what the
+application's own tools are (``{"search_docs": "read", "publish_note": "write"}``): each is then
+judged as that kind (a read auto-allows, a write is judged on its path parameters) instead of
+asking as unknown (G187); a command or URL among its arguments is still judged as one.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from guard.integrations.hosts.base import Event
 from guard.integrations.mcp.judge import ALLOW, ANSWER, ASK, CALL, DENY, RESULT, McpHost, Verdict
+from guard.toolnames import declared_kinds
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -37,6 +41,8 @@ __all__ = ["ALLOW", "ASK", "DENY", "FrameworkJudge", "Verdict", "declined", "out
 
 class _FrameworkHost(McpHost):
     """The MCP proxy's event dialect under the framework's name; ``can_ask`` is fixed per host."""
+
+    declares = True  # the application's own ``kinds`` (FrameworkJudge)
 
     def __init__(self, name: str, *, can_ask: bool) -> None:
         super().__init__()
@@ -52,8 +58,11 @@ class FrameworkJudge:
     its own, opened on the first call.
     """
 
-    def __init__(self, framework: str, guard: Guard | str | Path | None = None) -> None:
+    def __init__(
+        self, framework: str, guard: Guard | str | Path | None = None, kinds: Mapping[str, str] | None = None
+    ) -> None:
         self.framework = framework
+        self.kinds = declared_kinds(kinds)  # ``{"search_docs": "read"}``: checked here, a typo fails at once
         self._hosts = {True: _FrameworkHost(framework, can_ask=True), False: _FrameworkHost(framework, can_ask=False)}
         self._given = guard
         self._guard: Guard | None = None
@@ -166,6 +175,8 @@ class FrameworkJudge:
             "cwd": self.cwd,
             **extra,
         }
+        if tool in self.kinds:
+            payload["kind"] = self.kinds[tool]
         try:
             raw = json.dumps(payload, ensure_ascii=False, default=str)
         except (TypeError, ValueError) as exc:  # arguments guard cannot even write down are refused

@@ -67,13 +67,20 @@ class GuardMiddleware(AgentMiddleware):
     Guard (``$GUARD_HOME`` or ``~/.guard``). ``session_id``: the guard session when the run has
     no ``thread_id``. ``interrupt``: ask the person through LangGraph's ``interrupt()`` (needs a
     checkpointer); False refuses such calls with the reason and an out-of-band approval.
+    ``kinds``: what the agent's own tools are, ``{"search_docs": "read", "publish_note": "write"}``
+    (see :mod:`guard.integrations.frameworks`); any other tool guard does not know asks.
     """
 
     def __init__(
-        self, guard: Guard | str | Path | None = None, *, session_id: str | None = None, interrupt: bool = True
+        self,
+        guard: Guard | str | Path | None = None,
+        *,
+        session_id: str | None = None,
+        interrupt: bool = True,
+        kinds: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__()
-        self.judge = FrameworkJudge("langchain", guard)
+        self.judge = FrameworkJudge("langchain", guard, kinds)
         self.session_id = session_id or f"langchain-{os.getpid()}-{os.urandom(3).hex()}"
         self.interrupt = interrupt
 

@@ -65,14 +65,20 @@ _MEMO = 1024  # open calls remembered per link (asked, running); older ones are 
 
 
 def guard_tools(
-    tools: Iterable[Any], guard: Guard | str | Path | None = None, *, session_id: SessionId = None
+    tools: Iterable[Any],
+    guard: Guard | str | Path | None = None,
+    *,
+    session_id: SessionId = None,
+    kinds: Mapping[str, str] | None = None,
 ) -> list[Any]:
     """Arm every ``FunctionTool`` in ``tools`` with guard (in place) and return the list.
 
     ``guard``: a :class:`guard.Guard`, a workspace path, or None for the process's default
     Guard (``$GUARD_HOME`` or ``~/.guard``). Other kinds of tool (hosted, MCP) pass unchanged.
+    ``kinds``: what the application's own tools are, ``{"search_docs": "read"}`` (see
+    :mod:`guard.integrations.frameworks`); any other tool guard does not know asks.
     """
-    link = _Link(guard, session_id)
+    link = _Link(guard, session_id, kinds)
     armed = []
     for tool in tools:
         if isinstance(tool, FunctionTool) and not getattr(tool, "_guard_armed", False):
@@ -91,8 +97,10 @@ def guard_input_guardrail(
 class _Link:
     """One guard link shared by the tools of one :func:`guard_tools` call."""
 
-    def __init__(self, guard: Guard | str | Path | None, session_id: SessionId) -> None:
-        self.judge = FrameworkJudge("openai-agents", guard)
+    def __init__(
+        self, guard: Guard | str | Path | None, session_id: SessionId, kinds: Mapping[str, str] | None = None
+    ) -> None:
+        self.judge = FrameworkJudge("openai-agents", guard, kinds)
         self.session_id = session_id
         self.default_session = f"openai-agents-{os.getpid()}-{os.urandom(3).hex()}"
         self.verdicts: OrderedDict[str, Verdict] = OrderedDict()  # decided in needs_approval, used by the guardrail

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import sys
 from pathlib import Path
 
 from guard.cli.common import error
@@ -108,10 +109,12 @@ def run_install(args: argparse.Namespace) -> int:
         print(json.dumps(doc, indent=2, ensure_ascii=False))
     elif changed:
         print(f"guard: {host} hooks installed in {path}\n  command: {command}")
-        if host == "codex":
-            print(_CODEX_TRUST)
     else:
         print(f"guard: {host} hooks already installed in {path}")
+    if host == "codex":
+        _codex_feature(path, dry_run=args.dry_run)
+        if changed and not args.dry_run:
+            print(_CODEX_TRUST)
     if not args.dry_run and host in HEADLESS_NOTES:
         print(HEADLESS_NOTES[host])
     return 0
@@ -148,11 +151,36 @@ def run_uninstall(args: argparse.Namespace) -> int:
         print(f"guard: removed {removed} {host} hook(s) from {path}")
     else:
         print(f"guard: no {host} hooks of guard's in {path}")
+    if host == "codex":
+        from guard.integrations import codex_features
+
+        config = codex_features.config_path(path)
+        if codex_features.restore(config, dry_run=args.dry_run):
+            out = sys.stderr if args.dry_run else sys.stdout
+            print(f"guard: put back the [features] hooks setting guard changed in {config}", file=out)
     return 0
 
 
 def _desktop(host: str) -> bool:
     return host.strip().lower().replace("_", "-") in ("claude-desktop", "desktop")
+
+
+def _codex_feature(hooks_json: Path, *, dry_run: bool) -> None:
+    """Codex runs no hook without ``[features] hooks = true``: guard turns it on, or says how."""
+    from guard.integrations import codex_features
+    from guard.integrations.codex_trust import FEATURE_FIX
+
+    config = codex_features.config_path(hooks_json)
+    out = sys.stderr if dry_run else sys.stdout  # (a dry run prints the hooks file on stdout)
+    try:
+        changed = codex_features.enable(config, dry_run=dry_run)
+    except codex_features.Unchanged as exc:
+        fix = FEATURE_FIX.format(config=config)
+        print(f"guard: {config} left as it is: {exc}\n  Codex runs no hook until you {fix}", file=out)
+        return
+    if changed:
+        verb = "would turn" if dry_run else "turned"
+        print(f"guard: {verb} on Codex's hooks feature ([features] hooks = true) in {config}", file=out)
 
 
 # Codex 0.171 runs a new or changed hook only once the person has trusted it (checked live).

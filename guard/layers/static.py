@@ -61,7 +61,7 @@ class _Uncached(Exception):
 
 
 def _compute(k: _Key) -> tuple[Analysis, Verdict]:
-    kind, _key, cwd, home, workspace, limits = k.key
+    kind, _declared, _key, cwd, home, workspace, limits = k.key
     analysis = analyse(kind, k.tool, k.params, cwd, home, workspace, limits, k.text, k.budget)
     result = analysis, verdict_for(None, analysis, _NO_RULES)  # the verdict when no user rule applies
     if analysis.over_budget:
@@ -82,6 +82,7 @@ class Analyser:
         text = command_text(call.params) if kind == "bash" else None
         key = (
             kind if kind in _KNOWN else call.tool.lower(),
+            call.tool.lower() if call.declared else None,  # a declared tool is judged by its name too
             text if text is not None else cache_key(kind, call.params),
             call.cwd,
             home,

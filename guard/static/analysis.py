@@ -22,6 +22,7 @@ from guard.static.families import deps, prod
 from guard.static.paths import Resolver
 from guard.static.rules import CATALOG
 from guard.static.scan import EMPTY, Hit, Scan
+from guard.toolnames import canonical_tool
 
 MAX_BYTES = 64 * 1024
 MAX_DEPTH = 10
@@ -111,6 +112,8 @@ def analyse(
             tools.judge_fetch(scan, params)
         else:
             lines = tools.judge_unknown(scan, tool, params)
+        if kind not in ("bash", canonical_tool(tool)):  # declared (``@guarded(kind="read")``): never lifts a block
+            tools.judge_declared(scan, kind, params)
     except OverBudget as exc:  # what was found so far stands (a block stays a block); the rest is unknown
         scan.hit("G420", exc.why)
         return attrs.evolve(finish(scan, kind, lines, text), over_budget=exc.why)

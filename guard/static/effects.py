@@ -123,6 +123,8 @@ def delete(scan: Scan, word: str, recursive: bool, detail: str = "") -> Place:
                 "G109" if CATALOG[rule_id].risk is Risk.CRITICAL else rule_id, f"{shown} (moved from {origin.path})"
             )
             return place
+    if is_guard_program(scan, word, place):  # ``rm $(which guard)``: guard switched off
+        scan.hit("G418", shown)
     rule_id = _delete_rule(place, recursive, _in_output_dir(scan, word, place))
     if (
         rule_id == "G184"
@@ -299,6 +301,8 @@ def write(scan: Scan, word: str, flow: Flow = EMPTY, how: str = "write") -> Plac
         scan.hit("G009", place.path)
     if flow.bits & GUARD_CODE:  # guard's own program copied under another name
         scan.hit("G414", place.path)
+    if how != "create" and is_guard_program(scan, word, place):  # ``> $(which guard)``: guard overwritten
+        scan.hit("G418", display(scan, word))
     return place
 
 

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from guard.model import Risk
-from guard.static import envvars, lexer, shells
+from guard.static import envvars, guardfiles, lexer, shells
 from guard.static.families import HANDLERS, windows
 from guard.static.parser import parse
 from guard.static.scan import DECODED, EMPTY, OPAQUE_FLOW, REMOTE, SECRET, Cmd, Flow, Hit, Scan, display
@@ -299,7 +299,7 @@ class Engine:
                 scan.hit("G430", display(scan, " ".join(argv)))  # ``sudo -v``, ``sudo -l``: the password cache
             else:
                 scan.hit("G180", " ".join(argv))
-            return EMPTY
+            return guardfiles.located(argv) if name == "command" else EMPTY
         saved = scan.privileged, scan.cwd
         scan.privileged = saved[0] or u.privileged
         if u.chdir:

@@ -32,7 +32,8 @@ Value = str | tuple[str, ...] | None
 @attrs.frozen
 class Effect:
     """``kind`` is ``script`` (a shell command line), ``argv`` (a program and its words), ``delete``
-    (``recursive`` or not), ``write``, ``kill`` (``value`` is ``(signal, pid)``), ``code`` (more
+    (``recursive`` or not), ``write``, ``copy`` or ``move`` (``value`` is ``(source, dest)``, dest
+    ``""`` when it did not fold), ``kill`` (``value`` is ``(signal, pid)``), ``code`` (more
     code in the same language) or ``import`` (a module imported by a call, Python only); ``value``
     None means guard could not fold the argument."""
 
@@ -82,6 +83,19 @@ _PY_DELETE = {
     "os.removedirs": False,
 }
 _PY_KILL = frozenset({"os.kill", "os.killpg"})
+_PY_COPY = {
+    "shutil.copy": "copy",
+    "shutil.copy2": "copy",
+    "shutil.copyfile": "copy",
+    "shutil.copytree": "copy",
+    "shutil.move": "move",
+    "os.rename": "move",
+    "os.replace": "move",
+}
+# Where guard's own program and packages are, as folded values (guard.static.guardfiles knows the
+# spelling ``…/bin/guard``, ``…/site-packages/guard``): ``shutil.copy(shutil.which("guard"), …)``.
+GUARD_SCRIPT = "/guard-fold/bin/guard"
+GUARD_PACKAGE = "/guard-fold/site-packages/{}"
 _PY_IMPORT = frozenset(
     {
         "__import__",
@@ -166,6 +180,9 @@ class _Py:
                     return None
             return None
         if isinstance(node, ast.Subscript):
+            package = self.qual(node.value) or ""
+            if package in ("guard.__path__", "integrations.__path__"):  # ``guard.__path__[0]``
+                return GUARD_PACKAGE.format(package.split(".")[0])
             if self.qual(node.value) == "os.environ":
                 key = self.val(node.slice)
                 return self.home if key in _PY_HOME_ENV else None
@@ -174,6 +191,8 @@ class _Py:
             name = self.qual(node)
             if name == "sys.executable":
                 return "python"
+            if name in ("guard.__file__", "integrations.__file__"):
+                return GUARD_PACKAGE.format(name.split(".")[0]) + "/__init__.py"
             if name in ("os.sep", "os.path.sep"):
                 return "/"
             if name in ("os.curdir", "os.path.curdir"):
@@ -213,6 +232,10 @@ class _Py:
             return _home_path(args[0], self.home)
         if name in ("os.path.join", "posixpath.join") and args and all(isinstance(a, str) for a in args):
             return posixpath.join(*[a for a in args if isinstance(a, str)])
+        if name == "shutil.which" and args[:1] == ["guard"]:
+            return GUARD_SCRIPT
+        if name in ("os.path.dirname", "posixpath.dirname") and args and isinstance(args[0], str):
+            return posixpath.dirname(args[0])
         if name in ("os.path.abspath", "os.path.realpath", "os.path.normpath", "os.fspath", "str"):
             return args[0] if args and isinstance(args[0], str) else None
         if name in ("os.path.expandvars",) and args and isinstance(args[0], str):
@@ -321,6 +344,10 @@ class _Py:
             emit(Effect("argv", tuple(w for w in words if isinstance(w, str)) if ok else None, name))
         elif name in _PY_DELETE:
             emit(Effect("delete", self.path(args), name, recursive=_PY_DELETE[name]))
+        elif name in _PY_COPY and args:  # only when the source folds: an unknown copy is an ordinary one
+            source, dest = self.val(args[0]), self.val(args[1]) if len(args) > 1 else None
+            if isinstance(source, str):
+                emit(Effect(_PY_COPY[name], (source, dest if isinstance(dest, str) else ""), name))
         elif name in _PY_KILL:
             pid = self.val(args[0]) if args else None
             sig = self.val(args[1]) if len(args) > 1 else "15"

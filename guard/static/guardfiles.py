@@ -6,6 +6,10 @@ commands under a name the self-protection rules do not know, and has no ordinary
 Reading them is fine (``cat $(which guard)``, ``grep -r def site-packages/guard``): what is read
 carries :data:`~guard.static.scan.GUARD_CODE`, and writing that anywhere is the copy.
 
+What ``which guard`` prints carries :data:`~guard.static.scan.GUARD_PATH` (:func:`located`), so
+``which guard | xargs -I{} cp {} /tmp/g`` or ``p=$(command -v guard); rm "$p"`` is judged as the
+same copy or deletion of ``$(which guard)``. Deleting or overwriting them switches guard off (G418).
+
 Known by spelling, not on disk: ``which guard`` / ``command -v guard`` / ``type -p guard`` in the
 word, a ``bin/guard`` (``Scripts/guard.exe``) path, or a ``site-packages/guard`` (or
 ``integrations``, guard's other package) path. An unrelated ``guard.py`` or ``bin/guardian`` is not.
@@ -15,7 +19,7 @@ from __future__ import annotations
 
 from guard import lazyre
 from guard.static.paths import Place
-from guard.static.scan import Scan, display
+from guard.static.scan import EMPTY, GUARD_PATH, Flow, Scan, display
 from guard.static.text import DYN_OPEN
 
 _FOUND_BY_NAME = lazyre.compile(r"(?:\bwhich|\bcommand\s+-[vV]|\btype\s+-[pPa]|\bwhereis)\s+(?:-\S+\s+)*guard\b")
@@ -26,6 +30,15 @@ _PROGRAM_PATH = lazyre.compile(
 
 def is_guard_program(scan: Scan, word: str, place: Place) -> bool:
     """``word`` (resolved to ``place``) names guard's console script or one of its packages."""
-    if DYN_OPEN in word and _FOUND_BY_NAME.search(display(scan, word)):
+    if DYN_OPEN in word and (_FOUND_BY_NAME.search(display(scan, word)) or scan.flow_of(word).bits & GUARD_PATH):
         return True
     return bool(_PROGRAM_PATH.search(place.path))
+
+
+_LOCATORS = frozenset({"which", "whereis", "type", "command", "where"})
+
+
+def located(argv: tuple[str, ...]) -> Flow:
+    """``which guard``, ``command -v guard``, ``type -p guard``: the path printed is guard's program."""
+    names = [a for a in argv[1:] if not a.startswith("-")]
+    return Flow(GUARD_PATH) if argv[0].rsplit("/", 1)[-1] in _LOCATORS and "guard" in names else EMPTY

@@ -17,7 +17,7 @@ from guard import lazyre
 from guard.static import effects, fold
 from guard.static.families.base import Handler
 from guard.static.families.secrets import is_secret_var
-from guard.static.scan import DECODED, EMPTY, REMOTE, Cmd, Flow, Scan, display
+from guard.static.scan import DECODED, EMPTY, GUARD_CODE, REMOTE, Cmd, Flow, Scan, display
 from guard.static.text import DYN_OPEN, wordset
 
 _Q = r"(?P<q>['\"])(?P<s>(?:\\.|(?!(?P=q)).)*)(?P=q)"
@@ -249,12 +249,26 @@ def _folded(scan: Scan, code: str, lang: str) -> tuple[str, bool]:
             scan.engine.run(value)
         elif eff.kind == "delete" and isinstance(value, str):
             effects.delete(scan, value, eff.recursive, fold.describe(eff))
+        elif eff.kind in ("copy", "move") and isinstance(value, tuple) and len(value) == 2:
+            _copied(scan, value[0], value[1], eff.kind == "move")
         elif eff.kind == "kill" and isinstance(value, tuple):
             signal = value[0].upper().removeprefix("SIG")
             scan.engine.run(("kill", f"-{signal}", value[1]))
         elif eff.kind == "code" and isinstance(value, str) and len(value) < len(code):
             analyse_code(scan, value, lang)
     return unfolded, parsed
+
+
+def _copied(scan: Scan, source: str, dest: str, move: bool) -> None:
+    """``shutil.copy(shutil.which("guard"), "/tmp/g")``, ``os.rename(src, dst)``: what is copied goes
+    where ``dest`` is; a copy of guard's own program is judged where it ends (G414), known or not."""
+    if move:
+        effects.move_away(scan, source, dest or None)
+    flow = effects.read_flow(scan, source)
+    if dest:
+        effects.write(scan, dest, flow)
+    elif flow.bits & GUARD_CODE:
+        scan.hit("G414", f"{source} -> ?")
 
 
 def _unalias(code: str) -> str:

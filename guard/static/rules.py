@@ -186,6 +186,7 @@ G411 | critical | protected   | protected_path                         | Stops o
 G412 | critical | protected   | execute,protected_path                 | Runs Python that imports guard and changes its state, or calls it in a way guard cannot read: only the person may do this, from their own terminal.
 G413 | medium   | protected   | asks                                   | Runs a guard subcommand, option or module guard does not know; it may change guard's own state.
 G414 | critical | protected   | protected_path,write                   | Copies, links or renames guard's own program or package (its console script, which guard, site-packages/guard): a copy would run guard's control commands under a name guard does not know: only the person may do this, from their own terminal.
+G418 | critical | protected   | protected_path,write                   | Uninstalls or replaces guard itself (pip, uv, pipx or uv tool uninstall of guard-preflight, a forced reinstall or another build of it from a URL, a path or another index, or deleting or overwriting its console script or package): that switches guard off: only the person may do this, from their own terminal. | pip show guard-preflight
 G420 | medium   | unknown     | asks                                   | The call is too complex to check in time, so guard asks instead of guessing.
 G421 | medium   | unknown     | asks                                   | A variable's value grows too large to follow, so guard cannot tell what it holds.
 """

@@ -40,6 +40,7 @@ ENDLESS = 512  # output without end (``yes``, ``/dev/zero``): written to a file,
 GUARD_PIDS = 1024  # process ids picked by a search that matches guard's daemon (``pgrep guard``, ``ps | grep guard``)
 PROCS = 2048  # a list of running processes (``ps aux``): a search over it picks processes by pattern
 GUARD_CODE = 4096  # the bytes of guard's own program or package (``cat $(which guard)``): a copy runs guard unseen
+GUARD_PATH = 8192  # the path of guard's own program as ``which guard`` prints it: what is done to it is done to guard
 
 
 @attrs.frozen

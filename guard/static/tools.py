@@ -324,3 +324,14 @@ def judge_unknown(scan: Scan, tool: str, params: Mapping[str, Any]) -> int | Non
             scan.hit(rule, sql[:80])
     prod.raise_on_params(scan, params)  # ``{"project_id": "shop-prod", "query": "DROP TABLE …"}``: G434
     return lines
+
+
+def judge_declared(scan: Scan, kind: str, params: Mapping[str, Any]) -> None:
+    """A tool its application declared a kind (``search_docs`` is a ``read``) is judged as that kind,
+    and a command or URL among its parameters is still judged as one: ``{"query": "x", "command":
+    "rm -rf ~"}`` blocks however the tool was declared."""
+    command = command_text(params)
+    if command:
+        scan.engine.top(command, EMPTY)
+    if kind != "web_fetch" and first(params, ("url", "urls")):
+        judge_fetch(scan, params)

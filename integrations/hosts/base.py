@@ -63,6 +63,7 @@ class Event:
     prompt: str | None = None
     answer: bool | None = None  # resolution: approved / denied / no answer
     headless: bool = False  # the payload says nobody can answer a prompt
+    declared: str | None = None  # the kind the application declared its tool (framework adapters only)
     via: str = "hook"  # who decided: the hook process itself or ``guard serve`` (the decision log says)
 
 

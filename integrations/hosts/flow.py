@@ -160,7 +160,12 @@ def _call(guard: Guard, event: Event) -> ToolCall:
     """The event's call, made once: its parameters are redacted once (``redacted_params``) for
     every line the event writes (decision log, pending question, history)."""
     return guard.make_call(
-        event.tool or "", event.params, session_id=event.session_id, cwd=event.cwd, agent_id=event.agent_id
+        event.tool or "",
+        event.params,
+        session_id=event.session_id,
+        cwd=event.cwd,
+        agent_id=event.agent_id,
+        kind=event.declared,
     )
 
 

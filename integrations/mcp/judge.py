@@ -81,6 +81,8 @@ class McpHost(Host):
     event_key = "event"
     events: ClassVar[Mapping[str, str]] = {CALL: PRE, RESULT: POST, ANSWER: RESOLUTION}
 
+    declares = False  # an MCP server's tools are never taken at a declared kind
+
     def __init__(self) -> None:
         self.can_elicit = False  # set from the client's ``initialize`` capabilities
 
@@ -93,6 +95,8 @@ class McpHost(Host):
             "call_id": opt_str(payload, "call_id"),
             "cwd": opt_str(payload, "cwd"),
         }
+        if self.declares:  # guard's own framework adapters say what an application's tool is
+            fields["declared"] = opt_str(payload, "kind")
         if name == RESULT:
             success = payload.get("success")
             fields["success"] = success if isinstance(success, bool) else None

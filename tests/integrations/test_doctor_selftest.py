@@ -150,6 +150,10 @@ def test_codex_installed_but_untrusted_is_a_problem_naming_the_fix(home: Path, w
     assert guard("install", "codex", home=home, ws=ws).returncode == 0
     code, checks = doctor(home, ws)
     problems = {c["message"].split(":")[0]: c for c in about(checks, "codex") if c["status"] == "problem"}
+    assert code == 1 and len(problems) == 1, problems  # the installer turned the feature on (issue 13)
+    (home / ".codex" / "config.toml").write_text("[features]\nhooks = false\n", encoding="utf-8")  # the person's
+    code, checks = doctor(home, ws)
+    problems = {c["message"].split(":")[0]: c for c in about(checks, "codex") if c["status"] == "problem"}
     assert code == 1 and len(problems) == 2, problems
     feature = next(c for m, c in problems.items() if "hooks feature is off" in m)
     assert feature["fix"] == f"add `hooks = true` under `[features]` in {home / '.codex/config.toml'}"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from guard import lazyre
 from guard.static import effects, embedded
 from guard.static import paths as P
-from guard.static.families import deps
+from guard.static.families import deps, selfguard
 from guard.static.families.base import Handler, only_help, parse_opts, table
 from guard.static.families.db import resets_database
 from guard.static.scan import BUILT, EMPTY, Cmd, Flow, Scan, display
@@ -294,6 +294,8 @@ def _tool(cmd: Cmd, scan: Scan) -> Flow | None:
 def _manager(cmd: Cmd, scan: Scan) -> Flow | None:
     ro, install, publish, runner = _MANAGERS[cmd.name]
     shown = display(scan, " ".join(cmd.argv))
+    if selfguard.replaces_guard(cmd, scan):  # ``pip uninstall guard-preflight``: switching guard off
+        return None
     if resets_database(cmd.name, cmd.args):  # ``mix ecto.reset``
         scan.hit("G163", shown)
         return None
@@ -373,6 +375,8 @@ def _npx(cmd: Cmd, scan: Scan) -> Flow | None:
     )
     package = opts.operands[0] if opts.operands else ""
     shown = display(scan, " ".join(cmd.argv))
+    if cmd.name == "pipx" and selfguard.replaces_guard(cmd, scan):
+        return None
     if cmd.name == "pipx" and package != "run":
         scan.hit("G180" if package in ("list", "environment", "--version") else "G183", shown)
         return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from guard import lazyre
-from guard.static import effects, filters
+from guard.static import effects, filters, guardfiles
 from guard.static import paths as P
 from guard.static.families import selfguard
 from guard.static.families.base import Handler, Opts, parse_opts, read_only, table
@@ -68,6 +68,8 @@ def _lister(cmd: Cmd, scan: Scan) -> Flow:
         return Flow(0, known + "\n") if "\ue007" not in known else EMPTY
     if cmd.name == "yes":
         return Flow(ENDLESS)
+    if cmd.name in ("which", "whereis", "type"):
+        return guardfiles.located(cmd.argv)  # ``which guard | xargs cp …``: guard's program, by its path
     if cmd.name in ("ps", "pgrep", "pidof"):
         return selfguard.listed(cmd)  # process ids a ``kill`` may get: marked when they are guard's
     return EMPTY

@@ -340,3 +340,60 @@ def picked(cmd: Cmd, patterns: list[str], stdin: Flow) -> int:
 
 
 HANDLERS: dict[str, Handler] = {"guard": _guard}
+
+
+# --- uninstalling or replacing guard itself (G418)
+_DIST = lazyre.compile(r"^guard[-_.]preflight(?:\[[\w,.\s-]*\])?(?:\s*[=<>!~@].*)?$", re.I)  # PEP 503 spellings
+_DIST_IN = lazyre.compile(r"guard[-_.]preflight", re.I)  # in a URL, a wheel or a path
+_REPLACING = wordset(
+    "--force-reinstall -U --upgrade -I --ignore-installed --reinstall --reinstall-package --force --no-deps -e "
+    "--editable -i --index-url --extra-index-url --index --default-index -f --find-links"
+)
+# (manager, subcommand) pairs that take guard away; ``install`` pairs only when they replace it
+_REMOVES = {
+    "pip": wordset("uninstall"),
+    "uv": wordset("remove"),
+    "uv tool": wordset("uninstall"),
+    "pipx": wordset("uninstall reinstall uninject"),
+    "poetry": wordset("remove"),
+    "pdm": wordset("remove"),
+    "pipenv": wordset("uninstall"),
+}
+_INSTALLS = {
+    "pip": wordset("install"),
+    "uv tool": wordset("install upgrade"),
+    "pipx": wordset("install upgrade"),
+}
+
+
+def _names_guard(word: str) -> bool:
+    """``guard-preflight``, ``Guard_Preflight==0.1``, ``git+https://x/guard-preflight``, ``./guard_preflight-1.whl``."""
+    return bool(_DIST.match(word)) or (("/" in word or word.endswith(".whl")) and bool(_DIST_IN.search(word)))
+
+
+def replaces_guard(cmd: Cmd, scan: Scan) -> bool:
+    """``pip uninstall guard-preflight``, ``pipx uninstall …``, ``uv tool uninstall …``, ``pip install
+    --force-reinstall git+https://…/guard-preflight``: taking guard's own distribution away, or putting
+    another build in its place, switches guard off (G418). ``pip show``/``list`` and uninstalling any
+    other package are judged as before; a plain ``pip install guard-preflight`` (a no-op once installed)
+    stays an ordinary install."""
+    name = "pip" if re.fullmatch(r"pip[\d.]*", cmd.name) else cmd.name
+    words = [display(scan, a) for a in cmd.args]
+    if name == "uv" and words[:1] == ["tool"]:
+        name, words = "uv tool", words[1:]
+    sub = next((w for w in words if not w.startswith("-")), "")
+    rest = words[words.index(sub) + 1 :] if sub else []
+    named = [w for w in rest if not w.startswith("-") and _names_guard(w)]
+    if not named:
+        return False
+    if sub in _REMOVES.get(name, ()):
+        hit = True
+    elif sub in _INSTALLS.get(name, ()):
+        replaces = any(w.split("=", 1)[0] in _REPLACING for w in words)
+        hit = replaces or any(not _DIST.match(w) or any(c in w for c in "=<>~@") for w in named)
+    else:
+        hit = False
+    if hit:
+        scan.hit("G418", display(scan, " ".join(cmd.argv)))
+        scan.tag("protected_path")
+    return hit
