@@ -33,7 +33,7 @@ detectors also carry an effect (``confirm`` or ``block``). Health is
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -106,8 +106,9 @@ class Signal:
         return out
 
 
-@attrs.frozen
-class Assessment:
+class Assessment(NamedTuple):
+    """What the session's signals add up to (a named tuple: one is made per decision)."""
+
     health: float
     signals: tuple[Signal, ...]
     decision: str | None = None
