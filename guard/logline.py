@@ -112,7 +112,7 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
         else dumps({k: round(float(w), 4) for k, w in weights.items()}),
         # every layer's reasons, the deciding layers' first (``record.reasons``)
         ',"reasons":[',
-        ",".join([items for v in record.in_order() if (items := said[id(v)])]),
+        ",".join([_reason_json(r) for r in record.reasons]),
         '],"layers":[',
     ]
     for i, v in enumerate(layers):
@@ -159,16 +159,21 @@ def _number(x: float) -> str:
 
 def _components(components: Mapping[str, float]) -> str:
     get = components.get
-    values = tuple([round(float(get(k, 0.0)), 2) for k in COMPONENT_KEYS])
-    if min(values) <= 0.0:  # 0.0 and -0.0 are one key to a cache but read differently
-        return dumps(dict(zip(COMPONENT_KEYS, values, strict=True)))
-    return _component_values(values)
+    raw = tuple([get(k, 0.0) for k in COMPONENT_KEYS])
+    if all([type(x) is float and x > 0.0 for x in raw]):
+        # the fusion layer's components are rounded already and recur (priors, the same
+        # history): remembered by value (0.0 and -0.0 are one key but read differently: not kept)
+        return _component_values(raw)
+    return _component_json(raw)
 
 
 @functools.lru_cache(maxsize=1024)
-def _component_values(values: tuple[float, ...]) -> str:
-    """The components recur (priors, the same history): their JSON is remembered by value."""
-    return dumps(dict(zip(COMPONENT_KEYS, values, strict=True)))
+def _component_values(raw: tuple[float, ...]) -> str:
+    return _component_json(raw)
+
+
+def _component_json(raw: tuple[Any, ...]) -> str:
+    return dumps({k: round(float(x), 2) for k, x in zip(COMPONENT_KEYS, raw, strict=True)})
 
 
 def _reason_list(reasons: tuple[Reason, ...]) -> str:

@@ -32,8 +32,8 @@ detectors also carry an effect (``confirm`` or ``block``). Health is
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -87,8 +87,16 @@ class Signal:
     def name(self) -> str:
         return RULES.get(self.id, self.id)
 
+    # the Reason, made once: a remembered signal (see ``_remembered``) hands the log line's
+    # caches the same object on every call
+    _reason: Reason | None = attrs.field(default=None, init=False, eq=False, repr=False)
+
     def reason(self) -> Reason:
-        return Reason(self.id, self.message, self.alternative)
+        r = self._reason
+        if r is None:
+            r = Reason(self.id, self.message, self.alternative)
+            object.__setattr__(self, "_reason", r)
+        return r
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "name": self.name, "penalty": round(self.penalty, 1)}
@@ -98,8 +106,9 @@ class Signal:
         return out
 
 
-@attrs.frozen
-class Assessment:
+class Assessment(NamedTuple):
+    """What the session's signals add up to (a named tuple: one is made per decision)."""
+
     health: float
     signals: tuple[Signal, ...]
     decision: str | None = None
@@ -112,6 +121,19 @@ class Assessment:
 
 
 HEALTHY = Assessment(100.0, ())
+
+# Signals that say only numbers recur call after call while a session loops or bursts: each
+# is made once per distinct message, so its text is formatted, and redacted in the log, once.
+_SIGNALS: dict[tuple[Any, ...], Signal] = {}
+
+
+def _remembered(key: tuple[Any, ...], make: Callable[[], Signal]) -> Signal:
+    signal = _SIGNALS.get(key)
+    if signal is None:
+        if len(_SIGNALS) >= 1024:
+            _SIGNALS.clear()
+        signal = _SIGNALS[key] = make()
+    return signal
 
 
 def assess(
@@ -152,20 +174,25 @@ def assess(
         _tier(state if state is None or now - state.updated < TASK_IDLE_S else None, probe, card, sig)
     if not sig and breaker is None:
         return HEALTHY
-    health = max(0.0, 100.0 - sum(x.penalty for x in sig))
-    if any(x.effect for x in sig if x.penalty > 0):
+    health = max(0.0, 100.0 - sum([x.penalty for x in sig]))
+    if any([x.effect for x in sig if x.penalty > 0]):
         health = min(health, HARD_CAP)
     if health < s.confirm_below:
+        below = s.confirm_below
         sig.append(
-            Signal(
-                "G250",
-                0.0,
-                f"session health {health:.0f} is below {s.confirm_below:.0f}: a person confirms every call",
-                CONFIRM,
+            _remembered(
+                ("G250", f"{health:.0f}", below),
+                lambda: Signal(
+                    "G250",
+                    0.0,
+                    f"session health {health:.0f} is below {below:.0f}: a person confirms every call",
+                    CONFIRM,
+                ),
             )
         )
-    decision = BLOCK if any(x.effect == BLOCK for x in sig) else None
-    ceiling = REQUEST_CONFIRM if any(x.effect == CONFIRM for x in sig) else None
+    effects = {x.effect for x in sig}
+    decision = BLOCK if BLOCK in effects else None
+    ceiling = REQUEST_CONFIRM if CONFIRM in effects else None
     return Assessment(round(health, 1), tuple(sig), decision, ceiling, breaker)
 
 
@@ -200,13 +227,17 @@ def _loops(state: SessionState, probe: Probe | None, s: BehaviorSettings, out: l
         seq = list(ring)
     # (only called when this call's task is among the recent ones)
     if run >= s.loop_repeats:
+        repeats = s.loop_repeats
         out.append(
-            Signal(
-                "G202",
-                min(30.0, 15.0 + 5.0 * (run - s.loop_repeats)),
-                f"the same call {run} times in a row (a loop)",
-                CONFIRM,
-                "change the approach instead of repeating the call",
+            _remembered(
+                ("G202", run, repeats),
+                lambda: Signal(
+                    "G202",
+                    min(30.0, 15.0 + 5.0 * (run - repeats)),
+                    f"the same call {run} times in a row (a loop)",
+                    CONFIRM,
+                    "change the approach instead of repeating the call",
+                ),
             )
         )
         return
@@ -218,16 +249,21 @@ def _loops(state: SessionState, probe: Probe | None, s: BehaviorSettings, out: l
             continue
         block = seq[-p:]
         if block == seq[-2 * p : -p] == seq[-3 * p : -2 * p] and len(set(block)) > 1:
-            out.append(
-                Signal(
-                    "G203",
-                    20.0,
-                    f"a cycle of {p} calls repeated 3 times in a row (a loop)",
-                    CONFIRM,
-                    "change the approach instead of repeating the same steps",
-                )
-            )
+            out.append(_cycle(p))
             return
+
+
+def _cycle(p: int) -> Signal:
+    return _remembered(
+        ("G203", p),
+        lambda: Signal(
+            "G203",
+            20.0,
+            f"a cycle of {p} calls repeated 3 times in a row (a loop)",
+            CONFIRM,
+            "change the approach instead of repeating the same steps",
+        ),
+    )
 
 
 def _rising_risk(state: SessionState, probe: Probe | None, out: list[Signal]) -> None:
@@ -266,11 +302,16 @@ def _burst(state: SessionState, probe: Probe | None, now: float, s: BehaviorSett
     before = state.dispatches - count + (probe is not None)
     usual = before / max(60.0, since - state.started) * BURST_SECONDS if state.started else 0.0
     if count >= s.burst_factor * max(usual, 1.0):
+        shown = f"{usual:.1f}"
+        calls = s.burst_calls
         out.append(
-            Signal(
-                "G205",
-                min(15.0, 5.0 + (count - s.burst_calls) / 2),
-                f"{count} calls in the last {BURST_SECONDS:.0f} s, far above the session's usual {usual:.1f} (a burst)",
+            _remembered(
+                ("G205", count, shown, calls),
+                lambda: Signal(
+                    "G205",
+                    min(15.0, 5.0 + (count - calls) / 2),
+                    f"{count} calls in the last {BURST_SECONDS:.0f} s, far above the session's usual {shown} (a burst)",
+                ),
             )
         )
 
