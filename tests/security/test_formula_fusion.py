@@ -174,3 +174,101 @@ def test_score_is_clipped_to_0_100() -> None:
 def test_bands_include_their_threshold() -> None:
     t = {"auto_allow": 75.0, "request_confirm": 50.0}
     assert [band(s, t) for s in (75.0, 74.99, 50.0, 49.99)] == [AUTO_ALLOW, REQUEST_CONFIRM, REQUEST_CONFIRM, BLOCK]
+
+
+def test_seed_notes_name_the_counts(workspace: Path) -> None:
+    with freeze_time(T0):
+        g = Guard(workspace, {"fusion.mode": "seed", "memory.backend": "history", "system.health": 60})
+        history(g)
+        dims = g.decide("bash", CALL).layer("fusion").data["dimensions"]
+        g.close()
+    assert (dims["cmd_success"]["note"], dims["cmd_success"]["matched"]) == ("3/4 runs succeeded", 4)
+    assert (dims["user_pref"]["note"], dims["user_pref"]["matched"]) == ("3/4 approved", 4)
+    assert dims["memory"]["matched"] == 4
+
+
+def test_neighbours_refusals_transfer_to_the_operation(workspace: Path) -> None:
+    """guard mode: ``frobnicate --dry`` refused 4 times pulls ``frobnicate --all`` (approved once) down."""
+    with freeze_time(T0):
+        g = Guard(workspace, {"memory.backend": "history", "system.health": 60})
+        for _ in range(4):
+            g.record_interaction("bash", {"command": "frobnicate --dry"}, approved=False)
+        g.record_interaction("bash", CALL, approved=True)
+        rec = g.decide("bash", CALL)
+        g.close()
+    # family: 5 answers, 1 approved -> raw 20·0.6 + 20·0.4 = 20; (5·20 + 4·55)/9 = 320/9 = 35.56
+    # inherited min(35.56, 55) = 35.56; operation raw 100: (1·100 + 4·320/9)/5 = 48.44
+    levels = rec.layer("fusion").data["dimensions"]["user_pref"]["levels"]
+    assert levels["family"]["shrunk"] == 35.56 and levels["inherited"] == 35.56
+    assert rec.components["user_pref"] == 48.44
+
+
+class Neighbours:
+    """A memory provider (the MemoryProvider protocol) whose similar calls all went one way."""
+
+    name = "neighbours"
+
+    def __init__(self, rate: float) -> None:
+        self.rate = rate
+
+    def relevance(self, call: ToolCall, signature: str, risk: Risk, now: datetime) -> Any:
+        from guard.memory.base import MemoryResult
+
+        return MemoryResult(score=70.0, matched=2, confidence=0.5, success_rate=self.rate, avg_importance=0.5)
+
+    def remember(self, event: Any) -> None:
+        return None
+
+    def flush(self) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
+@pytest.mark.parametrize(
+    ("rate", "own_runs", "expected"),
+    [
+        (1.0, 0, 55.0),  # 0.5·100 + 0.5·55 = 77.5 > 55, but not this operation: capped at the prior
+        (0.0, 0, 27.5),  # 0.5·0 + 0.5·55 = 27.5: neighbours may pull it down
+        (1.0, 1, 77.5),  # the operation has run: the neighbours' 77.5 stands
+    ],
+)
+def test_similar_memories_never_lift_a_new_operation(
+    workspace: Path, rate: float, own_runs: int, expected: float
+) -> None:
+    with freeze_time(T0):
+        g = Guard(workspace, {"memory.backend": "history", "system.health": 60})
+        g.state.memory = Neighbours(rate)
+        for _ in range(own_runs):
+            g.record_result("bash", CALL, success=True)
+        rec = g.decide("bash", CALL)
+        g.close()
+    assert rec.components["memory"] == expected
+    assert rec.layer("fusion").data["dimensions"]["memory"]["value"] == 100.0 * rate
+    capped = "not this operation: not above the prior" in rec.layer("fusion").data["dimensions"]["memory"]["note"]
+    assert capped is (expected == 55.0)
+
+
+def test_memory_off_is_40_in_seed_mode_and_unavailable(workspace: Path) -> None:
+    with freeze_time(T0):
+        g = Guard(workspace, {"fusion.mode": "seed", "memory.backend": "off", "system.health": 60})
+        rec = g.decide("bash", CALL)
+        g.close()
+    assert rec.components["memory"] == 40.0
+    assert "memory" in rec.unavailable
+
+
+def test_history_that_asked_names_the_dimension() -> None:
+    # safe prior 90; user_pref 20 (not an outcome, not floored): 0.75·90 + 0.25·20 = 72.5
+    values = same(90.0) | {"user_pref": Component(20.0, note="refused before")}
+    v = fuse(values, Risk.SAFE)
+    assert v.score == pytest.approx(72.5) and v.decision == REQUEST_CONFIRM
+    # every dimension at the prior would give 90: history asked, and user_pref pulled it down most
+    assert [(r.rule_id, r.message) for r in v.reasons] == [
+        ("G302", "fused score 72.5 is below 75 (user_pref: refused before)")
+    ]
+    # near-miss: medium prior 55, user_pref 40 -> 55 - 0.25·15 = 51.25; at the prior 55 still asks
+    plain = fuse(same(55.0) | {"user_pref": Component(40.0)}, Risk.MEDIUM)
+    assert plain.score == pytest.approx(51.25) and plain.decision == REQUEST_CONFIRM
+    assert list(plain.reasons) == []

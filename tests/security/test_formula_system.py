@@ -103,7 +103,9 @@ def test_unknown_core_count_counts_one_core(tmp_path: Path, machine: Machine) ->
         assert health(tmp_path).sample().score == 60.0  # cpu 50 of 1 core: (50 + 80 + 50) / 3
 
 
-def test_no_load_average_reads_cpu_0_at_first(tmp_path: Path, machine: Machine, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_load_average_reads_cpu_0_at_first(
+    tmp_path: Path, machine: Machine, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delattr(psutil, "getloadavg")
     machine.mem, machine.disk = 40.0, {"/": 10.0}
     with freeze_time(T0):
@@ -185,3 +187,37 @@ def test_system_dimension_of_a_medium_call_is_the_measured_health(workspace: Pat
         g.close()
     assert rec.components["system"] == 55.0
     assert rec.layer("fusion").data["dimensions"]["system"]["note"] == "cpu 25%, mem 40%, disk 70%"
+
+
+def test_a_full_machine_scores_0(tmp_path: Path, machine: Machine) -> None:
+    machine.load, machine.mem, machine.disk = (8.0, 0.0, 0.0), 100.0, {"/": 100.0}
+    with freeze_time(T0):
+        assert health(tmp_path).sample().score == 0.0  # (0 + 0 + 0) / 3
+
+
+def test_unmeasurable_machine_is_the_prior_in_guard_mode(workspace: Path, machine: Machine) -> None:
+    from guard import Guard
+
+    machine.broken = RuntimeError("no /proc")
+    with freeze_time(T0):
+        for mode, expected in (("guard", 55.0), ("seed", 50.0)):  # medium prior 55; seed: the neutral 50
+            g = Guard(workspace / mode, {"fusion.mode": mode, "memory.backend": "history"})
+            rec = g.decide("bash", {"command": "frobnicate"})
+            g.close()
+            assert rec.components["system"] == expected
+            assert "system" in rec.unavailable
+
+
+def test_seed_mode_measures_the_machine_for_reads_too(workspace: Path, machine: Machine) -> None:
+    from guard import Guard
+
+    with freeze_time(T0):
+        seed = Guard(workspace / "s", {"fusion.mode": "seed", "memory.backend": "history"})
+        assert seed.decide("bash", {"command": "ls"}).components["system"] == 55.0
+        seed.close()
+        assert machine.disk_asked == ["/"]
+        g = Guard(workspace / "g", {"memory.backend": "history"})
+        rec = g.decide("bash", {"command": "ls"})
+        g.close()
+    assert machine.disk_asked == ["/"]  # guard mode does not measure for a safe read
+    assert rec.layer("fusion").data["dimensions"]["system"]["note"] == "system: not weighed for low-risk calls"
