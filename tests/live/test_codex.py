@@ -59,12 +59,17 @@ def world(make_world: Callable[..., World]) -> World:
 
 
 FEATURES = "[features]\nhooks = true\n"
+OURS_END = "# (the live provider ends here)\n"
 
 
 def config(world: World, model: ScriptedModel) -> None:
     """The provider for this model; what Codex saved after our part (folder and hook trust) is kept."""
     path = world.home / ".codex" / "config.toml"
-    saved = path.read_text(encoding="utf-8").split(FEATURES, 1)[1] if path.exists() else ""
+    saved = path.read_text(encoding="utf-8") if path.exists() else ""
+    if OURS_END in saved:  # a second run: keep what follows our part
+        saved = saved.split(OURS_END, 1)[1]
+    if "[features]" not in saved:  # ``guard install codex`` turns the feature on; a bare world has none
+        saved = FEATURES + saved
     ours = f"""model = "gpt-scripted"
 model_provider = "live"
 
@@ -75,7 +80,7 @@ wire_api = "responses"
 env_key = "OPENAI_API_KEY"
 
 """
-    path.write_text(ours + FEATURES + saved, encoding="utf-8")
+    path.write_text(ours + OURS_END + saved, encoding="utf-8")
 
 
 @pytest.fixture
