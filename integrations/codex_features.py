@@ -17,13 +17,13 @@ result is parsed again before it is written: every table but ``features.hooks`` 
 
 from __future__ import annotations
 
-import os
 import re
 import tomllib
 from pathlib import Path
 from typing import Any
 
 from guard.errors import GuardError
+from guard.integrations.install import write_settings
 
 MARK = "# guard install codex"
 _HEADER = re.compile(r"^\s*\[\s*features\s*\]\s*(?:#.*)?$")
@@ -154,18 +154,4 @@ def restore(path: Path, *, dry_run: bool = False) -> bool:
 
 
 def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = path.stat().st_mode & 0o777
-    except FileNotFoundError:
-        mode = 0o600
-    tmp = path.with_name(f".{path.name}.guard-{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_settings(path, text, new_mode=0o600)

@@ -322,16 +322,21 @@ def _list(hooks: dict[str, Any], event: str, path: Path, *, create: bool) -> lis
 
 
 def _write(path: Path, doc: dict[str, Any]) -> None:
+    write_settings(path, json.dumps(doc, indent=2, ensure_ascii=False) + "\n", new_mode=0o644)
+
+
+def write_settings(path: Path, text: str, *, new_mode: int) -> None:
+    """Replace a host's settings file atomically, keeping its permissions (``new_mode`` for a new one)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode = path.stat().st_mode & 0o777
     except FileNotFoundError:
-        mode = 0o644
+        mode = new_mode
     tmp = path.with_name(f".{path.name}.guard-{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
