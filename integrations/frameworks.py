@@ -22,13 +22,23 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from guard.integrations.hosts.base import Event
-from guard.integrations.mcp.judge import ALLOW, ANSWER, ASK, CALL, DENY, RESULT, McpHost, Verdict
+from guard.integrations.mcp.judge import (
+    ALLOW,
+    ANSWER,
+    ASK,
+    CALL,
+    DENY,
+    RESULT,
+    McpHost,
+    Verdict,
+    verdict_of,
+    warn_unrecorded,
+)
 from guard.toolnames import declared_kinds
 
 if TYPE_CHECKING:
@@ -91,12 +101,7 @@ class FrameworkJudge:
         self, call_id: str, tool: str, arguments: Mapping[str, Any], *, session_id: str, can_ask: bool
     ) -> Verdict:
         """allow, ask (only when ``can_ask``: the caller then asks the person) or deny, with the words."""
-        out = self._run(CALL, call_id, tool, arguments, session_id, can_ask=can_ask)
-        answer = out.get("answer")
-        if answer not in (ALLOW, ASK, DENY):  # the flow always answers; anything else is refused
-            return Verdict(DENY, str(out.get("text") or "guard: no decision for this call; it is refused."))
-        risk = out.get("risk")
-        return Verdict(str(answer), str(out.get("text") or ""), risk if isinstance(risk, str) else None)
+        return verdict_of(self._run(CALL, call_id, tool, arguments, session_id, can_ask=can_ask))
 
     def asked(self, call_id: str, tool: str, arguments: Mapping[str, Any], *, session_id: str) -> bool:
         """Whether guard already asked the person about this very call and awaits the answer.
@@ -149,9 +154,7 @@ class FrameworkJudge:
         return f"{self.framework}:{call_id}"
 
     def _warn(self, out: Mapping[str, Any]) -> None:
-        message = out.get("systemMessage")  # guard failed to record: say so, the call is not affected
-        if isinstance(message, str) and message:
-            sys.stderr.write(f"guard ({self.framework}): {message}\n")
+        warn_unrecorded(out, f"guard ({self.framework})")
 
     def _run(
         self,

@@ -126,6 +126,22 @@ class McpHost(Host):
         return Reply({"answer": DENY, "text": message})
 
 
+def verdict_of(out: Mapping[str, Any]) -> Verdict:
+    """The shared flow's answer to a call event, as a verdict; anything but allow/ask/deny is refused."""
+    answer = out.get("answer")
+    if answer not in (ALLOW, ASK, DENY):  # the flow always answers; anything else is refused
+        return Verdict(DENY, str(out.get("text") or "guard: no decision for this call; it is refused."))
+    risk = out.get("risk")
+    return Verdict(str(answer), str(out.get("text") or ""), risk if isinstance(risk, str) else None)
+
+
+def warn_unrecorded(out: Mapping[str, Any], who: str) -> None:
+    """guard failed to record an answer or a result: say so on stderr; the call is not affected."""
+    message = out.get("systemMessage")
+    if isinstance(message, str) and message:
+        sys.stderr.write(f"{who}: {message}\n")
+
+
 class Judge:
     """One proxy's link to guard: every method runs one event through the shared flow.
 
@@ -154,12 +170,7 @@ class Judge:
         return f"mcp__{self.server}__{name}"
 
     def before(self, call_id: str, tool: str, arguments: Mapping[str, Any], session_id: str | None = None) -> Verdict:
-        out = self._run(CALL, call_id, tool, arguments, session_id)
-        answer = out.get("answer")
-        if answer not in (ALLOW, ASK, DENY):  # the flow always answers; anything else is refused
-            return Verdict(DENY, str(out.get("text") or "guard: no decision for this call; it is refused."))
-        risk = out.get("risk")
-        return Verdict(str(answer), str(out.get("text") or ""), risk if isinstance(risk, str) else None)
+        return verdict_of(self._run(CALL, call_id, tool, arguments, session_id))
 
     def answered(
         self, call_id: str, tool: str, arguments: Mapping[str, Any], answer: bool | None, session_id: str | None = None
@@ -183,9 +194,7 @@ class Judge:
 
     @staticmethod
     def _warn(out: Mapping[str, Any]) -> None:
-        message = out.get("systemMessage")  # guard failed to record: say so, the call is not affected
-        if isinstance(message, str) and message:
-            sys.stderr.write(f"guard mcp-proxy: {message}\n")
+        warn_unrecorded(out, "guard mcp-proxy")
 
     def close(self) -> None:
         if self._guard is not None:
