@@ -24,11 +24,11 @@ from guard import docsites
 from guard.config import Config
 from guard.layers.base import Context
 from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM, Reason, Risk, ToolCall, Verdict
-from guard.static import userrules
 from guard.static.analysis import DEFAULT_LIMITS, Analysis, Limits, analyse, cache_key, declared_installs, on_disk
 from guard.static.budget import Budget
-from guard.static.rules import CATALOG
-from guard.static.tools import command_text
+from guard.static.families.tools import command_text
+from guard.static.rules import userrules
+from guard.static.rules.catalog import CATALOG
 
 NAME = "static"
 _MAX_REASONS = 5

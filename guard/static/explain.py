@@ -6,8 +6,8 @@ from typing import Any
 
 from guard.model import ToolCall, Verdict
 from guard.static.analysis import Analysis
-from guard.static.rules import CATALOG
-from guard.static.userrules import RuleSet
+from guard.static.rules.catalog import CATALOG
+from guard.static.rules.userrules import RuleSet
 
 
 def explain(call: ToolCall, analysis: Analysis, rules: RuleSet, verdict: Verdict) -> dict[str, Any]:
@@ -22,7 +22,7 @@ def explain(call: ToolCall, analysis: Analysis, rules: RuleSet, verdict: Verdict
 
     parse = None
     if analysis.kind == "bash" and analysis.text is not None:
-        from guard.static.parser import sexp
+        from guard.static.reading.parser import sexp
 
         parse = sexp(analysis.text[:20000])
     return {

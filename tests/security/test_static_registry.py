@@ -15,10 +15,10 @@ import pytest
 from benchmarks.import_graph import components, graph
 from guard.errors import DuplicateCommand, GuardError
 from guard.static.analysis import analyse
-from guard.static.engine import Engine
 from guard.static.families import FAMILIES, HANDLERS, REGISTRY
 from guard.static.families.registry import Registry
 from guard.static.scan import EMPTY, Cmd, Flow, Interpreter, Scan
+from guard.static.shell.engine import Engine
 
 HOME = "/home/u"
 
@@ -75,13 +75,13 @@ def test_groovy_belongs_to_the_interpreters() -> None:
 
 
 def test_groovy_inline_code_is_judged_as_a_program_and_a_bare_groovy_as_a_console() -> None:
-    assert _hits('groovy -e "println 1"') == [("G119", "guard.static.interp:analyse_code")]
-    assert _hits("groovy") == [("G425", "guard.static.shells:consume")]
+    assert _hits('groovy -e "println 1"') == [("G119", "guard.static.families.interp:analyse_code")]
+    assert _hits("groovy") == [("G425", "guard.static.shell.shells:consume")]
 
 
 def test_groovy_is_still_a_projects_local_bin_for_npm_exec() -> None:
     """The development family still knows groovy as a local bin (``npm exec`` runs it as itself)."""
-    assert _hits("npm exec groovy -e 1") == [("G119", "guard.static.interp:analyse_code")]
+    assert _hits("npm exec groovy -e 1") == [("G119", "guard.static.families.interp:analyse_code")]
     assert _hits("java -jar x.jar") == [("G181", "guard.static.families.dev:_tool")]
 
 
@@ -106,7 +106,7 @@ def test_no_import_cycle_grows_past_the_ceiling() -> None:
 def test_no_family_imports_the_engine() -> None:
     """Families reach the interpreter through ``scan.engine`` (the protocol), never by import."""
     edges = graph()
-    offenders = sorted(m for m, targets in edges.items() if "guard.static.engine" in targets)
+    offenders = sorted(m for m, targets in edges.items() if "guard.static.shell.engine" in targets)
     assert offenders == ["guard.static.analysis"], offenders  # (the one place that builds an engine)
 
 

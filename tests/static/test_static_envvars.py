@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from static_helpers import cold_decision, judge, rule_ids
 
-from guard.static import envvars
+from guard.static.shell import envvars
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

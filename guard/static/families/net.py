@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 
 from guard import docsites, lazyre
-from guard.static import effects
+from guard.static.families import effects
 from guard.static.families.base import Handler, parse_opts
 from guard.static.families.secrets import secret_vars
+from guard.static.reading.text import wordset
 from guard.static.scan import EMPTY, REMOTE, SECRET, Cmd, Flow, Scan, display
-from guard.static.text import wordset
 
 _LOCAL_HOST = lazyre.compile(
     r"^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\]|::1|[\w.-]+\.localhost|host\.docker\.internal)$", re.I
@@ -80,7 +80,7 @@ def _secrets_in(scan: Scan, cmd: Cmd, words: list[str], urls: list[str] | tuple[
     """Secret values or secret-tainted substitutions in what is sent out (to ``urls``)."""
     if any(scan.flow_of(w).bits & SECRET for w in words):
         scan.hit("G143", display(scan, " ".join(cmd.argv)))
-    from guard.static.tools import leaked_secret
+    from guard.static.families.tools import leaked_secret
 
     host = host_of(urls[0]) if urls else ""
     if not (urls and _is_local(list(urls))):

@@ -1,21 +1,21 @@
 """Secret reads that are not file reads: environment dumps, ``$*_TOKEN`` values, credential CLIs.
 
 File-based secrets (``~/.ssh``, ``~/.aws/credentials``, ``.env`` …) are a path tier and handled
-by :mod:`guard.static.effects` for every command and tool alike. What marks a command here also
+by :mod:`guard.static.families.effects` for every command and tool alike. What marks a command here also
 sets the scan's ``cmd_secret`` flag, so its output is tainted: ``env | curl -d @- …`` and
 ``gh auth token | nc …`` are exfiltration, not two unrelated commands.
 
 The shell's variable builtins (``set``, ``export``/``declare``, ``unset``, ``shift``) live here because
-they can dump the environment; what setting a variable does is :mod:`guard.static.envvars`.
+they can dump the environment; what setting a variable does is :mod:`guard.static.shell.envvars`.
 """
 
 from __future__ import annotations
 
 from guard import lazyre
-from guard.static import envvars
 from guard.static.families.base import Handler, parse_opts
+from guard.static.reading.text import marker_ids
 from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
-from guard.static.text import marker_ids
+from guard.static.shell import envvars
 
 _SECRET_VAR = lazyre.compile(
     r"(?i)(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|PASS|PASSPHRASE|API_?KEY|ACCESS_?KEY|SECRET_?KEY|PRIVATE_?KEY|KEY"

@@ -17,8 +17,8 @@ import os
 import posixpath
 import time
 
-from guard.static import paths as P
-from guard.static.paths import Resolver
+from guard.static.facts import paths as P
+from guard.static.facts.paths import Resolver
 
 RACY_NS = 100_000_000  # 0.1 s: more than a kernel tick, the granularity of file times
 _MAX_CACHED = 32

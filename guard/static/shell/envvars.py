@@ -27,10 +27,10 @@ import shlex
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from guard.static import paths as P
-from guard.static.expand import tilde
+from guard.static.facts import paths as P
+from guard.static.reading.text import DYN_OPEN, IFS, wordset
 from guard.static.scan import Scan, display
-from guard.static.text import DYN_OPEN, IFS, wordset
+from guard.static.shell.expand import tilde
 
 if TYPE_CHECKING:
     from guard.static.scan import Interpreter

@@ -15,11 +15,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from guard import docsites, lazyre
-from guard.static import effects
-from guard.static import paths as P
-from guard.static.families import prod
+from guard.static.facts import paths as P
+from guard.static.families import effects, prod
+from guard.static.reading.text import wordset
 from guard.static.scan import EMPTY, Flow, Scan
-from guard.static.text import wordset
 
 PATH_KEYS = (
     "file_path",

@@ -13,8 +13,7 @@ import posixpath
 from typing import TYPE_CHECKING, Any
 
 from guard import lazyre
-from guard.static.scan import EMPTY, OPAQUE_FLOW, Scan
-from guard.static.text import (
+from guard.static.reading.text import (
     DYN_OPEN,
     IFS,
     decode_ansi_c,
@@ -24,9 +23,10 @@ from guard.static.text import (
     unescape_double,
     unescape_unquoted,
 )
+from guard.static.scan import EMPTY, OPAQUE_FLOW, Scan
 
 if TYPE_CHECKING:
-    from guard.static.walker import Walker
+    from guard.static.shell.walker import Walker
 
 MAX_NEST = 120  # nesting bound shared with statements: Python recursion, not the shell's, sets it
 MAX_VALUE = 16 * 1024  # a longer value is not copied into words (``x=$x$x`` doubles it each time)
