@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import os
 
-from guard.layers.static import Analyser, user_rule_matches
+from guard.layers.static import Analyser
 from guard.model import ToolCall
 from guard.static.analysis import DEFAULT_LIMITS
 from guard.static.rules import userrules
+from guard.static.rules.userrules import user_rule_matches
 
 ORIGIN = "guard rules"
 

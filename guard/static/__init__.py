@@ -6,7 +6,7 @@ Sub-packages, bottom up (each imports only those before it):
   ``unwrap``, ``fold``, ``filters``); ``rules/``: the rule catalogue (``catalog``), its examples
   and the user's rules (``userrules``).
 - ``facts/``: where a word points and what is there (``paths``, ``places``, ``ondisk``, ``inodes``,
-  ``landmines``).
+  ``landmines``, ``hosts``).
 - ``scan`` (``Scan``, ``Flow``, ``Hit``, the ``Interpreter`` protocol) and ``budget``: per-call state.
 - ``families/``: one module per family, registered in ``families/registry``, and the policy they
   share (``effects``, ``guardfiles``, ``tools``, ``interp``, ``embedded``).

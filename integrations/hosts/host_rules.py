@@ -154,8 +154,8 @@ def apply(
     record: DecisionRecord, rules: userrules.RuleSet, static: Any, notes: list[str], *, human: bool = True
 ) -> DecisionRecord:
     """``record`` with the host's rules folded in (see the module docstring)."""
-    from guard.layers.static import user_rule_matches
     from guard.static.budget import Budget
+    from guard.static.rules.userrules import user_rule_matches
 
     call = record.call
     budget = Budget.start(float(getattr(static, "budget_ms", 200.0)), static.limits.max_steps)

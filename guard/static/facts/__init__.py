@@ -4,7 +4,8 @@
 tables behind it: system roots, credential stores, persistence points …), ``ondisk`` (where a write
 really lands, symbolic links followed at decision time), ``inodes`` (guard's protected files by
 ``(st_dev, st_ino)``), ``landmines`` (files that run later: scripts, build files, package hooks, CI
-jobs, notebooks).
+jobs, notebooks), ``hosts`` (where a URL leads: its host, loopback, cloud metadata, and the secrets
+that must not be sent there).
 
 Facts judge nothing and record nothing: no :class:`~guard.static.scan.Scan`, no rule beyond a
 :class:`~guard.model.Risk` returned. They may import :mod:`guard.static.reading`, never ``scan``,

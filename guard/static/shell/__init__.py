@@ -4,7 +4,7 @@
 bound; implements :class:`~guard.static.scan.Interpreter`), ``walker`` (statements: pipelines,
 lists, loops, functions, heredocs, redirections), ``expand`` (words: quotes, variables, ``${…}``,
 ``~``, substitutions), ``shells`` (what runs scripts: ``sh -c``, ``eval``, ``source``, a file),
-``envvars`` (variables that load or run code when set; positional parameters).
+``envvars`` (variables that load or run code when set).
 
 The top of the static layer below :mod:`guard.static.analysis`, the one module that builds an
 :class:`~guard.static.shell.engine.Engine`: it may import ``reading``, ``facts``, ``rules``,
