@@ -142,8 +142,8 @@ def check(path: Path) -> list[Finding]:
 
 
 def _check_permissions(raw: Mapping[str, Any], text: str, where: str) -> list[Finding]:
-    from guard.static.userrules import ACTIONS
-    from guard.static.userrules import parse as parse_rule
+    from guard.static.rules.userrules import ACTIONS
+    from guard.static.rules.userrules import parse as parse_rule
 
     perms = raw.get("permissions", {})
     if not isinstance(perms, Mapping):

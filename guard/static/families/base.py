@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterable
 
 import attrs
 
+from guard.static.reading.text import wordset
 from guard.static.scan import EMPTY, Cmd, Flow, Scan
-from guard.static.text import wordset
 
 Handler = Callable[[Cmd, Scan], Flow | None]
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 import re
 
 from guard import lazyre
-from guard.static import effects, filters, guardfiles
-from guard.static import paths as P
-from guard.static.families import selfguard
+from guard.static.facts import paths as P
+from guard.static.families import effects, guardfiles, selfguard
 from guard.static.families.base import Handler, Opts, parse_opts, read_only, table
 from guard.static.families.secrets import is_secret_var, secret_words
+from guard.static.reading import filters
+from guard.static.reading.text import decode_ansi_c, wordset
 from guard.static.scan import (
     DECODED,
     EMPTY,
@@ -31,7 +32,6 @@ from guard.static.scan import (
     Flow,
     Scan,
 )
-from guard.static.text import decode_ansi_c, wordset
 
 _LISTERS = (
     "eza exa lsd dust duf procs ncdu lsb_release bc dc units "
