@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -204,6 +204,43 @@ class Verdict:
     error: str | None = None
     unavailable: tuple[str, ...] = attrs.field(default=(), converter=_strs)
 
+    @classmethod
+    def built(
+        cls,
+        layer: str,
+        *,
+        risk: Risk | None = None,
+        score: float | None = None,
+        decision: Decision | None = None,
+        ceiling: Decision | None = None,
+        reasons: tuple[Reason, ...] = (),
+        data: Mapping[str, Any],
+        unavailable: tuple[str, ...] = (),
+    ) -> Verdict:
+        """A built-in layer's verdict, made without the converters and validators.
+
+        For code whose fields already have their final types (``Decision`` members or None, a
+        tuple of reasons, a score within 0..100, a tuple of missing parts): the behavior and
+        fusion layers make one per call, and the checks cost as much as the rest of the record.
+        Custom layers use the constructor, which converts plain strings and lists and refuses
+        what does not fit.
+        """
+        new: Verdict = object.__new__(cls)
+        s = _VERDICT_SLOTS
+        s["layer"](new, layer)
+        s["risk"](new, risk)
+        s["score"](new, score)
+        s["decision"](new, decision)
+        s["ceiling"](new, ceiling)
+        s["floor"](new, None)
+        s["reasons"](new, reasons)
+        s["tags"](new, _NO_TAGS)
+        s["data"](new, data)
+        s["elapsed_us"](new, 0.0)
+        s["error"](new, None)
+        s["unavailable"](new, unavailable)
+        return new
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "layer": self.layer,
@@ -226,6 +263,13 @@ class Verdict:
             out["unavailable"] = list(self.unavailable)
         return out
 
+
+_NO_TAGS: frozenset[str] = frozenset()
+# The slots' own setters: ``Verdict.built`` fills a record without ``__init__`` (every field: a
+# test holds ``built`` equal to the constructor).
+_VERDICT_SLOTS: dict[str, Callable[[Verdict, Any], None]] = {
+    a.name: getattr(Verdict, a.name).__set__ for a in attrs.fields(Verdict)
+}
 
 COMPONENT_KEYS = ("memory", "cmd_success", "user_pref", "system")
 

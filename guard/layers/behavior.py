@@ -23,6 +23,7 @@ from guard.behavior.signals import CONFIRM, assess
 from guard.behavior.tracker import SessionTracker
 from guard.config import Config
 from guard.layers.base import Context
+from guard.layers.data import BehaviorData
 from guard.model import BLOCK, Risk, ToolCall, Verdict
 
 __all__ = ["BehaviorLayer", "SessionTracker"]
@@ -73,23 +74,15 @@ class BehaviorLayer:
             result = assess(session, probe, now, settings, card, call.session_id)
             taint = None
             if session.taint is not None or session.secret is not None:
-                taint = {"untrusted": session.taint is not None, "secret": session.secret is not None}
+                taint = (session.taint is not None, session.secret is not None)
+        data = BehaviorData(result, None if card is None else card.agent, 0.0 if card is None else card.points, taint)
         signals = result.signals
-        data: dict[str, Any] = {
-            "health": result.health,
-            "signals": [x.id for x in signals] if signals else [],
-            "breaker": result.breaker,
-            "tier": None if card is None else card.brief(),
-        }
-        if result.signals:
-            data["penalties"] = {x.id: round(x.penalty, 1) for x in result.signals if x.penalty}
-        if taint is not None:
-            data["taint"] = taint
-        if not result.signals:
-            return Verdict(self.name, data=data)
+        if not signals:
+            return Verdict.built(self.name, data=data)
         if result.decision == BLOCK:  # the signal that blocks first: messages show the first few reasons
             signals = tuple(sorted(signals, key=lambda x: x.effect != BLOCK))
-        return Verdict(
+        # every field has its final type already (``assess`` answers Decision members)
+        return Verdict.built(
             self.name,
             decision=result.decision,
             ceiling=result.ceiling,
