@@ -88,9 +88,7 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
         # an extra field replaces one of the line's, or its name is no string: the plain way
         return dumps(decision_line(record) | dict(extra))
     call = record.call
-    weights = record.weights
-    layers = record.layers
-    said = {id(v): _reason_list(v.reasons) for v in layers}  # each layer's reasons, as JSON items
+    frame = _frame(record)
     parts = [
         '{"timestamp":"',
         record.timestamp.isoformat(timespec="seconds"),  # digits, '-', ':', '+', 'T': nothing to escape
@@ -104,27 +102,12 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
         _DECISIONS.get(record.decision) or dumps(record.decision),
         ',"components":',
         _components(record.components),
-        ',"risk":"',
-        record.risk.label,
-        '","weights":',
-        _weights(tuple(weights.items()))
-        if min(weights.values(), default=0.0) > 0.0
-        else dumps({k: round(float(w), 4) for k, w in weights.items()}),
-        # every layer's reasons, the deciding layers' first (``record.reasons``)
-        ',"reasons":[',
-        ",".join([_reason_json(r) for r in record.reasons]),
-        '],"layers":[',
     ]
-    for i, v in enumerate(layers):
-        if i:
-            parts.append(",")
-        parts += (_layer_head(v.layer, v.risk, v.decision), "[", said[id(v)], '],"elapsed_us":')
-        parts.append(_number(round(v.elapsed_us, 1)))
-        if v.error:
-            parts += (',"error":', dumps(redact(v.error)))
-        parts.append("}")
+    # the frame's pieces around each layer's time: risk, weights, reasons, layer heads
+    for piece, v in zip(frame, record.layers, strict=False):
+        parts += (piece, _number(round(v.elapsed_us, 1)))
     parts += (
-        '],"unavailable":',
+        frame[-1],
         _strings(record.unavailable),
         ',"notes":',
         _strings(record.notes),
@@ -139,6 +122,58 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
     return "".join(parts)
 
 
+# A decision's frame: everything between its components and its missing parts except the
+# layers' times (risk, weights, the reasons, each layer's head and reasons), as the pieces
+# that go before each layer's time and one after the last. It recurs call after call (the
+# same rules fire, the same layers decide), so it is written once per distinct frame.
+_FRAMES: dict[tuple[Any, ...], tuple[str, ...]] = {}
+
+
+def _frame(record: DecisionRecord) -> tuple[str, ...]:
+    weights = tuple(record.weights.items())
+    layers = record.layers
+    if any([v.error for v in layers]):  # an error's text is the call's: not kept
+        return _frame_of(record, weights)
+    key = (
+        record.decision,
+        record.risk,
+        weights,
+        record.reasons,
+        tuple([(v.layer, v.risk, v.decision, v.reasons) for v in layers]),
+    )
+    frame = _FRAMES.get(key)
+    if frame is None:
+        if len(_FRAMES) >= 1024:
+            _FRAMES.clear()
+        frame = _FRAMES[key] = _frame_of(record, weights)
+    return frame
+
+
+def _frame_of(record: DecisionRecord, weights: tuple[tuple[str, Any], ...]) -> tuple[str, ...]:
+    out: list[str] = []
+    piece = [
+        ',"risk":"',
+        record.risk.label,
+        '","weights":',
+        _weights(weights)
+        if min([w for _, w in weights], default=0.0) > 0.0
+        else dumps({k: round(float(w), 4) for k, w in weights}),
+        # every layer's reasons, the deciding layers' first (``record.reasons``)
+        ',"reasons":[',
+        ",".join([_reason_json(r) for r in record.reasons]),
+        '],"layers":[',
+    ]
+    for i, v in enumerate(record.layers):
+        if i:
+            piece.append(",")
+        piece += (_layer_head(v.layer, v.risk, v.decision), "[", _reason_list(v.reasons), '],"elapsed_us":')
+        out.append("".join(piece))
+        piece = [',"error":', dumps(redact(v.error)), "}"] if v.error else ["}"]
+    piece.append('],"unavailable":')
+    out.append("".join(piece))
+    return tuple(out)
+
+
 _DECISIONS = {d: dumps(d) for d in DECISIONS}
 
 
@@ -151,6 +186,7 @@ def clear() -> None:
     """Forget the remembered pieces (the redaction key changed: placeholders read differently)."""
     for cached in (_reason_line, _reason_json, _short_text, _layer_head, _weights, _component_values, _short_strings):
         cached.cache_clear()
+    _FRAMES.clear()
 
 
 def _number(x: float) -> str:
