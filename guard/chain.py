@@ -286,16 +286,17 @@ def combine(call: ToolCall, ctx: Context, elapsed_us: float = 0.0, *, fusion: st
         notes.append("components not computed: no scoring layer ran")
     components = scored.data.get("components", {}) if scored is not None else {}
     weights = dict(scored.data.get("weights", {})) if scored is not None else dict(ctx.config.weights)
-    return DecisionRecord(
-        call=call,
-        decision=decision,
-        final_score=scored.score if scored is not None and scored.score is not None else 0.0,
-        risk=Risk.MEDIUM if risk is None else risk,
-        components={k: float(components.get(k, 0.0)) for k in COMPONENT_KEYS},
-        weights=weights,
-        layers=tuple(verdicts),
-        unavailable=tuple(dict.fromkeys(gaps)) if gaps else (),
-        notes=tuple(notes),
-        timestamp=ctx.now,
-        elapsed_us=elapsed_us,
+    # every field has its final type (the verdicts' scores and decisions were checked when made)
+    return DecisionRecord.built(
+        call,
+        decision,
+        scored.score if scored is not None and scored.score is not None else 0.0,
+        Risk.MEDIUM if risk is None else risk,
+        {k: float(components.get(k, 0.0)) for k in COMPONENT_KEYS},
+        weights,
+        tuple(verdicts),
+        tuple(dict.fromkeys(gaps)) if gaps else (),
+        tuple(notes),
+        ctx.now,
+        elapsed_us,
     )

@@ -62,7 +62,7 @@ class BehaviorLayer:
             Risk.MEDIUM if risk is None else risk,
             static.data if static is not None else None,
         )
-        now = ctx.now.timestamp()
+        now = ctx.timestamp
         settings = self.settings
         card = None
         with tracker.lock:

@@ -340,7 +340,7 @@ class FusionLayer:
 def _run_level(stats: ToolStats | None, ctx: Context, half_life: float) -> Level | None:
     if stats is None:
         return None
-    n, s = stats.decayed.at(ctx.now.timestamp(), half_life)
+    n, s = stats.decayed.at(ctx.timestamp, half_life)
     if n <= 0:
         return None
     return Level(n, 100.0 * s / n, stats.successes, stats.runs)
@@ -349,7 +349,7 @@ def _run_level(stats: ToolStats | None, ctx: Context, half_life: float) -> Level
 def _answer_level(stats: UserStats | None, ctx: Context, half_life: float) -> Level | None:
     if stats is None:
         return None
-    n, a = stats.decayed.at(ctx.now.timestamp(), half_life)
+    n, a = stats.decayed.at(ctx.timestamp, half_life)
     if n <= 0:
         return None
     return Level(n, _preference(100.0 * a / n, stats), stats.approvals, stats.interactions)
