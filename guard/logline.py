@@ -14,6 +14,7 @@ import functools
 import json
 import math
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from guard.model import COMPONENT_KEYS, DECISIONS, DecisionRecord, Reason, Risk, ToolCall
@@ -88,48 +89,51 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
         # an extra field replaces one of the line's, or its name is no string: the plain way
         return dumps(decision_line(record) | dict(extra))
     call = record.call
-    frame = _frame(record)
-    parts = [
-        '{"timestamp":"',
-        record.timestamp.isoformat(timespec="seconds"),  # digits, '-', ':', '+', 'T': nothing to escape
-        '","tool":',
+    layers = record.layers
+    numbers: list[Any] = [round(record.final_score, 2), *[round(v.elapsed_us, 1) for v in layers], round(record.elapsed_us, 1)]
+    if not all([type(x) is float for x in numbers]) or not math.isfinite(sum(numbers)):
+        numbers = [_number(x) for x in numbers]  # (a float's ``%s`` is its repr, as JSON writes it)
+    text: str = _frame(record) % (
+        _iso(record.timestamp),
         _text(call.tool),
-        ',"session_id":',
         "null" if call.session_id is None else _text(call.session_id),
-        ',"fusion_score":',
-        _number(round(record.final_score, 2)),
-        ',"decision":',
+        numbers[0],
         _DECISIONS.get(record.decision) or dumps(record.decision),
-        ',"components":',
         _components(record.components),
-    ]
-    # the frame's pieces around each layer's time: risk, weights, reasons, layer heads
-    for piece, v in zip(frame, record.layers, strict=False):
-        parts += (piece, _number(round(v.elapsed_us, 1)))
-    parts += (
-        frame[-1],
+        *numbers[1:-1],
         _strings(record.unavailable),
-        ',"notes":',
         _strings(record.notes),
-        ',"elapsed_us":',
-        _number(round(record.elapsed_us, 1)),
-        ',"params":',
+        numbers[-1],
         dumps(logged_params(call)),
     )
-    for key, value in (extra or {}).items():
-        parts += (",", dumps(key), ":", dumps(value))
-    parts.append("}")
-    return "".join(parts)
+    if extra:
+        text = text[:-1] + "".join([f",{dumps(key)}:{dumps(value)}" for key, value in extra.items()]) + "}"
+    return text
 
 
-# A decision's frame: everything between its components and its missing parts except the
-# layers' times (risk, weights, the reasons, each layer's head and reasons), as the pieces
-# that go before each layer's time and one after the last. It recurs call after call (the
-# same rules fire, the same layers decide), so it is written once per distinct frame.
-_FRAMES: dict[tuple[Any, ...], tuple[str, ...]] = {}
+_LAST_SECOND: tuple[tuple[Any, ...], str] = ((), "")
 
 
-def _frame(record: DecisionRecord) -> tuple[str, ...]:
+def _iso(ts: datetime) -> str:
+    """``ts.isoformat(timespec="seconds")``, remembered for the second it names (decisions come
+    many a second; the text depends only on the fields below)."""
+    global _LAST_SECOND
+    key = (ts.second, ts.minute, ts.hour, ts.day, ts.month, ts.year, ts.utcoffset())
+    last, text = _LAST_SECOND
+    if key != last:
+        text = ts.isoformat(timespec="seconds")  # digits, '-', ':', '+', 'T': nothing to escape
+        _LAST_SECOND = (key, text)
+    return text
+
+
+# A decision's frame: the line as a %-format, everything but the call, the times, the scores,
+# the components, the notes and the missing parts written out (risk, weights, the reasons, each
+# layer's head and reasons). It recurs call after call (the same rules fire, the same layers
+# decide), so it is written once per distinct frame.
+_FRAMES: dict[tuple[Any, ...], str] = {}
+
+
+def _frame(record: DecisionRecord) -> str:
     weights = tuple(record.weights.items())
     layers = record.layers
     if any([v.error for v in layers]):  # an error's text is the call's: not kept
@@ -149,9 +153,8 @@ def _frame(record: DecisionRecord) -> tuple[str, ...]:
     return frame
 
 
-def _frame_of(record: DecisionRecord, weights: tuple[tuple[str, Any], ...]) -> tuple[str, ...]:
-    out: list[str] = []
-    piece = [
+def _frame_of(record: DecisionRecord, weights: tuple[tuple[str, Any], ...]) -> str:
+    literal = [
         ',"risk":"',
         record.risk.label,
         '","weights":',
@@ -163,15 +166,20 @@ def _frame_of(record: DecisionRecord, weights: tuple[tuple[str, Any], ...]) -> t
         ",".join([_reason_json(r) for r in record.reasons]),
         '],"layers":[',
     ]
+    pieces: list[str] = []  # the text between the layers' times
     for i, v in enumerate(record.layers):
         if i:
-            piece.append(",")
-        piece += (_layer_head(v.layer, v.risk, v.decision), "[", _reason_list(v.reasons), '],"elapsed_us":')
-        out.append("".join(piece))
-        piece = [',"error":', dumps(redact(v.error)), "}"] if v.error else ["}"]
-    piece.append('],"unavailable":')
-    out.append("".join(piece))
-    return tuple(out)
+            literal.append(",")
+        literal += (_layer_head(v.layer, v.risk, v.decision), "[", _reason_list(v.reasons), '],"elapsed_us":')
+        pieces.append("".join(literal))
+        literal = [',"error":', dumps(redact(v.error)), "}"] if v.error else ["}"]
+    literal.append('],"unavailable":')
+    pieces.append("".join(literal))
+    return (
+        '{"timestamp":"%s","tool":%s,"session_id":%s,"fusion_score":%s,"decision":%s,"components":%s'
+        + "%s".join([p.replace("%", "%%") for p in pieces])
+        + '%s,"notes":%s,"elapsed_us":%s,"params":%s}'
+    )
 
 
 _DECISIONS = {d: dumps(d) for d in DECISIONS}
