@@ -75,7 +75,7 @@ RULES: dict[str, str] = {
 }
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)  # a remembered signal keys the behavior layer's reasons: hashed once
 class Signal:
     id: str
     penalty: float

@@ -24,7 +24,7 @@ from guard.behavior.tracker import SessionTracker
 from guard.config import Config
 from guard.layers.base import Context
 from guard.layers.data import BehaviorData
-from guard.model import BLOCK, Risk, ToolCall, Verdict
+from guard.model import BLOCK, Reason, Risk, ToolCall, Verdict
 
 __all__ = ["BehaviorLayer", "SessionTracker"]
 
@@ -79,16 +79,27 @@ class BehaviorLayer:
         signals = result.signals
         if not signals:
             return Verdict.built(self.name, data=data)
-        if result.decision == BLOCK:  # the signal that blocks first: messages show the first few reasons
-            signals = tuple(sorted(signals, key=lambda x: x.effect != BLOCK))
         # every field has its final type already (``assess`` answers Decision members)
         return Verdict.built(
-            self.name,
-            decision=result.decision,
-            ceiling=result.ceiling,
-            reasons=tuple([x.reason() for x in sorted(signals, key=_weight)]),
-            data=data,
+            self.name, decision=result.decision, ceiling=result.ceiling, reasons=_reasons(signals), data=data
         )
+
+
+# The reasons of a set of signals, deciding ones first: the loop and burst signals are
+# remembered objects (``guard.behavior.signals``), so the same tuple recurs call after call.
+_REASONS: dict[tuple[Any, ...], tuple[Reason, ...]] = {}
+
+
+def _reasons(signals: tuple[Any, ...]) -> tuple[Reason, ...]:
+    reasons = _REASONS.get(signals)
+    if reasons is None:
+        # a block first (messages show the first few reasons), then an ask, then penalties;
+        # the sort is stable, so the rest keep the order they fired in
+        reasons = tuple([x.reason() for x in sorted(signals, key=_weight)])
+        if len(_REASONS) >= 1024:
+            _REASONS.clear()
+        _REASONS[signals] = reasons
+    return reasons
 
 
 _ORDER = {BLOCK: 0, CONFIRM: 1}

@@ -284,7 +284,7 @@ class FusionLayer:
             low = min(COMPONENT_KEYS, key=lambda k: weights[k] * (effective[k] - prior))
             why = parts[low].note or low
             reasons.append(
-                Reason("G302", f"fused score {score:.1f} is below {self.thresholds['auto_allow']:.0f} ({low}: {why})")
+                _reason("G302", f"fused score {score:.1f} is below {self.thresholds['auto_allow']:.0f} ({low}: {why})")
             )
         data = FusionData(
             {k: round(effective[k], 2) for k in COMPONENT_KEYS},
@@ -366,6 +366,21 @@ def _shrunk(level: Level | None, parent: float, m: float) -> float:
     if level is None or level.n <= 0:
         return parent
     return (level.n * level.raw + m * parent) / (level.n + m)
+
+
+_REASONS: dict[tuple[str, str], Reason] = {}
+
+
+def _reason(rule_id: str, message: str) -> Reason:
+    """A reason, one object per distinct message: the same call asks for the same reason call
+    after call, and the decision line's caches then find it by identity."""
+    key = (rule_id, message)
+    reason = _REASONS.get(key)
+    if reason is None:
+        if len(_REASONS) >= 1024:
+            _REASONS.clear()
+        reason = _REASONS[key] = Reason(rule_id, message)
+    return reason
 
 
 _LABELS: dict[str, str] = {}
