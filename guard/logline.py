@@ -90,7 +90,11 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
         return dumps(decision_line(record) | dict(extra))
     call = record.call
     layers = record.layers
-    numbers: list[Any] = [round(record.final_score, 2), *[round(v.elapsed_us, 1) for v in layers], round(record.elapsed_us, 1)]
+    numbers: list[Any] = [
+        round(record.final_score, 2),
+        *[round(v.elapsed_us, 1) for v in layers],
+        round(record.elapsed_us, 1),
+    ]
     if not all([type(x) is float for x in numbers]) or not math.isfinite(sum(numbers)):
         numbers = [_number(x) for x in numbers]  # (a float's ``%s`` is its repr, as JSON writes it)
     text: str = _frame(record) % (
@@ -104,7 +108,7 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
         _strings(record.unavailable),
         _strings(record.notes),
         numbers[-1],
-        dumps(logged_params(call)),
+        _params(logged_params(call)),
     )
     if extra:
         text = text[:-1] + "".join([f",{dumps(key)}:{dumps(value)}" for key, value in extra.items()]) + "}"
@@ -195,6 +199,16 @@ def clear() -> None:
     for cached in (_reason_line, _reason_json, _short_text, _layer_head, _weights, _component_values, _short_strings):
         cached.cache_clear()
     _FRAMES.clear()
+
+
+_string = json.encoder.encode_basestring  # what ``dumps`` writes a str with (ensure_ascii off)
+
+
+def _params(params: Mapping[str, Any]) -> str:
+    """``dumps(params)``; the usual call (``{"command": "..."}``: text only) written directly."""
+    if all([type(k) is str and type(v) is str for k, v in params.items()]):
+        return "{" + ",".join([_string(k) + ":" + _string(v) for k, v in params.items()]) + "}"
+    return dumps(params)
 
 
 def _number(x: float) -> str:

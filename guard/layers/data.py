@@ -154,9 +154,7 @@ class BehaviorData(_Lazy):
 
     __slots__ = ("agent", "health", "points", "result", "taint")
 
-    def __init__(
-        self, result: Assessment, agent: str | None, points: float, taint: tuple[bool, bool] | None
-    ) -> None:
+    def __init__(self, result: Assessment, agent: str | None, points: float, taint: tuple[bool, bool] | None) -> None:
         # the scorecard changes with later results: its agent and points are taken now
         self.result, self.health, self.agent, self.points, self.taint = result, result.health, agent, points, taint
 

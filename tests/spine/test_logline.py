@@ -5,6 +5,7 @@ layer, notes, missing parts, and extra fields (new, replacing, not named by a st
 from __future__ import annotations
 
 import json
+import random
 from datetime import timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -95,3 +96,19 @@ def test_odd_texts_and_numbers_read_as_the_plain_json(tmp_path: Path) -> None:
         for variant in variants:
             for extra in EXTRAS:
                 assert decision_text(variant, extra) == plain(decision_line(variant) | dict(extra or {}))
+
+
+def test_text_only_params_are_written_as_the_plain_json(tmp_path: Path) -> None:
+    """Quotes, backslashes, control characters, lone surrogates, U+2028 and emoji in keys and values."""
+    alphabet = ["a", '"', "\\", "\n", "\x00", "\x1f", "\x7f", "é", "日", "\ud800", "\udfff", "\u2028", "/", "\t", "😀"]
+    rng = random.Random(7)
+    with Guard(tmp_path / "ws", CONFIG) as g:
+        for _ in range(200):
+            params = {
+                "".join(rng.choices(alphabet, k=rng.randrange(0, 5))): "".join(
+                    rng.choices(alphabet, k=rng.randrange(12))
+                )
+                for _ in range(rng.randrange(0, 4))
+            }
+            record = g.decide("mcp__x__put", params, session_id="s", save=False)
+            assert decision_text(record) == plain(decision_line(record))
