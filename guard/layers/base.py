@@ -34,6 +34,19 @@ class Context:
         default=(0, None, Risk.MEDIUM), init=False, repr=False, eq=False
     )
 
+    # (``now``, its POSIX seconds): the behavior layer and the fusion evaluators ask five times a call
+    _ts: tuple[datetime | None, float] = attrs.field(default=(None, 0.0), init=False, repr=False, eq=False)
+
+    @property
+    def timestamp(self) -> float:
+        """``now`` as POSIX seconds (``now.timestamp()``, worked out once per ``now``)."""
+        now, ts = self._ts
+        if now is not self.now:
+            now = self.now
+            ts = now.timestamp()
+            self._ts = (now, ts)
+        return ts
+
     def verdict(self, layer: str) -> Verdict | None:
         for v in self.verdicts:
             if v.layer == layer:
