@@ -222,7 +222,7 @@ class Pending:
         return [e for e in entries if e.created >= oldest]
 
     def _save(self, entries: list[Entry]) -> None:
-        # Unlike stores.write_private_atomic this raises: a question guard could not keep must
+        # Unlike atomic.write_private_atomic this raises: a question guard could not keep must
         # reach the hook, which then refuses the call instead of asking and forgetting.
         text = json.dumps({"version": 1, "entries": [attrs.asdict(e) for e in entries]}, ensure_ascii=False)
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")

@@ -42,8 +42,8 @@ from guard.model import AUTO_ALLOW, BLOCK, COMPONENT_KEYS, REQUEST_CONFIRM, Reas
 from guard.signature import family_of
 
 if TYPE_CHECKING:
+    from guard.counters import ToolStats, UserStats
     from guard.state import State
-    from guard.stores import ToolStats, UserStats
 
 PRIORS = {Risk.SAFE: 90.0, Risk.LOW: 80.0, Risk.MEDIUM: 55.0, Risk.HIGH: 50.0, Risk.CRITICAL: 0.0}
 NEUTRAL = 50.0

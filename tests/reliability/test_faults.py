@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
+from guard.jsonl import JsonlLog
 from guard.model import AUTO_ALLOW, DECISIONS
-from guard.stores import JsonlLog
 
 from . import workers
 from .conftest import CONFIG, can_mount_tmpfs, cli_env, in_private_mount, run_guard, whole_lines
