@@ -30,6 +30,7 @@ from typing import Any
 
 import attrs
 
+from guard.atomic import write_atomic
 from guard.errors import InputError
 from guard.integrations.hosts.base import Event
 from guard.redact import redact
@@ -225,8 +226,4 @@ class Pending:
         # Unlike atomic.write_private_atomic this raises: a question guard could not keep must
         # reach the hook, which then refuses the call instead of asking and forgetting.
         text = json.dumps({"version": 1, "entries": [attrs.asdict(e) for e in entries]}, ensure_ascii=False)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, self.path)
+        write_atomic(self.path, text, mode=0o600, keep_mode=False, fsync=False)
