@@ -44,7 +44,6 @@ except ImportError:  # pragma: no cover - other Pythons
 ASKED = "asked"
 AWAITING = "awaiting"
 APPROVED = "approved"
-STATES = (ASKED, AWAITING, APPROVED)
 
 FILENAME = ".guard-pending.json"
 LOCKNAME = ".guard-pending.lock"
