@@ -8,7 +8,6 @@ to it; the chain appends verdicts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -80,6 +79,3 @@ class Layer(Protocol):
     name: str
 
     def __call__(self, call: ToolCall, ctx: Context) -> Verdict: ...
-
-
-LayerList = Sequence[Layer]

@@ -43,8 +43,8 @@ from guard.model import AUTO_ALLOW, BLOCK, COMPONENT_KEYS, REQUEST_CONFIRM, Deci
 from guard.signature import family_of
 
 if TYPE_CHECKING:
+    from guard.counters import ToolStats, UserStats
     from guard.state import State
-    from guard.stores import ToolStats, UserStats
 
 __all__ = ["PRIORS", "Component", "Evaluators", "FusionData", "FusionLayer", "band", "effective_value"]
 

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from guard.atomic import replacing
 from guard.memory.embed import Vector
 from guard.memory.index import _AGGREGATES, F64, Neighbours, Snapshot, neighbours
 
@@ -77,29 +78,18 @@ def publish(snapshot: Snapshot, path: Path, embedder: str) -> int:
     raw = json.dumps(header, sort_keys=True).encode()
     head = MAGIC + struct.pack("<I", len(raw)) + raw
     head += b"\0" * _pad(len(head))
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(head)
-            for tool, n in parts:
-                a = snapshot.tools[tool]._a
-                vec = np.ascontiguousarray(a.vectors_t[:, :n])
-                f.write(vec.tobytes())
-                f.write(b"\0" * _pad(vec.nbytes))
-                for name in _AGGREGATES:
-                    col = np.ascontiguousarray(getattr(a, name)[:n], dtype=np.float64)
-                    f.write(col.tobytes())
-                    f.write(b"\0" * _pad(col.nbytes))
-            size = f.tell()
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with replacing(path, mode=0o600, keep_mode=False, fsync=False) as f:
+        f.write(head)
+        for tool, n in parts:
+            a = snapshot.tools[tool]._a
+            vec = np.ascontiguousarray(a.vectors_t[:, :n])
+            f.write(vec.tobytes())
+            f.write(b"\0" * _pad(vec.nbytes))
+            for name in _AGGREGATES:
+                col = np.ascontiguousarray(getattr(a, name)[:n], dtype=np.float64)
+                f.write(col.tobytes())
+                f.write(b"\0" * _pad(col.nbytes))
+        size = f.tell()
     return size
 
 

@@ -163,7 +163,6 @@ class Scan:
         "budget",
         "cmd_secret",
         "commands",
-        "container",
         "cwd",
         "depth",
         "docs_hosts",
@@ -177,7 +176,6 @@ class Scan:
         "max_depth",
         "moved",
         "netdev",
-        "parse_error",
         "privileged",
         "resolver",
         "segments",
@@ -219,9 +217,7 @@ class Scan:
         self.urls: list[str] = []
         self.installs: list[tuple[str, tuple[str, ...]]] = []  # named installs: (ecosystem, names)
         self.privileged = False
-        self.container = False
         self.cmd_secret = False
-        self.parse_error = False
         self.shell_stdin = False  # a shell ran on its stdin (with a /dev/tcp redirect: a reverse shell)
         self.netdev = False
         self.tty = False  # the host runs the command on a terminal it can type into later (Codex ``tty``)

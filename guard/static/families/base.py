@@ -83,12 +83,6 @@ def read_only(cmd: Cmd, scan: Scan) -> Flow:
     return EMPTY
 
 
-def development(cmd: Cmd, scan: Scan) -> Flow | None:
-    scan.hit("G181", cmd.name)
-    scan.tag("execute")
-    return None
-
-
 def table(names: str, handler: Handler) -> dict[str, Handler]:
     return dict.fromkeys(names.split(), handler)
 

@@ -95,10 +95,6 @@ def marker_ids(word: str) -> list[int]:
     return [int(m) for m in _MARKER_RE.findall(word)] if DYN_OPEN in word else []
 
 
-def is_dynamic(word: str) -> bool:
-    return DYN_OPEN in word
-
-
 def strip_markers(word: str, replacement: str = "*") -> str:
     """The word with every runtime value replaced (a glob, for path reasoning)."""
     return _MARKER_RE.sub(replacement, word) if DYN_OPEN in word else word

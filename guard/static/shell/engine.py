@@ -110,7 +110,6 @@ class Engine:
             scan.hit("G199")
         if (len(text) - len(text.rstrip("\\"))) % 2:  # ``ls 0$\``: a last backslash escapes nothing; the
             # grammar reads some such texts without an error, but what bash makes of them is not sure
-            scan.parse_error = True
             scan.hit("G195", "a backslash ends the command")
         if positional is not None:
             scan.vars["@"] = scan.vars["*"] = IFS.join(positional[1:])
@@ -141,7 +140,6 @@ class Engine:
                     src = src[:at] + b";" + src[at:]
                 root = parse(src).root_node
         if root.has_error and not windows_ok:
-            scan.parse_error = True
             scan.hit("G195")
         return Walker(self, src).block(root.children, stdin)
 
