@@ -15,7 +15,7 @@ import attrs
 from guard.model import Risk, ToolCall
 
 if TYPE_CHECKING:
-    from guard.memory.index import Neighbours
+    from guard.memory.neighbours import Neighbours
     from guard.stores import Aggregates
 
 NO_MEMORY_SCORE = 40.0
