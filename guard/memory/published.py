@@ -52,6 +52,7 @@ MAGIC = b"GUARDSN2"
 FILE_NAME = "memory-snapshot.bin"
 _ALIGN = 64
 _SUMS = 4  # count, successes, importance_sum, importance_success
+_ROWS_AT_ONCE = 8  # dense rows held together (4 bytes a column each) for the quickest loop
 _NORM_SLACK = 1e-4  # a stored column's norm is 1 within float32 rounding (≈1e-7); far more than that
 
 
@@ -158,11 +159,15 @@ class _Tool:
         """Feature ``k``'s value in every column."""
         return _array("f", _read(fd, self.n * 4, self.vectors_at + k * self.n * 4))
 
+    def columns(self, fd: int, k: int) -> array[int]:
+        """The columns where feature ``k`` is nonzero."""
+        lo, hi = self.starts[k], self.starts[k + 1]
+        return _array("I", _read(fd, (hi - lo) * 4, self.columns_at + lo * 4))
+
     def postings(self, fd: int, k: int) -> tuple[array[int], array[float]]:
         """The columns where feature ``k`` is nonzero, and its values there."""
         lo, hi = self.starts[k], self.starts[k + 1]
-        cols = _array("I", _read(fd, (hi - lo) * 4, self.columns_at + lo * 4))
-        return cols, _array("f", _read(fd, (hi - lo) * 4, self.values_at + lo * 4))
+        return self.columns(fd, k), _array("f", _read(fd, (hi - lo) * 4, self.values_at + lo * 4))
 
     def sums(self, fd: int, j: int) -> array[float]:
         return _array("d", _read(fd, _SUMS * 8, self.sums_at + j * _SUMS * 8))
@@ -224,25 +229,43 @@ class PublishedSnapshot:
         fd, n, floor = self._file.fileno(), t.n, threshold - SLACK
         lengths = [t.starts[k + 1] - t.starts[k] for k, _ in query]
         common = _common(query, lengths, floor)
-        candidates: set[int] | range = set() if floor > 0.0 else range(n)
-        lookups: list[tuple[float, Any, bool]] = []  # per feature, ascending: (query value, values, dense)
-        for i, (k, q) in enumerate(query):
-            if i not in common and isinstance(candidates, set):
-                cols, vals = t.postings(fd, k)
-                candidates.update(cols)
-                if lengths[i] * 25 < n:  # a dict of a short posting is smaller than the row
-                    lookups.append((q, dict(zip(cols, vals, strict=True)), False))
-                    continue
-            lookups.append((q, t.row(fd, k), True))
+        candidates: set[int] | range = set() if floor > 0.0 else range(n)  # similarity 0: every column
+        if isinstance(candidates, set):
+            for i, (k, _) in enumerate(query):
+                if i not in common:  # read again below: holding many long postings costs more
+                    candidates.update(t.columns(fd, k))
+        # The fold of guard.memory.neighbours, feature by feature in ascending order (so each
+        # column's sum sees its terms in that order): through a feature's postings where they are
+        # clearly fewer than the candidates (testing a posting's column costs more than indexing a
+        # row, and reading a row about a nanosecond a column), else through its dense row.
+        walk = [lengths[i] * 3 < len(candidates) * 2 + n // 30 for i in range(len(query))]
         hits = []
-        for j in candidates:  # the fold of guard.memory.neighbours, inlined: this is the hot loop
-            s = 0.0
-            for q, values, dense in lookups:
-                v = values[j] if dense else values.get(j, 0.0)
-                if v:
-                    s += q * v
-            if s >= floor:
-                hits.append((j, s))
+        if not any(walk) and len(query) <= _ROWS_AT_ONCE:  # one running sum per candidate
+            rows = [(q, t.row(fd, k)) for k, q in query]
+            for j in candidates:
+                s = 0.0
+                for q, row in rows:
+                    v = row[j]
+                    if v:
+                        s += q * v
+                if s >= floor:
+                    hits.append((j, s))
+        else:
+            sims = dict.fromkeys(candidates, 0.0)
+            del candidates
+            for i, (k, q) in enumerate(query):
+                if walk[i]:
+                    cols, vals = t.postings(fd, k)
+                    for j, v in zip(cols, vals, strict=True):
+                        if j in sims:
+                            sims[j] += q * v
+                else:
+                    row = t.row(fd, k)
+                    for j in sims:
+                        v = row[j]
+                        if v:
+                            sims[j] += q * v
+            hits = [(j, s) for j, s in sims.items() if s >= floor]
         chosen = top(hits, threshold, top_k)
         if not chosen:
             return None
@@ -252,16 +275,23 @@ class PublishedSnapshot:
 
 
 def _common(query: Sparse, lengths: list[int], floor: float) -> set[int]:
-    """The query's features, longest postings first, that together cannot reach ``floor``
-    (Cauchy-Schwarz: their part of the query has a norm below it): candidates need not come
-    from them."""
-    common: set[int] = set()
+    """Query features that together cannot reach ``floor`` (Cauchy-Schwarz: their part of the
+    query has a norm below it), so candidates need not come from their postings. Of two greedy
+    choices (longest postings first; most postings per unit of weight first) the one leaving
+    fewer postings to read."""
     if floor <= 0.0:
-        return common
-    weight = 0.0
-    for i in sorted(range(len(query)), key=lengths.__getitem__, reverse=True):
-        q2 = query[i][1] * query[i][1]
-        if math.sqrt(weight + q2) * (1.0 + _NORM_SLACK) < floor:
-            weight += q2
-            common.add(i)
-    return common
+        return set()
+    weights = [v * v for _, v in query]
+    best: set[int] = set()
+    left = sum(lengths)
+    for key in (lengths.__getitem__, lambda i: lengths[i] / weights[i]):
+        common: set[int] = set()
+        weight = 0.0
+        for i in sorted(range(len(query)), key=key, reverse=True):
+            if math.sqrt(weight + weights[i]) * (1.0 + _NORM_SLACK) < floor:
+                weight += weights[i]
+                common.add(i)
+        rest = sum(length for i, length in enumerate(lengths) if i not in common)
+        if rest < left:
+            best, left = common, rest
+    return best

@@ -196,7 +196,7 @@ def test_snapshot_scores_equal_lancedb_scores_at_scale(tmp_path: Path, dim: int,
     for lance, read in extended + rebuilt:
         assert read == lance
     found = [w for w, _ in pairs if w is not None]
-    assert found and any(w is None for w, _ in pairs) or similarity == 0.0
+    assert (found and any(w is None for w, _ in pairs)) or similarity == 0.0
     assert any(w.matched > top_k for w in found)  # some answers were cut at top_k among ties
 
 
