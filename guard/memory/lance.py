@@ -140,7 +140,7 @@ class LanceMemory:
         cache = self._cache
         if cache is not None:
             with self._cache_lock:
-                hit = cache.get(key)
+                hit: MemoryResult | None = cache.get(key)
             if hit is not None:
                 return hit
         try:

@@ -74,7 +74,7 @@ class SnapshotMemory:
         cache = self._cache
         if cache is not None:
             with self._lock:
-                hit = cache.get(key)
+                hit: MemoryResult | None = cache.get(key)
             if hit is not None:
                 return hit
         try:
