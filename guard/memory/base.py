@@ -16,7 +16,7 @@ from guard.model import Risk, ToolCall
 
 if TYPE_CHECKING:
     from guard.counters import PatternStats
-    from guard.memory.index import Neighbours
+    from guard.memory.neighbours import Neighbours
 
 NO_MEMORY_SCORE = 40.0
 
