@@ -11,6 +11,11 @@ to :mod:`guard.cli.hook`, which decides in this process and starts the daemon fo
 ``main`` returns None, before reading standard input, whenever the full path should answer:
 ``--help`` or a typo (the parser explains), an unknown host (the host-specific refusal),
 ``--no-daemon`` or ``hooks.daemon = "off"``.
+
+:func:`run` is the program (``python -m guard hook …``): it holds the cyclic garbage collector
+off while the decision code is imported (``guard.cli.hook`` turns it back on, frozen, once the
+Guard is built) and, the answer printed, ends the process with :func:`finish` rather than the
+interpreter's teardown.
 """
 
 from __future__ import annotations
@@ -163,6 +168,46 @@ def emit(out: str, code: int, err: str) -> int:
     except BrokenPipeError:
         pass
     return code
+
+
+def run(argv: list[str]) -> None:
+    """``guard hook …`` as a program: answer and end the process; returns only when the full
+    parser must explain the arguments (``--help``, a typo)."""
+    import gc
+
+    # Importing the decision code allocates ~200k long-lived objects; the collector would walk
+    # them ~40 times (~5 ms) and free nothing. guard.cli.hook freezes and re-enables it.
+    gc.disable()
+    code = main(argv)
+    if code is None:
+        from guard.cli.hook import main as full
+
+        code = full(argv)
+    if code is None:
+        gc.enable()
+        return
+    finish(code)
+
+
+def finish(code: int) -> None:
+    """End a hook process whose answer is out: flush, run the ``atexit`` handlers, then exit
+    without the interpreter's teardown (freeing every module and object of one decision costs
+    ~15 ms, and this process has nothing left to do). A non-daemon thread still running gets the
+    ordinary exit, which waits for it."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):  # a host that closed the pipe has its answer or none
+        pass
+    threading = sys.modules.get("threading")
+    if threading is not None and any(
+        t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()
+    ):
+        sys.exit(code)
+    import atexit
+
+    atexit._run_exitfuncs()
+    os._exit(code)
 
 
 def main(argv: list[str]) -> int | None:

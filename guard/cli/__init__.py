@@ -62,6 +62,10 @@ def add_workspace(p: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None and sys.argv[1:2] == ["hook"]:  # the ``guard`` program: answer, end the process
+        from guard.hookclient import run
+
+        run(sys.argv[2:])
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["hook"]:  # once per tool call: the daemon's thin client, then no whole parser
         from guard.hookclient import main as thin

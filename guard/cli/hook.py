@@ -12,6 +12,7 @@ about) the call: most hosts let a call through when a hook crashes or prints gar
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from pathlib import Path
@@ -87,16 +88,26 @@ def answer(
     answered, so decide here at once (and start the daemon for the next call)."""
     if data is None:
         data = sys.stdin.buffer.read()
+    start: list[Path] = []
     try:
-        out, code, err = _answer(host, workspace_arg, flags, data, asked=asked)
+        out, code, err = _answer(host, workspace_arg, flags, data, asked=asked, start=start)
     except Exception as exc:  # the last line of defence: the host must get a refusal
         out, code, err = _last_resort(host, f"guard: hook failed ({type(exc).__name__}: {exc}); the call is refused.")
-    return emit(out, code, err)
+    code = emit(out, code, err)
+    for workspace in start:  # the answer is out: the daemon for the next call costs this one nothing
+        try:
+            from guard.integrations import daemon
+
+            daemon.spawn(workspace)
+        except Exception:  # an optimisation that failed changes no answer
+            pass
+    return code
 
 
 def _answer(
-    host_arg: str, workspace_arg: str | None, flags: set[str], data: bytes, *, asked: bool = False
+    host_arg: str, workspace_arg: str | None, flags: set[str], data: bytes, *, asked: bool, start: list[Path]
 ) -> tuple[str, int, str]:
+    """The answer; ``start`` gets the workspace whose daemon should be started once it is printed."""
     from guard.integrations.hosts import host_name
     from guard.workspace import resolve
 
@@ -110,8 +121,6 @@ def _answer(
     limit = hook_timeout(hooks)
     if "--no-daemon" in flags or daemon_mode(hooks) == "off":
         return _in_time(host, limit, lambda: _in_process(host, workspace, data, headless=headless, may_ask=may_ask))
-    from guard.integrations import daemon
-
     if asked:
         answered = None
     else:
@@ -121,10 +130,7 @@ def _answer(
     if answered is not None:
         return answered
     reply = _in_time(host, limit / 2, lambda: _in_process(host, workspace, data, headless=headless, may_ask=may_ask))
-    try:
-        daemon.spawn(workspace)  # for the next call; this one is answered
-    except Exception:  # an optimisation that failed changes no answer
-        pass
+    start.append(workspace)
     return reply
 
 
@@ -146,6 +152,9 @@ def _in_process(host_name: str, workspace: Path, data: bytes, *, headless: bool,
         backend = "history" if config.get("memory.backend") == "auto" else None
         guard = Guard(workspace, config, memory_backend=backend)
         opened.append(guard)
+        if not gc.isenabled():  # off for the imports (guard.hookclient.run): on again, past them
+            gc.freeze()
+            gc.enable()
         return guard
 
     reply = run(get_host(host_name), data, open_guard, headless=headless, may_ask=may_ask)
