@@ -12,10 +12,10 @@ to :mod:`guard.cli.hook`, which decides in this process and starts the daemon fo
 ``--help`` or a typo (the parser explains), an unknown host (the host-specific refusal),
 ``--no-daemon`` or ``hooks.daemon = "off"``.
 
-:func:`run` is the program (``python -m guard hook …``): it holds the cyclic garbage collector
-off while the decision code is imported (``guard.cli.hook`` turns it back on, frozen, once the
-Guard is built) and, the answer printed, ends the process with :func:`finish` rather than the
-interpreter's teardown.
+When no daemon answers, ``main`` returns the event it read and its caller (``guard/__main__.py``,
+``guard.cli.main``) hands it to :func:`guard.cli.hook.program`, which decides it in this process;
+this module never imports the decision side. Either way the process ends with :func:`finish`,
+not the interpreter's teardown.
 """
 
 from __future__ import annotations
@@ -170,25 +170,6 @@ def emit(out: str, code: int, err: str) -> int:
     return code
 
 
-def run(argv: list[str]) -> None:
-    """``guard hook …`` as a program: answer and end the process; returns only when the full
-    parser must explain the arguments (``--help``, a typo)."""
-    import gc
-
-    # Importing the decision code allocates ~200k long-lived objects; the collector would walk
-    # them ~40 times (~5 ms) and free nothing. guard.cli.hook freezes and re-enables it.
-    gc.disable()
-    code = main(argv)
-    if code is None:
-        from guard.cli.hook import main as full
-
-        code = full(argv)
-    if code is None:
-        gc.enable()
-        return
-    finish(code)
-
-
 def finish(code: int) -> None:
     """End a hook process whose answer is out: flush, run the ``atexit`` handlers, then exit
     without the interpreter's teardown (freeing every module and object of one decision costs
@@ -210,7 +191,10 @@ def finish(code: int) -> None:
     os._exit(code)
 
 
-def main(argv: list[str]) -> int | None:
+def main(argv: list[str]) -> int | bytes | None:
+    """The daemon's answer, printed: its exit code. The event read (bytes) when no daemon answered:
+    the caller decides it in-process (``guard.cli.hook.main``). None, before reading standard input,
+    when the full path should answer."""
     parsed = parse(argv)
     if parsed is None:
         return None
@@ -230,8 +214,15 @@ def main(argv: list[str]) -> int | None:
         answered = None
     if isinstance(answered, tuple):
         return emit(*answered)
-    from guard.cli import hook
-
     if isinstance(answered, str):
-        return emit(*hook._last_resort(host, answered))
-    return hook.answer(host, workspace_arg, flags, data, asked=True)
+        return emit(*last_resort(host, answered))
+    return data
+
+
+def last_resort(host: str, message: str) -> tuple[str, int, str]:
+    """A refusal in ``host``'s own format (stdout, exit code, stderr), for when even
+    ``guard.integrations.hosts`` may be what failed."""
+    import json
+
+    output, code = refusal(canonical_host(host) or host, message)
+    return json.dumps(output) + "\n", code, message + "\n"

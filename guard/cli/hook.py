@@ -24,10 +24,12 @@ from guard.hookclient import (
     ask_daemon,
     daemon_mode,
     emit,
+    finish,
     hook_timeout,
     hooks_table,
     parse,
 )
+from guard.hookclient import last_resort as _last_resort
 
 __all__ = ["FLAGS", "HOOK_TIMEOUT", "answer", "main", "register"]
 
@@ -68,15 +70,29 @@ def _flags(args: Any) -> list[str]:
     return [f"--{k.replace('_', '-')}" for k in ("headless", "no_ask", "no_daemon") if getattr(args, k)]
 
 
-def main(argv: list[str]) -> int | None:
-    """The fast path for ``guard hook HOST [--workspace DIR] [--headless] [--no-ask] [--no-daemon]``.
+def program(argv: list[str], read: int | bytes | None) -> None:
+    """``guard hook …`` as a program, after the thin client (``read``: what
+    :func:`guard.hookclient.main` returned): decide here when no daemon answered, then end the
+    process (:func:`guard.hookclient.finish`). Returns only when the full parser must explain the
+    arguments (``--help``, a typo). The caller turned the collector off before the imports; it is
+    back on, frozen, once the Guard is built (``_in_process``)."""
+    code = read if isinstance(read, int) else main(argv, read)
+    if code is None:
+        gc.enable()
+        return
+    finish(code)
+
+
+def main(argv: list[str], data: bytes | None = None) -> int | None:
+    """The fast path for ``guard hook HOST [--workspace DIR] [--headless] [--no-ask] [--no-daemon]``;
+    ``data``: the event the thin client read when no daemon answered it (then decided here at once).
 
     None when the arguments need the full parser (``--help``, a typo): it explains better.
     """
     parsed = parse(argv)
     if parsed is None:
         return None
-    return answer(*parsed)
+    return answer(*parsed, data, asked=data is not None)
 
 
 def answer(
@@ -152,7 +168,7 @@ def _in_process(host_name: str, workspace: Path, data: bytes, *, headless: bool,
         backend = "history" if config.get("memory.backend") == "auto" else None
         guard = Guard(workspace, config, memory_backend=backend)
         opened.append(guard)
-        if not gc.isenabled():  # off for the imports (guard.hookclient.run): on again, past them
+        if not gc.isenabled():  # off for the imports (``program``'s caller): on again, past them
             gc.freeze()
             gc.enable()
         return guard
@@ -206,13 +222,3 @@ def _in_time(host: str, seconds: float, decide: Any) -> tuple[str, int, str]:
     if late:  # (the watchdog is exiting the process)
         threading.Event().wait()
     return reply
-
-
-def _last_resort(host: str, message: str) -> tuple[str, int, str]:
-    """A refusal in ``host``'s own format, for when even ``guard.integrations.hosts`` may be what failed."""
-    import json
-
-    from guard import hookclient
-
-    output, code = hookclient.refusal(hookclient.canonical_host(host) or host, message)
-    return json.dumps(output) + "\n", code, message + "\n"

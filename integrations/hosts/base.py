@@ -28,7 +28,7 @@ from guard import hookclient
 from guard.errors import InputError
 
 if TYPE_CHECKING:
-    from guard.integrations.hosts.host_rules import RuleFile
+    from guard.integrations.hosts.host_rule_files import RuleFile
 
 PRE = "pre"
 PERMISSION = "permission"
