@@ -25,7 +25,7 @@ import sys
 
 TYPE_CHECKING = False  # (typing itself costs ~2 ms)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, NoReturn
 
 FLAGS = frozenset({"--headless", "--no-ask", "--no-daemon"})
 HOOK_TIMEOUT = 10.0  # seconds: under every hook timeout guard installs (30 s) or that a host defaults to
@@ -170,7 +170,7 @@ def emit(out: str, code: int, err: str) -> int:
     return code
 
 
-def finish(code: int) -> None:
+def finish(code: int) -> NoReturn:
     """End a hook process whose answer is out: flush, run the ``atexit`` handlers, then exit
     without the interpreter's teardown (freeing every module and object of one decision costs
     ~15 ms, and this process has nothing left to do). A non-daemon thread still running gets the

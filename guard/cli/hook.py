@@ -28,6 +28,7 @@ from guard.hookclient import (
     hook_timeout,
     hooks_table,
     parse,
+    workspace_of,
 )
 from guard.hookclient import last_resort as _last_resort
 
@@ -76,10 +77,24 @@ def program(argv: list[str], read: int | bytes | None) -> None:
     process (:func:`guard.hookclient.finish`). Returns only when the full parser must explain the
     arguments (``--help``, a typo). The caller turned the collector off before the imports; it is
     back on, frozen, once the Guard is built (``_in_process``)."""
-    code = read if isinstance(read, int) else main(argv, read)
+    if isinstance(read, int):
+        finish(read)
+    parsed = parse(argv)
+    cache = None
+    if parsed is not None:
+        from guard.cli.attrscode import CodeCache
+
+        try:
+            cache = CodeCache.open(workspace_of(parsed[1]))
+        except Exception:  # a cache that cannot be had: attrs compiles as usual
+            cache = None
+    code = main(argv, read)
     if code is None:
         gc.enable()
         return
+    if cache is not None:
+        sys.stdout.flush()  # (the answer first)
+        cache.save()
     finish(code)
 
 
