@@ -18,11 +18,11 @@ Only what is written is redacted: the decision itself reads the real call.
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
 from collections.abc import Mapping
 from typing import Any
 
+from guard.digest import blake2b
 from guard.secretshapes import SHAPES, Shape, name_strength
 
 MASK = "[REDACTED"  # every placeholder starts with this
@@ -44,7 +44,7 @@ def use_key(key: bytes | None) -> bool:
 
 def placeholder(kind: str, value: str) -> str:
     """``[REDACTED:kind:hash]``, the same for the same value under the same key."""
-    digest = hashlib.blake2b(value.encode("utf-8", "surrogatepass"), key=_key[0][:64], digest_size=4)
+    digest = blake2b(value.encode("utf-8", "surrogatepass"), key=_key[0][:64], digest_size=4)
     return f"{_OPEN}{kind}:{digest.hexdigest()}]"
 
 
