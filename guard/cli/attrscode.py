@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 NAME = ".guard-attrs-code"
 FORMAT = b"guard-attrs-code/1"
 MAX_ENTRIES = 4096  # past this the file restarts from one run's snippets (records renamed over time)
+MAX_BYTES = 16 << 20  # a larger file is not this cache's (one run's snippets: ~0.2 MB)
 _CODE = type(compile("", "", "exec"))
 
 
@@ -98,8 +99,10 @@ def read(path: str, tag: bytes) -> dict[tuple[str, str], Entry]:
     """The cached snippets, or none when the file is missing, of another version, or damaged."""
     try:
         with open(path, "rb") as f:
-            raw = f.read()
+            raw = f.read(MAX_BYTES + 1)
     except OSError:
+        return {}
+    if len(raw) > MAX_BYTES:
         return {}
     first, _, body = raw.partition(b"\n")
     parts = first.split(b" ")
@@ -183,7 +186,11 @@ class CodeCache:
         data = b"%s %s %08x\n%s" % (FORMAT, self.tag, binascii.crc32(body), body)
         tmp = f"{self.path}.{os.getpid()}.tmp"
         try:
-            with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        except OSError:  # (a name someone else holds is not ours to write through)
+            return
+        try:
+            with open(fd, "wb") as f:
                 f.write(data)
             os.replace(tmp, self.path)
         except OSError:
