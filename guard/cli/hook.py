@@ -204,14 +204,21 @@ def _in_time(host: str, seconds: float, decide: Any) -> tuple[str, int, str]:
     """``decide()``'s answer, or, when it is not ready within ``seconds``, a refusal printed by a
     watchdog thread that then ends the process: a host that times out a hook lets the call through,
     so the host must hear "no" from guard first. (A thread and ``os._exit``, not a signal: the
-    decision itself stops on its own budget; this is the backstop for everything around it.)"""
+    decision itself stops on its own budget; this is the backstop for everything around it. A bare
+    ``_thread``: ``threading.Thread.start`` waits until the new thread has run, one scheduler slice
+    and up to ~10 ms of every hook on a busy machine.)"""
+    import _thread
     import threading
 
     lock = threading.Lock()
+    done = threading.Lock()
+    done.acquire()
     answered = False
 
     def too_late() -> None:
         nonlocal answered
+        if done.acquire(timeout=seconds):
+            return  # answered in time
         with lock:
             if answered:
                 return
@@ -225,15 +232,13 @@ def _in_time(host: str, seconds: float, decide: Any) -> tuple[str, int, str]:
             finally:
                 os._exit(code)
 
-    timer = threading.Timer(seconds, too_late)
-    timer.daemon = True
-    timer.start()
+    _thread.start_new_thread(too_late, ())
     try:
         reply: tuple[str, int, str] = decide()
     finally:
         with lock:
             late, answered = answered, True
-        timer.cancel()
+        done.release()
     if late:  # (the watchdog is exiting the process)
         threading.Event().wait()
     return reply
