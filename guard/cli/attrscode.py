@@ -16,7 +16,7 @@ the source with that literal (recomputed here exactly as attrs computes it) writ
 the entry keeps the value it was compiled with, and a hit in another process gets its code with
 that one constant of ``__hash__`` replaced by this process's value: the code attrs would compile.
 
-    cache = CodeCache.open(workspace)   # before the first record class is made
+    cache = CodeCache.open(workspace)   # before attrs is imported
     ...                                 # import and decide
     cache.save()                        # after the answer is out
 """
@@ -133,26 +133,37 @@ def read(path: str, tag: bytes) -> dict[tuple[str, str], Entry]:
 class CodeCache:
     """attrs' ``_compile_and_eval`` for one process, answering from the file and learning new snippets."""
 
-    def __init__(self, path: str, tag: bytes, flags: int, codes: dict[tuple[str, str], Entry]) -> None:
-        self.path, self.tag, self.flags = path, tag, flags
-        self.codes = codes
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.tag, self.flags = b"", 0
+        self.codes: dict[tuple[str, str], Entry] = {}
         self.used: set[tuple[str, str]] = set()
         self.added = 0
+        self.installed = False
 
     @classmethod
-    def open(cls, workspace: str) -> CodeCache | None:
-        """Installed into attrs; None (attrs compiles as usual) when this attrs has no such hook."""
-        from attr import _make
-
-        original = getattr(_make, "_compile_and_eval", None)
-        if original is None or not hasattr(original, "__code__"):
-            return None
-        flags = _future_flags(original)
-        tag = _tag(flags)
-        path = os.path.join(workspace, NAME)
-        cache = cls(path, tag, flags, read(path, tag))
-        _make._compile_and_eval = cache.compile_and_eval
+    def open(cls, workspace: str) -> CodeCache:
+        """The workspace's cache, put into attrs as soon as attrs can take it: now if attrs is
+        loaded, else once ``attr._make`` has run (``_AttrsReady``), so that the record classes
+        attrs itself makes on import (its validators, ~30 snippets) are answered too."""
+        cache = cls(os.path.join(workspace, NAME))
+        make = sys.modules.get("attr._make")
+        if make is not None:
+            cache.install(make)
+        else:
+            sys.meta_path.insert(0, _AttrsReady(cache))
         return cache
+
+    def install(self, make: Any) -> None:
+        """Read the file and stand in for ``make._compile_and_eval``; nothing when this attrs has none."""
+        original = getattr(make, "_compile_and_eval", None)
+        if self.installed or original is None or not hasattr(original, "__code__"):
+            return
+        self.flags = _future_flags(original)
+        self.tag = _tag(self.flags)
+        self.codes = read(self.path, self.tag)
+        make._compile_and_eval = self.compile_and_eval
+        self.installed = True
 
     def compile_and_eval(
         self,
@@ -177,7 +188,7 @@ class CodeCache:
     def save(self) -> None:
         """Write the file when this run compiled something new (atomically, 0600); a workspace that
         cannot take it only means the next hook compiles again."""
-        if not self.added or not os.path.isdir(os.path.dirname(self.path)):
+        if not (self.installed and self.added) or not os.path.isdir(os.path.dirname(self.path)):
             return
         codes = self.codes
         if len(codes) > MAX_ENTRIES:
@@ -198,3 +209,23 @@ class CodeCache:
                 os.unlink(tmp)
             except OSError:
                 pass
+
+
+class _AttrsReady:
+    """A ``sys.meta_path`` entry that finds nothing: at the first import of an ``attr``/``attrs``
+    module once ``attr._make`` has defined ``_compile_and_eval``, it installs the cache and leaves."""
+
+    def __init__(self, cache: CodeCache) -> None:
+        self.cache = cache
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        if name.startswith("attr"):
+            make = sys.modules.get("attr._make")
+            if make is not None and hasattr(make, "_compile_and_eval"):
+                if self in sys.meta_path:
+                    sys.meta_path.remove(self)
+                try:
+                    self.cache.install(make)
+                except Exception:  # no cache: attrs compiles as usual, the import goes on
+                    pass
+        return None

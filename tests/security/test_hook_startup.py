@@ -106,8 +106,14 @@ def test_a_damaged_or_foreign_cache_is_ignored_and_rewritten(tmp_path: Path, ws:
     assert attrscode.read(str(ws / CACHE), good.split(b" ")[1])  # a whole, readable cache again
 
 
-def _fresh(tag: bytes = b"t") -> attrscode.CodeCache:
-    return attrscode.CodeCache("/nonexistent/x", tag, attrscode._future_flags(attrscode.CodeCache.open), {})
+def _fresh() -> attrscode.CodeCache:
+    """A cache as installed, without putting it into this process's attrs."""
+    from attr import _make
+
+    cache = attrscode.CodeCache("/nonexistent/x")
+    cache.flags = attrscode._future_flags(_make._compile_and_eval)
+    cache.installed = True
+    return cache
 
 
 def test_an_entry_for_other_source_is_never_used() -> None:
@@ -168,7 +174,8 @@ def test_without_the_hook_to_patch_attrs_compiles_as_usual(monkeypatch: pytest.M
     from attr import _make
 
     monkeypatch.delattr(_make, "_compile_and_eval")
-    assert attrscode.CodeCache.open(str(tmp_path)) is None
+    cache = attrscode.CodeCache.open(str(tmp_path))
+    assert not cache.installed and not hasattr(_make, "_compile_and_eval")
 
 
 def test_the_hook_runs_atexit_work_and_prints_its_answer_before_ending(tmp_path: Path, ws: Path) -> None:
