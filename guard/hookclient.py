@@ -5,17 +5,16 @@ costs to start. ``python -m guard hook …`` (``guard/__main__.py``) and the ``g
 (``guard.cli.main``) hand the arguments here before anything else is imported. This module and
 the daemon client it uses (``guard.integrations.daemon``) import only ``os``, ``sys``, ``json`` and
 ``socket`` (``tomllib`` when ``guard.toml`` has hook settings): no typing, pathlib, argparse,
-attrs, loguru, psutil or numpy. Only when no daemon answers does it hand the event, already read,
-to :mod:`guard.cli.hook`, which decides in this process and starts the daemon for the next call.
+attrs, loguru, psutil or numpy.
 
 ``main`` returns None, before reading standard input, whenever the full path should answer:
 ``--help`` or a typo (the parser explains), an unknown host (the host-specific refusal),
 ``--no-daemon`` or ``hooks.daemon = "off"``.
 
 When no daemon answers, ``main`` returns the event it read and its caller (``guard/__main__.py``,
-``guard.cli.main``) hands it to :func:`guard.cli.hook.program`, which decides it in this process;
-this module never imports the decision side. Either way the process ends with :func:`finish`,
-not the interpreter's teardown.
+``guard.cli.main``) hands it to :func:`guard.cli.hook.program`, which decides it in this process
+and starts the daemon for the next call; this module never imports the decision side (no import
+cycle). Either way the process ends with :func:`finish`, not the interpreter's teardown.
 """
 
 from __future__ import annotations
