@@ -134,10 +134,16 @@ def _triggers() -> tuple[tuple[str, ...], tuple[str, ...], dict[str, tuple[int, 
     """The shortest triggers (one of them is in any text a shape may match), without and with
     the ones only long texts need, and which shapes each of them may wake."""
     every = {t for shape in SHAPES for t in shape.triggers}
-    roots = sorted(t for t in every if not any(o != t and o in t for o in every))
-    wakes = {r: tuple(i for i, shape in enumerate(SHAPES) if any(r in t for t in shape.triggers)) for r in roots}
+    # (by each trigger's own substrings, not every pair: this runs at every hook's import)
+    roots = sorted(t for t in every if not (_substrings(t) - {t}) & every)
+    joined = ["\0".join(shape.triggers) for shape in SHAPES]  # (no trigger holds a NUL)
+    wakes = {r: tuple(i for i, text in enumerate(joined) if r in text) for r in roots}
     # "." wakes only the Discord shape, whose tokens are 59+ characters: a shorter text skips it.
     return tuple(r for r in roots if r != "."), tuple(roots), wakes
+
+
+def _substrings(text: str) -> set[str]:
+    return {text[a:b] for a in range(len(text)) for b in range(a + 1, len(text) + 1)}
 
 
 _ROOTS_SHORT, _ROOTS, _WAKES = _triggers()

@@ -200,3 +200,20 @@ def test_the_hook_runs_atexit_work_and_prints_its_answer_before_ending(tmp_path:
     assert mark.read_text() == "yes"
     assert len(_lines(ws)) == 1  # the decision was recorded (Guard.close ran)
     assert os.stat(ws / CACHE).st_size > 0
+
+
+def test_the_redaction_triggers_built_at_import_are_the_pairwise_definition() -> None:
+    """``guard.redact`` builds its trigger tables at every hook's import, now by substrings: the
+    same tables as comparing every pair of triggers (the shortest ones, and which shapes each wakes)."""
+    from guard import redact
+    from guard.secretshapes import SHAPES
+
+    every = {t for shape in SHAPES for t in shape.triggers}
+    roots = sorted(t for t in every if not any(o != t and o in t for o in every))
+    wakes = {r: tuple(i for i, shape in enumerate(SHAPES) if any(r in t for t in shape.triggers)) for r in roots}
+    assert (tuple(r for r in roots if r != "."), tuple(roots), wakes) == (
+        redact._ROOTS_SHORT,
+        redact._ROOTS,
+        redact._WAKES,
+    )
+    assert list(redact._WAKES) == roots
