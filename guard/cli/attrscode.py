@@ -27,18 +27,17 @@ import binascii
 import marshal
 import os
 import sys
+from types import CodeType
 
 TYPE_CHECKING = False  # (the hook pays for typing through attrs anyway, but says what it uses)
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
-    from types import CodeType
     from typing import Any
 
 NAME = ".guard-attrs-code"
 FORMAT = b"guard-attrs-code/1"
 MAX_ENTRIES = 4096  # past this the file restarts from one run's snippets (records renamed over time)
 MAX_BYTES = 16 << 20  # a larger file is not this cache's (one run's snippets: ~0.2 MB)
-_CODE = type(compile("", "", "exec"))
 
 
 def _future_flags(function: Callable[..., Any]) -> int:
@@ -59,7 +58,7 @@ def _tag(flags: int) -> bytes:
     return f"py{sys.hexversion:x}-{sys.implementation.cache_tag}-f{flags:x}".encode()
 
 
-Entry = tuple["CodeType", int | None]  # the code, and the hash salt it was compiled with
+Entry = tuple[CodeType, int | None]  # the code, and the hash salt it was compiled with
 
 
 def salt_of(filename: str) -> int | None:
@@ -86,7 +85,7 @@ def resalt(code: CodeType, old: int, new: int) -> CodeType:
     """``code`` with the salt constant of its ``__hash__`` (at any depth) changed from ``old`` to ``new``."""
     consts = tuple(
         resalt(c, old, new)
-        if isinstance(c, _CODE)
+        if isinstance(c, CodeType)
         else new
         if code.co_name == "__hash__" and type(c) is int and c == old
         else c
@@ -124,7 +123,7 @@ def read(path: str, tag: bytes) -> dict[tuple[str, str], Entry]:
         and all(isinstance(k, str) for k in key)
         and isinstance(entry, tuple)
         and len(entry) == 2
-        and isinstance(entry[0], _CODE)
+        and isinstance(entry[0], CodeType)
         and entry[0].co_filename == key[0]
         and (entry[1] is None or type(entry[1]) is int)
     }
