@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 NAME = ".guard-attrs-code"
 FORMAT = b"guard-attrs-code/1"
 MAX_ENTRIES = 4096  # past this the file restarts from one run's snippets (records renamed over time)
+_SIGNATURE = ("script", "globs", "locs", "filename")  # attr._make._compile_and_eval's, attrs 23.1-26.1
 MAX_BYTES = 16 << 20  # a larger file is not this cache's (one run's snippets: ~0.2 MB)
 
 
@@ -94,6 +95,10 @@ def resalt(code: CodeType, old: int, new: int) -> CodeType:
     return code.replace(co_consts=consts)
 
 
+def compile_and_eval_unset(*_: object) -> None:
+    raise RuntimeError("the attrs code cache is not installed")
+
+
 def read(path: str, tag: bytes) -> dict[tuple[str, str], Entry]:
     """The cached snippets, or none when the file is missing, of another version, or damaged."""
     try:
@@ -139,6 +144,7 @@ class CodeCache:
         self.used: set[tuple[str, str]] = set()
         self.added = 0
         self.installed = False
+        self.original: Callable[..., None] = compile_and_eval_unset
 
     @classmethod
     def open(cls, workspace: str) -> CodeCache:
@@ -155,9 +161,13 @@ class CodeCache:
 
     def install(self, make: Any) -> None:
         """Read the file and stand in for ``make._compile_and_eval``; nothing when this attrs has none."""
-        original = getattr(make, "_compile_and_eval", None)
-        if self.installed or original is None or not hasattr(original, "__code__"):
+        original: Any = getattr(make, "_compile_and_eval", None)
+        code = getattr(original, "__code__", None)
+        if self.installed or code is None:
             return
+        if code.co_varnames[: code.co_argcount] != _SIGNATURE:  # another attrs' private helper: leave it be
+            return
+        self.original = original
         self.flags = _future_flags(original)
         self.tag = _tag(self.flags)
         self.codes = read(self.path, self.tag)
@@ -171,17 +181,22 @@ class CodeCache:
         locs: Mapping[str, object] | None = None,
         filename: str = "",
     ) -> None:
-        key, salt = key_of(filename, script)
+        try:
+            key, salt = key_of(filename, script)
+            entry = self.codes.get(key)
+            if entry is None:
+                code = compile(script, filename, "exec", flags=self.flags, dont_inherit=True)
+            else:
+                code, compiled_with = entry
+                if salt is not None and compiled_with is not None and compiled_with != salt:
+                    code = resalt(code, compiled_with, salt)
+        except Exception:  # the cache's own step failed: attrs compiles as it always does
+            self.original(script, globs, locs, filename)
+            return
         self.used.add(key)
-        entry = self.codes.get(key)
         if entry is None:
-            code = compile(script, filename, "exec", flags=self.flags, dont_inherit=True)
             self.codes[key] = (code, salt)
             self.added += 1
-        else:
-            code, compiled_with = entry
-            if salt is not None and compiled_with is not None and compiled_with != salt:
-                code = resalt(code, compiled_with, salt)
         eval(code, globs, locs)  # attrs' own generated source, evaluated as attrs evaluates it
 
     def save(self) -> None:

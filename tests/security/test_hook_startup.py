@@ -217,3 +217,49 @@ def test_the_redaction_triggers_built_at_import_are_the_pairwise_definition() ->
         redact._WAKES,
     )
     assert list(redact._WAKES) == roots
+
+
+# -- an attrs whose private helper differs leaves the cache out, never the hook ------------------
+
+
+class _Make:
+    """Stands in for ``attr._make``'s module namespace (the one attribute the cache replaces)."""
+
+    def __init__(self, helper: Any) -> None:
+        self._compile_and_eval = helper
+
+
+def _attrs_helper(script: str, globs: Any, locs: Any = None, filename: str = "") -> None:
+    eval(compile(script, filename, "exec"), globs, locs)
+
+
+def _other_helper(source: str, namespace: Any) -> None:  # a future attrs' shape
+    exec(source, namespace)
+
+
+def test_a_helper_with_another_signature_is_left_alone(tmp_path: Path) -> None:
+    make = _Make(_other_helper)
+    cache = attrscode.CodeCache(str(tmp_path / CACHE))
+    cache.install(make)
+    assert not cache.installed
+    assert make._compile_and_eval is _other_helper
+    # near miss: attrs' own shape is taken
+    make = _Make(_attrs_helper)
+    cache.install(make)
+    assert cache.installed and make._compile_and_eval == cache.compile_and_eval
+
+
+def test_a_failing_cache_step_falls_back_to_attrs_own_compile(tmp_path: Path) -> None:
+    calls: list[str] = []
+
+    def helper(script: str, globs: Any, locs: Any = None, filename: str = "") -> None:
+        calls.append(filename)
+        _attrs_helper(script, globs, locs, filename)
+
+    cache = attrscode.CodeCache(str(tmp_path / CACHE))
+    cache.install(_Make(helper))
+    cache.flags = -1  # compile() refuses these flags: the cache's own step fails
+    namespace: dict[str, Any] = {}
+    cache.compile_and_eval("def f():\n    return 7\n", namespace, None, "<attrs generated methods x.Y>")
+    assert namespace["f"]() == 7  # the snippet still ran, through attrs' helper
+    assert calls == ["<attrs generated methods x.Y>"] and cache.added == 0
