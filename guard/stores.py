@@ -465,15 +465,16 @@ class Aggregates:
                 self.family_tools = OrderedDict((k, _tool_from(v)) for k, v in raw["family_tools"])
                 self.op_users = OrderedDict((k, _user_from(v)) for k, v in raw["op_users"])
                 self.family_users = OrderedDict((k, _user_from(v)) for k, v in raw["family_users"])
+                self._clamp(time.time() + self.max_skew_s)
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             logger.warning(f"{path}: state does not match this version ({exc}); recounting history")
             self._reset()
 
     def _clamp(self, limit: float) -> None:
         """A state file dated in the future (another writer, a clock that jumped) would freeze decay."""
-        for t in self.tools.values():
+        for t in (*self.tools.values(), *self.op_tools.values(), *self.family_tools.values()):
             t.decayed.t = min(t.decayed.t, limit)
-        for u in self.users.values():
+        for u in (*self.users.values(), *self.op_users.values(), *self.family_users.values()):
             u.decayed.t = min(u.decayed.t, limit)
         for p in self.patterns.values():
             p.last = min(p.last, limit)
