@@ -10,7 +10,9 @@ or a host's configuration folder changed (:mod:`homewatch`).
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -39,12 +41,19 @@ def _fake_home() -> Path:
     if current and current == os.environ.get("TESTS_FAKE_HOME"):
         return Path(current)
     home = Path(tempfile.mkdtemp(prefix="guard-tests-home-"))
+    atexit.register(_remove, home, os.getpid())
     os.environ["HOME"] = os.environ["TESTS_FAKE_HOME"] = str(home)
     for var, sub in _XDG.items():
         os.environ[var] = str(home / sub)
     for var in _HOST_HOMES:
         os.environ.pop(var, None)
     return home
+
+
+def _remove(home: Path, creator: int) -> None:
+    """The fake HOME goes with the process that made it (not with a forked worker, e.g. mutmut's)."""
+    if os.getpid() == creator:
+        shutil.rmtree(home, ignore_errors=True)
 
 
 FAKE_HOME = _fake_home()
