@@ -1,14 +1,77 @@
-"""Shared fixtures: every test gets its own workspace and never touches ~/.guard."""
+"""Shared fixtures: every test gets its own workspace and never touches ~/.guard.
+
+The whole test process runs with a fake ``HOME`` (and XDG folders) under a temporary folder,
+set here, when pytest imports this file: before any test module imports guard, so a
+``Path.home()`` read at import time sees it too, and every subprocess inherits it. A test that
+truly needs the real HOME (an npm cache, an installed peer tool) reads :data:`REAL_HOME` and
+says why. At the end of the session the run fails if the real HOME gained a ``.guard`` folder
+or a host's configuration folder changed (:mod:`homewatch`).
+"""
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+from homewatch import changes, listing
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# Saved once per test process tree: a nested run (a test that starts pytest) inherits both.
+REAL_HOME = Path(os.environ.setdefault("REAL_HOME", os.path.expanduser("~")))
+_XDG = {
+    "XDG_CONFIG_HOME": ".config",
+    "XDG_DATA_HOME": ".local/share",
+    "XDG_CACHE_HOME": ".cache",
+    "XDG_STATE_HOME": ".local/state",
+}
+# Variables that point a host at its own configuration folder instead of one under HOME.
+_HOST_HOMES = ("CODEX_HOME", "CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "OPENCLAW_HOME", "OPENCLAW_STATE_DIR")
+
+
+def _fake_home() -> Path:
+    """The session's fake HOME: made once; importing this file again (``from tests.conftest
+    import ...``) finds it already set."""
+    current = os.environ.get("HOME", "")
+    if current and current == os.environ.get("TESTS_FAKE_HOME"):
+        return Path(current)
+    home = Path(tempfile.mkdtemp(prefix="guard-tests-home-"))
+    atexit.register(_remove, home, os.getpid())
+    os.environ["HOME"] = os.environ["TESTS_FAKE_HOME"] = str(home)
+    for var, sub in _XDG.items():
+        os.environ[var] = str(home / sub)
+    for var in _HOST_HOMES:
+        os.environ.pop(var, None)
+    return home
+
+
+def _remove(home: Path, creator: int) -> None:
+    """The fake HOME goes with the process that made it (not with a forked worker, e.g. mutmut's)."""
+    if os.getpid() == creator:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+FAKE_HOME = _fake_home()
+_REAL_HOME_AT_START = listing(REAL_HOME)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run if anything in it wrote to the real HOME's ``.guard`` or a host's folder."""
+    found = changes(_REAL_HOME_AT_START, listing(REAL_HOME))
+    if not found:
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    text = f"the tests changed the real HOME ({REAL_HOME}):\n  " + "\n  ".join(found[:50])
+    if reporter is not None:
+        reporter.write_line(text, red=True, bold=True)
+    else:
+        print(text, file=sys.stderr)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.fixture(autouse=True)

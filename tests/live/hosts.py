@@ -64,6 +64,11 @@ class Package:
 
     def _env(self) -> dict[str, str]:
         env = {**os.environ, "npm_config_update_notifier": "false"}
+        # The test process's HOME is fake (tests/conftest.py); npm needs the real one's
+        # registry settings (~/.npmrc) and download cache (~/.npm), and nothing else of it.
+        real = Path(os.environ.get("REAL_HOME") or Path.home())
+        env.setdefault("npm_config_userconfig", str(real / ".npmrc"))
+        env.setdefault("npm_config_cache", str(real / ".npm"))
         if self.node is not None:
             env["PATH"] = str(self.node.path().parent) + os.pathsep + env.get("PATH", "")
         return env
