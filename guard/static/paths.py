@@ -115,6 +115,16 @@ _BROAD_GLOB = lazyre.compile(r"^[*?.\[\]!^]*\*[*?.\[\]!^]*$")
 _PROC_LINK = lazyre.compile(r"^/proc/(?:self|thread-self|\d+)(?:/task/\d+)?/(root|cwd)(?=/|$)")
 
 
+_DOT_PART = lazyre.compile(r"(?:^|/)\.\.?(?:/|$)")
+
+
+def normpath(path: str) -> str:
+    """``posixpath.normpath``, with no work for a path that is already normal (most words are)."""
+    if path and "//" not in path and path[-1] != "/" and ("." not in path or not _DOT_PART.search(path)):
+        return path
+    return posixpath.normpath(path)
+
+
 def proc_link(path: str) -> re.Match[str] | None:
     """``/proc/self/root…``, ``/proc/1/cwd…``: group 1 says which link the path starts with."""
     return _PROC_LINK.match(path)
@@ -137,6 +147,8 @@ def secret_level(name: str) -> int:
         if "*" not in name and "?" not in name
         else [name.replace("*", fill).replace("?", "x") for fill in ("", "x", ".local", "rsa")]
     )  # a glob that could match one
+    if len(candidates) == 1:  # (no generator for the common case: it cost more than the match)
+        return 2 if _KEY_NAMES.match(name) else 1 if _SECRET_NAMES.match(name) else 0
     if any(_KEY_NAMES.match(c) for c in candidates):
         return 2
     return 1 if any(_SECRET_NAMES.match(c) for c in candidates) else 0
@@ -160,14 +172,14 @@ class Resolver:
         if DYN_OPEN in path:
             path = _MARKER_RE.sub(_DYNSEG, path)
         if path.startswith("/"):
-            path = posixpath.normpath(path) if path != "//" else "/"
+            path = normpath(path) if path != "//" else "/"
             return self._proc_link(path, cwd) if path.startswith("/proc/") else path
         if cwd == UNKNOWN_CWD or (cwd and _DYNSEG in cwd):
             return None
         base = cwd if cwd is not None else self.project
         if base is None:
-            return posixpath.normpath(path or ".")
-        return posixpath.normpath(posixpath.join(base, path or "."))
+            return normpath(path or ".")
+        return normpath(posixpath.join(base, path or "."))
 
     def _proc_link(self, path: str, cwd: str | None) -> str | None:
         """``/proc/self/root/home/u/.ssh`` is ``/home/u/.ssh``, ``/proc/self/cwd/.env`` is ``./.env``:
@@ -242,9 +254,9 @@ class Resolver:
                 return self._windows(shown, [c.lower() for c in drive if c])
         if path in ("/home", "/Users"):
             return Place(shown, HOME, kind="all_homes", critical=True)
-        for prefix, kind in _SYSTEM_PERSIST_IX.get(comps[0], ()):
-            if _under(path, prefix):
-                return Place(shown, PERSIST, kind=kind)
+        found = _first_under(_SYSTEM_PERSIST_IX, comps[0], path)
+        if found is not None:
+            return Place(shown, PERSIST, kind=found[1])
         if any(r.search(path) for r in _SECRET_SYSTEM):
             return Place(shown, SYSTEM, kind="critical" if path in CRITICAL_FILES else "secret", secret=2)
         for temp in TEMP_ROOTS:
@@ -296,15 +308,15 @@ class Resolver:
         if _PUBLIC_IN_SSH.match(rest):
             return Place(shown, HOME_OTHER)
         first = rest.split("/", 1)[0]
-        if any(_under(rest, c) for c, _ in _HOME_CACHE_IX.get(first, ())):
+        if _first_under(_HOME_CACHE_IX, first, rest) is not None:
             return Place(shown, HOME_OTHER, kind="cache")
-        for prefix, kind in _HOME_PERSIST_IX.get(first, ()):
-            if _under(rest, prefix):
-                return Place(shown, PERSIST, kind=kind)
-        for prefix, _ in _HOME_CRED_IX.get(first, ()):
-            if _under(rest, prefix):
-                store = rest == prefix.rstrip("/")
-                return Place(shown, CREDENTIAL, kind="store" if store else "file", secret=2, critical=store)
+        found = _first_under(_HOME_PERSIST_IX, first, rest)
+        if found is not None:
+            return Place(shown, PERSIST, kind=found[1])
+        found = _first_under(_HOME_CRED_IX, first, rest)
+        if found is not None:
+            store = rest == found[0].rstrip("/")
+            return Place(shown, CREDENTIAL, kind="store" if store else "file", secret=2, critical=store)
         if rest.rstrip("/") in USER_DATA_DIRS:
             return Place(shown, HOME_OTHER, kind="user_data", critical=True)
         return self._project_like(shown, rest, HOME_OTHER)
@@ -413,12 +425,34 @@ def _match_one(pattern: str, names: Iterable[str]) -> str:
 _LENIENT = frozenset({PROJECT_ROOT, PROJECT, GITDIR, TEMP, HOME_OTHER, OTHER, OUTSIDE})
 
 
-def _index(pairs: Iterable[tuple[str, str]]) -> dict[str, tuple[tuple[str, str], ...]]:
-    """Tables indexed by their first path component, so a lookup tries a handful of prefixes, not all."""
+_Index = dict[str, tuple[re.Pattern[str], tuple[tuple[str, str], ...]]]
+
+
+def _index(pairs: Iterable[tuple[str, str]]) -> _Index:
+    """Tables indexed by their first path component, each index one pattern: the prefixes under that
+    component as alternatives in table order (``_under`` for each, tried in one match, not a loop)."""
     out: dict[str, list[tuple[str, str]]] = {}
     for prefix, value in pairs:
         out.setdefault(prefix.strip("/").split("/", 1)[0], []).append((prefix, value))
-    return {k: tuple(v) for k, v in out.items()}
+    return {k: (lazyre.compile("|".join(_alternative(p) for p, _ in v)), tuple(v)) for k, v in out.items()}
+
+
+def _alternative(prefix: str) -> str:
+    """``_under(path, prefix)`` as a pattern matched at the start, one group per alternative."""
+    if prefix.endswith("/"):
+        return "(" + re.escape(prefix[:-1]) + r")(?:/|\Z)"
+    if prefix.endswith("."):
+        return "(" + re.escape(prefix) + ")"
+    return "(" + re.escape(prefix) + r")\Z"
+
+
+def _first_under(index: _Index, first: str, path: str) -> tuple[str, str] | None:
+    """The first ``(prefix, value)`` under component ``first`` that covers ``path`` (see ``_under``)."""
+    entry = index.get(first)
+    if entry is None:
+        return None
+    m = entry[0].match(path)
+    return None if m is None or m.lastindex is None else entry[1][m.lastindex - 1]
 
 
 _TOP_NAMES = ("root", *SYSTEM_ROOTS)

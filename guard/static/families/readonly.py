@@ -143,8 +143,8 @@ def _date(cmd: Cmd, scan: Scan) -> Flow:
     return EMPTY
 
 
-def _reader(cmd: Cmd, scan: Scan) -> Flow:
-    takes = {
+_READER_TAKES = frozenset(
+    {
         "-n",
         "-c",
         "-f",
@@ -177,11 +177,17 @@ def _reader(cmd: Cmd, scan: Scan) -> Flow:
         "-X",
         "-I",
     }
+)
+_JQ_TAKES = frozenset({"-L", "--indent", "-f", "--from-file"})
+
+
+def _reader(cmd: Cmd, scan: Scan) -> Flow:
+    takes = _READER_TAKES
     args = cmd.args
     if cmd.name == "jq":  # its own options: ``-n`` is a flag, ``--arg``/``--rawfile`` take two values
-        takes = {"-L", "--indent", "-f", "--from-file"}
+        takes = _JQ_TAKES
         args = _jq_files(args)
-    opts = parse_opts(args, frozenset(takes))
+    opts = parse_opts(args, takes)
     files = list(opts.operands)
     if cmd.name in ("jq", "gron") and files:
         files = files[1:] if cmd.name == "jq" and not opts.has("-f", "--from-file") else files

@@ -1,0 +1,64 @@
+"""The static layer's fast paths give what the plain code they stand in for gives (issue 17).
+
+Each shortcut taken for speed (a path already normal left alone, one pattern for a table of
+prefixes) is checked against the straightforward computation it replaces, on the table's own
+entries and their near misses and on generated input.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from guard.static import paths as P
+from guard.static.places import HOME_CACHES, HOME_CREDENTIALS, HOME_PERSIST, SYSTEM_PERSIST
+
+_PARTS = st.sampled_from(["", ".", "..", "...", ".ssh", "a", "b.c", "..x", "x..", ".env", "etc", "/"])
+
+
+@given(st.lists(_PARTS, max_size=6), st.booleans())
+def test_normpath_is_posixpath_normpath(parts: list[str], absolute: bool) -> None:
+    """``paths.normpath`` is ``posixpath.normpath`` on any mix of dots, slashes and names."""
+    path = ("/" if absolute else "") + "/".join(parts)
+    assert P.normpath(path) == posixpath.normpath(path)
+
+
+def _loop(pairs: list[tuple[str, str]], path: str) -> tuple[str, str] | None:
+    """What the prefix tables did before: the first entry in table order that covers ``path``."""
+    return next(((p, v) for p, v in pairs if P._under(path, p)), None)
+
+
+def _cases(prefixes: list[str]) -> list[str]:
+    out = []
+    for p in prefixes:
+        bare = p.rstrip("/.")
+        out += [p, bare, p + "x", bare + "/y/z", bare + "x", bare[:-1], p.rstrip("/") + ".d", bare.upper()]
+    return out
+
+
+def test_prefix_tables_match_the_loop_they_replace() -> None:
+    """Each prefix table answers, for its entries and their near misses, what a loop over it answers."""
+    tables = [
+        (P._SYSTEM_PERSIST_IX, list(SYSTEM_PERSIST)),
+        (P._HOME_PERSIST_IX, list(HOME_PERSIST)),
+        (P._HOME_CRED_IX, [(p, p) for p in HOME_CREDENTIALS]),
+        (P._HOME_CACHE_IX, [(p, p) for p in HOME_CACHES]),
+    ]
+    for index, pairs in tables:
+        for path in _cases([p for p, _ in pairs]):
+            first = path.strip("/").split("/", 1)[0]
+            assert P._first_under(index, first, path) == _loop(
+                [(p, v) for p, v in pairs if p.strip("/").split("/", 1)[0] == first], path
+            ), path
+
+
+@given(st.text(alphabet="abc.*?-_ekyp", max_size=12))
+def test_secret_level_of_one_name_matches_the_general_path(name: str) -> None:
+    """The one-candidate shortcut of ``secret_level`` agrees with the patterns tried in turn."""
+    candidates = (
+        [name] if "*" not in name and "?" not in name else [name.replace("*", f).replace("?", "x") for f in ("", "x", ".local", "rsa")]
+    )
+    want = 2 if any(P._KEY_NAMES.match(c) for c in candidates) else 1 if any(P._SECRET_NAMES.match(c) for c in candidates) else 0
+    assert P.secret_level(name) == want
