@@ -58,7 +58,15 @@ def test_prefix_tables_match_the_loop_they_replace() -> None:
 def test_secret_level_of_one_name_matches_the_general_path(name: str) -> None:
     """The one-candidate shortcut of ``secret_level`` agrees with the patterns tried in turn."""
     candidates = (
-        [name] if "*" not in name and "?" not in name else [name.replace("*", f).replace("?", "x") for f in ("", "x", ".local", "rsa")]
+        [name]
+        if "*" not in name and "?" not in name
+        else [name.replace("*", f).replace("?", "x") for f in ("", "x", ".local", "rsa")]
     )
-    want = 2 if any(P._KEY_NAMES.match(c) for c in candidates) else 1 if any(P._SECRET_NAMES.match(c) for c in candidates) else 0
+    want = (
+        2
+        if any(P._KEY_NAMES.match(c) for c in candidates)
+        else 1
+        if any(P._SECRET_NAMES.match(c) for c in candidates)
+        else 0
+    )
     assert P.secret_level(name) == want
