@@ -70,3 +70,43 @@ def test_secret_level_of_one_name_matches_the_general_path(name: str) -> None:
         else 0
     )
     assert P.secret_level(name) == want
+
+
+_PROD_TEXT = st.lists(
+    st.sampled_from(
+        [
+            "PROD",
+            "prod",
+            "Prd",
+            "production",
+            "pre-",
+            "non_",
+            "RAILS_ENV=",
+            "--env ",
+            "-n ",
+            " ",
+            "=",
+            "app",
+            "_",
+            "DISABLE_DATABASE_ENVIRONMENT_CHECK=1",
+            "postgres://",
+            "db.",
+            "\u017f",
+            "x",
+        ]
+    ),
+    max_size=8,
+).map("".join)
+
+
+@given(_PROD_TEXT)
+def test_production_marker_prefilter_never_hides_a_marker(text: str) -> None:
+    """The substring test in front of the production patterns skips only texts they cannot match."""
+    from guard.static.families import prod
+
+    m = prod._MARKERS.search(text)
+    assert prod.marker(text) == (m.group(0).strip() if m else None)
+    want = (
+        text if len(text) <= 512 and text and not any(c.isspace() for c in text) and prod._WORD.search(text) else None
+    )
+    assert prod.target([text]) == want
