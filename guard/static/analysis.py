@@ -90,7 +90,7 @@ def analyse(
             if text is None:
                 scan.hit("G195", "no command given")
             else:
-                size = len(text.encode("utf-8", "replace"))
+                size = len(text) if text.isascii() else len(text.encode("utf-8", "replace"))
                 if size > limits.max_bytes:  # not read in full: a cheap look for what is plainly critical
                     scan.hit("G198", f"{size} bytes")
                     oversized.glance(engine, text)

@@ -226,14 +226,17 @@ class Scan:
         self.netdev = False
         self.tty = False  # the host runs the command on a terminal it can type into later (Codex ``tty``)
         self.engine: Interpreter = None  # type: ignore[assignment]  # set by the interpreter that runs this scan
-        self.subscan: Callable[[str], Risk] = lambda text: Risk.SAFE
-        self.subcode: Callable[[str, str], Risk] = lambda text, lang: Risk.SAFE
+        self.subscan: Callable[[str], Risk] = _no_risk
+        self.subcode: Callable[[str, str], Risk] = _no_risk
 
     # -- findings
     def hit(self, rule_id: str, detail: str = "") -> None:
         if rule_id not in CATALOG:  # a typo in a detector must fail loudly in tests, not silently pass
             raise KeyError(f"unknown rule id {rule_id}")
-        self.hits.append(Hit(rule_id, display(self, detail)[:160], emitter(_getframe(1)), self.argv))
+        if DYN_OPEN in detail:
+            detail = display(self, detail)
+        frame = _getframe(1)
+        self.hits.append(Hit(rule_id, detail[:160], _EMITTERS.get(frame.f_code) or emitter(frame), self.argv))
 
     def tag(self, *tags: str) -> None:
         self.tags.update(tags)
@@ -298,6 +301,10 @@ class Scan:
         self.cwd = path if path is not None else UNKNOWN_CWD
         if self.cwd is not None and not self.cwd.startswith("/") and self.cwd in (".", ""):
             self.cwd = None
+
+
+def _no_risk(*_text: str) -> Risk:
+    return Risk.SAFE
 
 
 def display(scan: Scan, text: str) -> str:
