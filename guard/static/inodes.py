@@ -57,7 +57,8 @@ class _Built:
         unchanged: set[str] = set()
         for path, parent, sig in self.checks:
             if sig is None and parent in unchanged:
-                continue  # still missing: making it would have changed its parent
+                unchanged.add(path)  # still missing (making it would have changed its parent), so
+                continue  # its own folders are still missing too
             if _sig(path) != sig:
                 return False
             unchanged.add(path)

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import posixpath
 
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from guard.static import paths as P
 from guard.static.places import HOME_CACHES, HOME_CREDENTIALS, HOME_PERSIST, SYSTEM_PERSIST
 
+FAST = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # (a loaded machine)
 _PARTS = st.sampled_from(["", ".", "..", "...", ".ssh", "a", "b.c", "..x", "x..", ".env", "etc", "/"])
 
 
+@FAST
 @given(st.lists(_PARTS, max_size=6), st.booleans())
 def test_normpath_is_posixpath_normpath(parts: list[str], absolute: bool) -> None:
     """``paths.normpath`` is ``posixpath.normpath`` on any mix of dots, slashes and names."""
@@ -54,6 +56,7 @@ def test_prefix_tables_match_the_loop_they_replace() -> None:
             ), path
 
 
+@FAST
 @given(st.text(alphabet="abc.*?-_ekyp", max_size=12))
 def test_secret_level_of_one_name_matches_the_general_path(name: str) -> None:
     """The one-candidate shortcut of ``secret_level`` agrees with the patterns tried in turn."""
@@ -99,6 +102,7 @@ _PROD_TEXT = st.lists(
 ).map("".join)
 
 
+@FAST
 @given(_PROD_TEXT)
 def test_production_marker_prefilter_never_hides_a_marker(text: str) -> None:
     """The substring test in front of the production patterns skips only texts they cannot match."""

@@ -77,7 +77,7 @@ def _lister(cmd: Cmd, scan: Scan) -> Flow:
 
 def _read(cmd: Cmd, scan: Scan) -> Flow:
     """``read x <<< /``: the names hold the words of the first line, when guard knows the input."""
-    opts = parse_opts(cmd.args, frozenset({"-a", "-d", "-i", "-n", "-N", "-p", "-t", "-u"}))
+    opts = parse_opts(cmd.args, wordset("-a -d -i -n -N -p -t -u"))
     names = list(opts.operands)
     text = cmd.stdin.text
     if names and text is not None and not opts.has("-a", "-d", "-n", "-N", "-u"):
@@ -135,7 +135,7 @@ def _cd(cmd: Cmd, scan: Scan) -> Flow:
 
 
 def _date(cmd: Cmd, scan: Scan) -> Flow:
-    opts = parse_opts(cmd.args, frozenset({"-d", "--date", "-f", "--file", "-r", "--reference", "-I"}))
+    opts = parse_opts(cmd.args, wordset("-d --date -f --file -r --reference -I"))
     if opts.has("-s", "--set") or any(not o.startswith("+") for o in opts.operands):
         scan.hit("G177", " ".join(cmd.argv))  # sets the clock
     else:
@@ -413,7 +413,7 @@ _SED_WRITE = lazyre.compile(r"(?:^|[;{}\n]|/[gpI0-9]*)[ \t]*[wW]\s+(\S+)")
 
 
 def _sed(cmd: Cmd, scan: Scan) -> Flow:
-    opts = parse_opts(cmd.args, frozenset({"-e", "-f", "--expression", "--file", "-l", "--line-length"}))
+    opts = parse_opts(cmd.args, wordset("-e -f --expression --file -l --line-length"))
     operands = list(opts.operands)
     scripts = opts.all("-e", "--expression")
     if not scripts and not opts.has("-f", "--file") and operands:
@@ -527,6 +527,7 @@ def _yq(cmd: Cmd, scan: Scan) -> Flow:
 
 _PAGERS = "less more most zless zmore"
 _PAGER_LOG = ("-o", "-O", "--log-file", "--LOG-FILE")
+_PAGER_LOG_EQ = tuple(o + "=" for o in _PAGER_LOG[2:])  # ``--log-file=x``
 
 
 def _pager(cmd: Cmd, scan: Scan) -> Flow:
@@ -537,7 +538,7 @@ def _pager(cmd: Cmd, scan: Scan) -> Flow:
         if a.startswith("+") and ("!" in a or "|" in a):
             shell = a.lstrip("+").split("!", 1)[-1] if "!" in a else a.split("|", 1)[1]
             scan.engine.script(shell)
-        elif a in _PAGER_LOG or a.startswith(tuple(o + "=" for o in _PAGER_LOG[2:])) or a[:2] in ("-o", "-O"):
+        elif a in _PAGER_LOG or a.startswith(_PAGER_LOG_EQ) or a[:2] in ("-o", "-O"):
             target = a.split("=", 1)[1] if "=" in a else a[2:] if len(a) > 2 and a[:2] in ("-o", "-O") else None
             effects.write(scan, target if target is not None else next(args, ""))
         elif not a.startswith("+"):
@@ -547,7 +548,7 @@ def _pager(cmd: Cmd, scan: Scan) -> Flow:
 
 def _man(cmd: Cmd, scan: Scan) -> Flow:
     """``man``: read-only, except a pager or browser it is told to run (``-P cmd``, ``--html=cmd``)."""
-    opts = parse_opts(cmd.args, frozenset({"-P", "--pager", "-H", "--html", "-M", "-m", "-L", "-S", "-s", "-C"}))
+    opts = parse_opts(cmd.args, wordset("-P --pager -H --html -M -m -L -S -s -C"))
     for program in opts.all("-P", "--pager", "-H", "--html"):
         if program:
             scan.engine.script(program)
