@@ -110,6 +110,18 @@ _SECRET_NAMES = lazyre.compile(
     r"|\.(bash|zsh|sh|python|psql|mysql|node_repl|sqlite|rediscli|irb|pry)_?history|\.histfile)$",
     re.I,
 )
+# Necessary for a match of the patterns above (each alternative starts with ``id_`` or ``.``, ends with
+# one of these, or is one of these names): the cheap test in front of them in ``secret_level``.
+_KEY_ENDINGS = (".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk", ".kdbx", ".pem")
+_KEY_EXACT = frozenset({"kubeconfig", ".vault-token"})
+_SECRET_ENDINGS = (".env", ".tfstate", ".tfstate.backup", ".tfvars", ".pem")
+_SECRET_DATA = (
+    ".json",
+    ".yaml",
+    ".yml",
+    ".toml",
+    ".ini",
+)  # only ``secrets.*``, ``credentials.json``, ``*service_account*``
 _BROAD_GLOB = lazyre.compile(r"^[*?.\[\]!^]*\*[*?.\[\]!^]*$")
 # ``/proc/self/root``, ``/proc/1/cwd``: a process's links to its root and working directories
 _PROC_LINK = lazyre.compile(r"^/proc/(?:self|thread-self|\d+)(?:/task/\d+)?/(root|cwd)(?=/|$)")
@@ -148,6 +160,17 @@ def secret_level(name: str) -> int:
         else [name.replace("*", fill).replace("?", "x") for fill in ("", "x", ".local", "rsa")]
     )  # a glob that could match one
     if len(candidates) == 1:  # (no generator for the common case: it cost more than the match)
+        if name.isascii():  # what each pattern's matches start or end with, before the patterns
+            low = name.lower()
+            low = low[:-1] if low.endswith("\n") else low  # (``$`` matches before a last newline)
+            if not (low.startswith("id_") or low.endswith(_KEY_ENDINGS) or low in _KEY_EXACT):
+                maybe = (
+                    low[:1] == "."
+                    or low == "credentials"
+                    or low.endswith(_SECRET_ENDINGS)
+                    or (low.endswith(_SECRET_DATA) and (low.startswith(("secret", "credentials")) or "service" in low))
+                )
+                return 1 if maybe and _SECRET_NAMES.match(name) else 0
         return 2 if _KEY_NAMES.match(name) else 1 if _SECRET_NAMES.match(name) else 0
     if any(_KEY_NAMES.match(c) for c in candidates):
         return 2

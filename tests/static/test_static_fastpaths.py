@@ -56,8 +56,44 @@ def test_prefix_tables_match_the_loop_they_replace() -> None:
             ), path
 
 
+_NAME_PARTS = st.sampled_from(
+    [
+        ".",
+        "id_",
+        "rsa",
+        "env",
+        "Env",
+        "rc",
+        "key",
+        "pem",
+        "json",
+        "yml",
+        "tfstate",
+        ".backup",
+        "tfvars",
+        "ini",
+        "credentials",
+        "secret",
+        "priv",
+        "service_account",
+        "history",
+        "bash_",
+        "kubeconfig",
+        "vault-token",
+        "ca-",
+        "cert",
+        "x",
+        "-",
+        "\n",
+        "\u0130",
+        "*",
+        "?",
+    ]
+)
+
+
 @FAST
-@given(st.text(alphabet="abc.*?-_ekyp", max_size=12))
+@given(st.one_of(st.text(alphabet="abc.*?-_ekyp\n", max_size=12), st.lists(_NAME_PARTS, max_size=5).map("".join)))
 def test_secret_level_of_one_name_matches_the_general_path(name: str) -> None:
     """The one-candidate shortcut of ``secret_level`` agrees with the patterns tried in turn."""
     candidates = (
