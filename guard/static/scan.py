@@ -178,6 +178,7 @@ class Scan:
         "moved",
         "netdev",
         "parse_error",
+        "places",
         "privileged",
         "resolver",
         "segments",
@@ -211,6 +212,7 @@ class Scan:
         self.functions: set[str] = set()
         self.substs: list[Subst] = []
         self.shown: dict[str, str] = {}  # display() memo: text -> shown
+        self.places: dict[tuple[str, str | None], Place] = {}  # place() memo for words without runtime values
         self.written: dict[str, Flow] = {}
         self.moved: dict[str, Place] = {}
         self.fds: dict[str, tuple[str, str]] = {}  # ``exec 3>~/.bashrc``: descriptor -> (how, file word)
@@ -280,9 +282,19 @@ class Scan:
     def place(self, word: str, cwd: str | Any | None = attrs.NOTHING) -> Place:
         self.budget.tick()  # (a glob resolved against guard's known places costs tens of microseconds)
         base = self.cwd if cwd is attrs.NOTHING else cwd
-        if DYN_OPEN in word and self.guarded(word):
-            word = strip_markers(word, "guarded")
-        return self.resolver.place(word, base)
+        if DYN_OPEN in word:
+            if self.guarded(word):
+                word = strip_markers(word, "guarded")
+            return self.resolver.place(word, base)
+        # the same word from the same folder is the same place for the whole call (a handler and
+        # the effect it records often resolve one word twice)
+        key = (word, base)
+        place = self.places.get(key)
+        if place is None:
+            place = self.resolver.place(word, base)
+            if len(self.places) < _MEMO_SIZE:
+                self.places[key] = place
+        return place
 
     def target(self, op: str, word: str) -> None:
         """Record a path this call writes, deletes, moves or links to, for :mod:`guard.static.ondisk`."""
