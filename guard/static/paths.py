@@ -132,8 +132,9 @@ _DOT_PART = lazyre.compile(r"(?:^|/)\.\.?(?:/|$)")
 
 def normpath(path: str) -> str:
     """``posixpath.normpath``, with no work for a path that is already normal (most words are)."""
-    if path and "//" not in path and path[-1] != "/" and ("." not in path or not _DOT_PART.search(path)):
-        return path
+    if path and "//" not in path and path[-1] != "/":
+        if ("/." not in path and path[0] != ".") or not _DOT_PART.search(path):  # (a ``.`` or ``..`` part
+            return path  # starts the path or follows a slash)
     return posixpath.normpath(path)
 
 
@@ -232,7 +233,7 @@ class Resolver:
             return Place(_display(word), DYNAMIC, kind="cwd", dynamic=True)
         dynamic = False
         head, _, last = path.rpartition("/")
-        contents = bool(_BROAD_GLOB.match(last)) if last else False
+        contents = "*" in last and bool(_BROAD_GLOB.match(last))  # (a broad glob has a ``*``)
         if last == _DYNSEG:
             contents, dynamic = True, True
         if contents:

@@ -191,7 +191,8 @@ def _reader(cmd: Cmd, scan: Scan) -> Flow:
     files = list(opts.operands)
     if cmd.name in ("jq", "gron") and files:
         files = files[1:] if cmd.name == "jq" and not opts.has("-f", "--from-file") else files
-    files += opts.all("--rawfile", "--slurpfile")
+    if opts.values:
+        files += opts.all("--rawfile", "--slurpfile")
     if cmd.name == "tr":
         files = []
     if cmd.name in ("rev", "tr") and not files and cmd.stdin.text is not None:
@@ -200,7 +201,7 @@ def _reader(cmd: Cmd, scan: Scan) -> Flow:
         if spelled is None:
             return Flow(cmd.stdin.bits | OPAQUE)
         return Flow(cmd.stdin.bits | SPELLED, spelled)
-    stdin_only = all(f == "-" for f in files) and cmd.stdin.text is not None
+    stdin_only = cmd.stdin.text is not None and all(f == "-" for f in files)
     flow = Flow(cmd.stdin.bits, _filtered(cmd) if stdin_only else None)
     for f in files:
         if f == "-":
