@@ -86,6 +86,9 @@ class Chain:
                 "layers are found by name, so each name must be unique (rename or drop one)"
             )
         self.fusion = fusion
+        # read once: the chain is frozen once built
+        self._fresh = tuple(getattr(layer, "fresh_verdicts", False) is True for layer in self.layers)
+        self._budget: tuple[Any, float | None] = (None, None)  # (config, its decision.budget_ms)
 
     def layer(self, name: str) -> Layer | None:
         """The layer called ``name`` (``chain.layer("static")``), or None when the chain has none."""
@@ -94,7 +97,11 @@ class Chain:
     def run(self, call: ToolCall, ctx: Context) -> DecisionRecord:
         start = time.perf_counter()
         if ctx.deadline is None:
-            ctx.deadline = _deadline(ctx, start)
+            config, ms = self._budget
+            if config is not ctx.config:  # a configuration does not change once loaded
+                ms = _budget_ms(ctx)
+                self._budget = (ctx.config, ms)
+            ctx.deadline = start + ms / 1000 if ms else None
         for i, layer in enumerate(self.layers):
             t0 = time.perf_counter()
             if i and ctx.deadline is not None and t0 > ctx.deadline:  # the layers so far used the whole budget
@@ -102,7 +109,7 @@ class Chain:
                 break
             try:
                 verdict = layer(call, ctx)
-                fresh = getattr(layer, "fresh_verdicts", False) is True
+                fresh = self._fresh[i]
             except Exception as exc:
                 verdict, fresh = _failed(self.names[i], exc, ctx), True
             elapsed_us = (time.perf_counter() - t0) * 1e6
@@ -130,13 +137,13 @@ class Chain:
             )
 
 
-def _deadline(ctx: Context, start: float) -> float | None:
-    """``decision.budget_ms`` from ``start`` (``time.perf_counter`` seconds); None when it is 0."""
+def _budget_ms(ctx: Context) -> float | None:
+    """``decision.budget_ms``; None when it is 0 or less (no deadline)."""
     try:
         ms = float(ctx.config.get("decision.budget_ms"))
     except (KeyError, TypeError, ValueError):  # a config object without the key (a custom one)
         return None
-    return start + ms / 1000 if ms > 0 else None
+    return ms if ms > 0 else None
 
 
 def _out_of_time(ctx: Context, skipped: tuple[str, ...], elapsed_ms: float) -> Verdict:
@@ -286,16 +293,17 @@ def combine(call: ToolCall, ctx: Context, elapsed_us: float = 0.0, *, fusion: st
         notes.append("components not computed: no scoring layer ran")
     components = scored.data.get("components", {}) if scored is not None else {}
     weights = dict(scored.data.get("weights", {})) if scored is not None else dict(ctx.config.weights)
-    return DecisionRecord(
-        call=call,
-        decision=decision,
-        final_score=scored.score if scored is not None and scored.score is not None else 0.0,
-        risk=Risk.MEDIUM if risk is None else risk,
-        components={k: float(components.get(k, 0.0)) for k in COMPONENT_KEYS},
-        weights=weights,
-        layers=tuple(verdicts),
-        unavailable=tuple(dict.fromkeys(gaps)) if gaps else (),
-        notes=tuple(notes),
-        timestamp=ctx.now,
-        elapsed_us=elapsed_us,
+    # every field has its final type (the verdicts' scores and decisions were checked when made)
+    return DecisionRecord.built(
+        call,
+        decision,
+        scored.score if scored is not None and scored.score is not None else 0.0,
+        Risk.MEDIUM if risk is None else risk,
+        {k: float(components.get(k, 0.0)) for k in COMPONENT_KEYS},
+        weights,
+        tuple(verdicts),
+        tuple(dict.fromkeys(gaps)) if gaps else (),
+        tuple(notes),
+        ctx.now,
+        elapsed_us,
     )

@@ -13,13 +13,14 @@ that do not sum to 1.0, each with its line.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import attrs
+
+from guard.atomic import write_atomic
 
 GOOD_COPY = ".guard-config-good.toml"
 _AT = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)\s*$")
@@ -88,11 +89,7 @@ def _keep(good: Path, data: bytes) -> None:
     try:
         if good.is_file() and good.read_bytes() == data:
             return
-        tmp = good.with_name(f"{good.name}.{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, good)
+        write_atomic(good, data, mode=0o600, keep_mode=False, fsync=False)
     except OSError:
         pass
 
@@ -142,8 +139,8 @@ def check(path: Path) -> list[Finding]:
 
 
 def _check_permissions(raw: Mapping[str, Any], text: str, where: str) -> list[Finding]:
-    from guard.static.userrules import ACTIONS
-    from guard.static.userrules import parse as parse_rule
+    from guard.static.rules.userrules import ACTIONS
+    from guard.static.rules.userrules import parse as parse_rule
 
     perms = raw.get("permissions", {})
     if not isinstance(perms, Mapping):

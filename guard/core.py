@@ -283,8 +283,9 @@ class Guard:
             risk=risk.label,
         )
         aggregates = self.state.aggregates
-        self._recording("result", lambda: aggregates.add(aggregates.executions, line))
-        self._recording("result", lambda: self.state.sessions.on_result(call, success, now))
+        recorded = self._recording("result", lambda: aggregates.add(aggregates.executions, line))
+        if self._recording("result", lambda: self.state.sessions.on_result(call, success, now)) and recorded:
+            self._written()
         self.state.remember(call, sig, success=success, risk=risk, now=now)
 
     def record_interaction(
@@ -316,20 +317,30 @@ class Guard:
             satisfaction=satisfaction,
         )
         aggregates = self.state.aggregates
-        self._recording("answer", lambda: aggregates.add(aggregates.interactions, line))
-        self._recording("answer", lambda: self.state.sessions.on_interaction(call, approved, now))
+        recorded = self._recording("answer", lambda: aggregates.add(aggregates.interactions, line))
+        if self._recording("answer", lambda: self.state.sessions.on_interaction(call, approved, now)) and recorded:
+            self._written()
 
-    def _recording(self, what: str, step: Callable[[], None]) -> None:
+    def _recording(self, what: str, step: Callable[[], None]) -> bool:
         """One step of recording; a workspace that refuses the write (a full disk, a read-only
         mount, a file size limit) is said once and the caller's call goes on: guard's bookkeeping
         must not fail the tool it guards. What was written before stays (a torn append is taken
-        back), and later decisions keep their static verdict (G004) until writes work again."""
+        back), and later decisions keep their static verdict (G004) until writes work again.
+        True when the step was written."""
         try:
             step()
         except OSError as exc:
             if not ws.note_write_failure(exc, self.workspace):
                 logger.warning(f"guard could not record this {what}: {exc}")
             self.unrecorded = exc.strerror or str(exc)
+            return False
+        return True
+
+    def _written(self) -> None:
+        """A whole result or answer reached the workspace: space came back (a workspace that was
+        never writable stays unrecorded)."""
+        if self.writable:
+            self.unrecorded = None
 
     @property
     def _skew(self) -> float:

@@ -14,6 +14,7 @@ import functools
 import json
 import math
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from guard.model import COMPONENT_KEYS, DECISIONS, DecisionRecord, Reason, Risk, ToolCall
@@ -88,55 +89,101 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
         # an extra field replaces one of the line's, or its name is no string: the plain way
         return dumps(decision_line(record) | dict(extra))
     call = record.call
-    weights = record.weights
     layers = record.layers
-    said = {id(v): _reason_list(v.reasons) for v in layers}  # each layer's reasons, as JSON items
-    parts = [
-        '{"timestamp":"',
-        record.timestamp.isoformat(timespec="seconds"),  # digits, '-', ':', '+', 'T': nothing to escape
-        '","tool":',
+    numbers: list[Any] = [
+        round(record.final_score, 2),
+        *[round(v.elapsed_us, 1) for v in layers],
+        round(record.elapsed_us, 1),
+    ]
+    if not all([type(x) is float for x in numbers]) or not math.isfinite(sum(numbers)):
+        numbers = [_number(x) for x in numbers]  # (a float's ``%s`` is its repr, as JSON writes it)
+    text: str = _frame(record) % (
+        _iso(record.timestamp),
         _text(call.tool),
-        ',"session_id":',
         "null" if call.session_id is None else _text(call.session_id),
-        ',"fusion_score":',
-        _number(round(record.final_score, 2)),
-        ',"decision":',
+        numbers[0],
         _DECISIONS.get(record.decision) or dumps(record.decision),
-        ',"components":',
         _components(record.components),
+        *numbers[1:-1],
+        _strings(record.unavailable),
+        _strings(record.notes),
+        numbers[-1],
+        _params(logged_params(call)),
+    )
+    if extra:
+        text = text[:-1] + "".join([f",{dumps(key)}:{dumps(value)}" for key, value in extra.items()]) + "}"
+    return text
+
+
+_LAST_SECOND: tuple[tuple[Any, ...], str] = ((), "")
+
+
+def _iso(ts: datetime) -> str:
+    """``ts.isoformat(timespec="seconds")``, remembered for the second it names (decisions come
+    many a second; the text depends only on the fields below)."""
+    global _LAST_SECOND
+    key = (ts.second, ts.minute, ts.hour, ts.day, ts.month, ts.year, ts.utcoffset())
+    last, text = _LAST_SECOND
+    if key != last:
+        text = ts.isoformat(timespec="seconds")  # digits, '-', ':', '+', 'T': nothing to escape
+        _LAST_SECOND = (key, text)
+    return text
+
+
+# A decision's frame: the line as a %-format, everything but the call, the times, the scores,
+# the components, the notes and the missing parts written out (risk, weights, the reasons, each
+# layer's head and reasons). It recurs call after call (the same rules fire, the same layers
+# decide), so it is written once per distinct frame.
+_FRAMES: dict[tuple[Any, ...], str] = {}
+
+
+def _frame(record: DecisionRecord) -> str:
+    weights = tuple(record.weights.items())
+    layers = record.layers
+    if any([v.error for v in layers]):  # an error's text is the call's: not kept
+        return _frame_of(record, weights)
+    key = (
+        record.decision,
+        record.risk,
+        weights,
+        record.reasons,
+        tuple([(v.layer, v.risk, v.decision, v.reasons) for v in layers]),
+    )
+    frame = _FRAMES.get(key)
+    if frame is None:
+        if len(_FRAMES) >= 1024:
+            _FRAMES.clear()
+        frame = _FRAMES[key] = _frame_of(record, weights)
+    return frame
+
+
+def _frame_of(record: DecisionRecord, weights: tuple[tuple[str, Any], ...]) -> str:
+    literal = [
         ',"risk":"',
         record.risk.label,
         '","weights":',
-        _weights(tuple(weights.items()))
-        if min(weights.values(), default=0.0) > 0.0
-        else dumps({k: round(float(w), 4) for k, w in weights.items()}),
+        _weights(weights)
+        if min([w for _, w in weights], default=0.0) > 0.0
+        else dumps({k: round(float(w), 4) for k, w in weights}),
         # every layer's reasons, the deciding layers' first (``record.reasons``)
         ',"reasons":[',
         ",".join([_reason_json(r) for r in record.reasons]),
         '],"layers":[',
     ]
-    for i, v in enumerate(layers):
+    pieces: list[str] = []  # the text between the layers' times
+    for i, v in enumerate(record.layers):
         if i:
-            parts.append(",")
-        parts += (_layer_head(v.layer, v.risk, v.decision), "[", said[id(v)], '],"elapsed_us":')
-        parts.append(_number(round(v.elapsed_us, 1)))
-        if v.error:
-            parts += (',"error":', dumps(redact(v.error)))
-        parts.append("}")
-    parts += (
-        '],"unavailable":',
-        _strings(record.unavailable),
-        ',"notes":',
-        _strings(record.notes),
-        ',"elapsed_us":',
-        _number(round(record.elapsed_us, 1)),
-        ',"params":',
-        dumps(logged_params(call)),
+            literal.append(",")
+        literal += (_layer_head(v.layer, v.risk, v.decision), "[", _reason_list(v.reasons), '],"elapsed_us":')
+        pieces.append("".join(literal))
+        literal = [',"error":', dumps(redact(v.error)), "}"] if v.error else ["}"]
+    literal.append('],"unavailable":')
+    pieces.append("".join(literal))
+    return (
+        '{"timestamp":"%s","tool":%s,"session_id":%s,"fusion_score":%s,"decision":%s,"components":%s'
+        + "%s".join([p.replace("%", "%%") for p in pieces])
+        + '%s,"notes":%s,"elapsed_us":%s,"params":%s}'
     )
-    for key, value in (extra or {}).items():
-        parts += (",", dumps(key), ":", dumps(value))
-    parts.append("}")
-    return "".join(parts)
 
 
 _DECISIONS = {d: dumps(d) for d in DECISIONS}
@@ -151,6 +198,17 @@ def clear() -> None:
     """Forget the remembered pieces (the redaction key changed: placeholders read differently)."""
     for cached in (_reason_line, _reason_json, _short_text, _layer_head, _weights, _component_values, _short_strings):
         cached.cache_clear()
+    _FRAMES.clear()
+
+
+_string = json.encoder.encode_basestring  # what ``dumps`` writes a str with (ensure_ascii off)
+
+
+def _params(params: Mapping[str, Any]) -> str:
+    """``dumps(params)``; the usual call (``{"command": "..."}``: text only) written directly."""
+    if all([type(k) is str and type(v) is str for k, v in params.items()]):
+        return "{" + ",".join([_string(k) + ":" + _string(v) for k, v in params.items()]) + "}"
+    return dumps(params)
 
 
 def _number(x: float) -> str:

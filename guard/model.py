@@ -7,8 +7,7 @@ return a new ``Verdict``; the chain folds verdicts into one ``DecisionRecord``.
 from __future__ import annotations
 
 import enum
-import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -140,23 +139,34 @@ class ToolCall:
     agent_id: str | None = None
     timestamp: datetime | None = None
     declared: str | None = attrs.field(default=None, converter=declared_kind)  # ``@guarded(kind="read")``
+    # the redacted forms, made on first read (plain slots: a cached_property on a slotted class
+    # goes through ``__getattr__``, about a microsecond per first read)
+    _redacted_params: dict[str, Any] | None = attrs.field(default=None, init=False, eq=False, repr=False)
+    _redacted_signature: str | None = attrs.field(default=None, init=False, eq=False, repr=False)
 
     @property
     def kind(self) -> str:
         return self.declared or canonical_tool(self.tool)
 
-    @functools.cached_property
+    @property
     def redacted_params(self) -> dict[str, Any]:
         """``params`` as guard writes them anywhere (decision log, history, pending questions):
         redacted once for the call, however many files it reaches. Treat it as read-only."""
-        out: dict[str, Any] = redact(self.params)
+        out = self._redacted_params
+        if out is None:
+            out = redact(self.params)
+            object.__setattr__(self, "_redacted_params", out)
         return out
 
-    @functools.cached_property
+    @property
     def redacted_signature(self) -> str:
         """The call's signature (``bash:git status``) with secrets masked: the key history,
         memory and the session journal store it under; redacted once for the call."""
-        return redact_text(signature(self.tool, self.params))
+        out = self._redacted_signature
+        if out is None:
+            out = redact_text(signature(self.tool, self.params))
+            object.__setattr__(self, "_redacted_signature", out)
+        return out
 
 
 @attrs.frozen(cache_hash=True)  # reasons key the log line's caches: hashed once each
@@ -204,6 +214,43 @@ class Verdict:
     error: str | None = None
     unavailable: tuple[str, ...] = attrs.field(default=(), converter=_strs)
 
+    @classmethod
+    def built(
+        cls,
+        layer: str,
+        *,
+        risk: Risk | None = None,
+        score: float | None = None,
+        decision: Decision | None = None,
+        ceiling: Decision | None = None,
+        reasons: tuple[Reason, ...] = (),
+        data: Mapping[str, Any],
+        unavailable: tuple[str, ...] = (),
+    ) -> Verdict:
+        """A built-in layer's verdict, made without the converters and validators.
+
+        For code whose fields already have their final types (``Decision`` members or None, a
+        tuple of reasons, a score within 0..100, a tuple of missing parts): the behavior and
+        fusion layers make one per call, and the checks cost as much as the rest of the record.
+        Custom layers use the constructor, which converts plain strings and lists and refuses
+        what does not fit.
+        """
+        new: Verdict = object.__new__(cls)
+        s = _VERDICT_SLOTS
+        s["layer"](new, layer)
+        s["risk"](new, risk)
+        s["score"](new, score)
+        s["decision"](new, decision)
+        s["ceiling"](new, ceiling)
+        s["floor"](new, None)
+        s["reasons"](new, reasons)
+        s["tags"](new, _NO_TAGS)
+        s["data"](new, data)
+        s["elapsed_us"](new, 0.0)
+        s["error"](new, None)
+        s["unavailable"](new, unavailable)
+        return new
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "layer": self.layer,
@@ -227,6 +274,13 @@ class Verdict:
         return out
 
 
+_NO_TAGS: frozenset[str] = frozenset()
+# The slots' own setters: ``Verdict.built`` fills a record without ``__init__`` (every field: a
+# test holds ``built`` equal to the constructor).
+_VERDICT_SLOTS: dict[str, Callable[[Verdict, Any], None]] = {
+    a.name: getattr(Verdict, a.name).__set__ for a in attrs.fields(Verdict)
+}
+
 COMPONENT_KEYS = ("memory", "cmd_success", "user_pref", "system")
 
 
@@ -245,6 +299,42 @@ class DecisionRecord:
     notes: tuple[str, ...] = attrs.field(default=(), converter=_strs)
     timestamp: datetime = attrs.field(factory=lambda: datetime.now().astimezone())
     elapsed_us: float = 0.0
+    # ``reasons``, worked out on first read (a plain slot: a cached_property on a slotted class
+    # goes through ``__getattr__``, which costs as much as the work)
+    _reasons: tuple[Reason, ...] | None = attrs.field(default=None, init=False, eq=False, repr=False)
+
+    @classmethod
+    def built(
+        cls,
+        call: ToolCall,
+        decision: Decision,
+        final_score: float,
+        risk: Risk,
+        components: Mapping[str, float],
+        weights: Mapping[str, float],
+        layers: tuple[Verdict, ...],
+        unavailable: tuple[str, ...],
+        notes: tuple[str, ...],
+        timestamp: datetime,
+        elapsed_us: float,
+    ) -> DecisionRecord:
+        """The chain's record, made without the converters and validators (``combine`` hands a
+        ``Decision`` member, a score a verdict already had validated, and tuples)."""
+        new: DecisionRecord = object.__new__(cls)
+        s = _RECORD_SLOTS
+        s["call"](new, call)
+        s["decision"](new, decision)
+        s["final_score"](new, final_score)
+        s["risk"](new, risk)
+        s["components"](new, components)
+        s["weights"](new, weights)
+        s["layers"](new, layers)
+        s["unavailable"](new, unavailable)
+        s["notes"](new, notes)
+        s["timestamp"](new, timestamp)
+        s["elapsed_us"](new, elapsed_us)
+        s["_reasons"](new, None)
+        return new
 
     @property
     def tool(self) -> str:
@@ -254,10 +344,15 @@ class DecisionRecord:
     def session_id(self) -> str | None:
         return self.call.session_id
 
-    @functools.cached_property
+    @property
     def reasons(self) -> tuple[Reason, ...]:
         """Every layer's reasons, those of the layers that decided first (see :meth:`in_order`)."""
-        return tuple(r for v in self.in_order() for r in v.reasons)
+        out = self._reasons
+        if out is None:
+            said = [v.reasons for v in self.in_order() if v.reasons]
+            out = said[0] if len(said) == 1 else tuple([r for reasons in said for r in reasons])
+            object.__setattr__(self, "_reasons", out)
+        return out
 
     def in_order(self) -> tuple[Verdict, ...]:
         """The layers, the deciding ones first: a loop block leads with the loop, not the parse.
@@ -267,14 +362,16 @@ class DecisionRecord:
         person present an ask becomes a block: the layers that asked still decided it.
         """
         layers = self.layers
-        if self.decision == AUTO_ALLOW or len(layers) < 2:
+        decision = self.decision
+        if decision == AUTO_ALLOW or len(layers) < 2:
             return layers
-        lead = [v for v in layers if v.decision == self.decision or v.ceiling == self.decision]
-        if not lead and self.decision == BLOCK:
+        lead = [v for v in layers if v.decision == decision or v.ceiling == decision]
+        if not lead and decision == BLOCK:
             lead = [v for v in layers if v.ceiling == REQUEST_CONFIRM or v.decision == REQUEST_CONFIRM]
         if not lead or (lead[0] is layers[0] and len(lead) == 1):
             return layers
-        return (*lead, *(v for v in layers if not any(v is x for x in lead)))
+        first = {id(v) for v in lead}  # by identity: two layers may hand equal verdicts
+        return (*lead, *[v for v in layers if id(v) not in first])
 
     @property
     def blocked(self) -> bool:
@@ -308,3 +405,8 @@ class DecisionRecord:
             "notes": list(self.notes),
             "elapsed_us": round(self.elapsed_us, 1),
         }
+
+
+_RECORD_SLOTS: dict[str, Callable[[DecisionRecord, Any], None]] = {
+    a.name: getattr(DecisionRecord, a.name).__set__ for a in attrs.fields(DecisionRecord)
+}

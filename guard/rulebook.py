@@ -1,7 +1,7 @@
 """Every built-in rule guard can cite, listed in one place: ``guard rules builtin [--json]``.
 
-The static rules are the catalogue in :mod:`guard.static.rules` (each with an example call from
-the labelled cases, ``guard/static/examples.json``, written by ``tests/static/cases/build.py``);
+The static rules are the catalogue in :mod:`guard.static.rules.catalog` (each with an example call from
+the labelled cases, ``guard/static/rules/examples.json``, written by ``tests/static/cases/build.py``);
 the behavior signals (``G2xx``), the fused score's rules (``G3xx``) and the chain's own
 (``G00x``) are described here, and a test keeps their ids equal to the ones the code emits.
 
@@ -94,7 +94,7 @@ def _rows(table: str, layer: str) -> list[BuiltinRule]:
 @cache
 def examples() -> dict[str, dict[str, Any]]:
     """Rule id -> an example call (``{"tool", "params"}``) from the labelled cases."""
-    text = (Path(__file__).parent / "static" / "examples.json").read_text(encoding="utf-8")
+    text = (Path(__file__).parent / "static" / "rules" / "examples.json").read_text(encoding="utf-8")
     data: dict[str, dict[str, Any]] = json.loads(text)
     return data
 
@@ -110,7 +110,7 @@ def shown(call: dict[str, Any]) -> str:
 @cache
 def builtin_rules() -> tuple[BuiltinRule, ...]:
     """Every built-in rule: static (by id), then behavior, fusion and the chain's own."""
-    from guard.static.rules import CATALOG
+    from guard.static.rules.catalog import CATALOG
 
     calls = examples()
     static = [

@@ -131,13 +131,6 @@ def _unless_variable(group: int) -> Pick:
     return pick
 
 
-def _random_only(group: int) -> Pick:
-    def pick(m: re.Match[str]) -> tuple[int, ...]:
-        return (group,) if looks_random(m.group(group)) else ()
-
-    return pick
-
-
 def _scheme_value(m: re.Match[str]) -> tuple[int, ...]:
     """``Bearer x`` masks always; ``token x`` or ``basic x`` only a long or random-looking x."""
     value = m.group(2)

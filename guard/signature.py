@@ -47,12 +47,6 @@ def signature(tool: str, params: Mapping[str, Any]) -> str:
     return f"{kind}:{text[:_MAX]}"
 
 
-def command_prefix(sig: str, words: int = 2) -> str:
-    """The first ``words`` words of a signature's text: the pattern rules are learned on."""
-    kind, _, text = sig.partition(":")
-    return f"{kind}:{' '.join(text.split()[:words])}"
-
-
 _SUBCOMMAND = re.compile(r"[a-z][a-z0-9_-]*")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 

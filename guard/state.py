@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from guard import workspace as ws
+from guard.aggregates import Aggregates
 from guard.config import Config
+from guard.jsonl import JsonlLog
 from guard.log import logger
 from guard.memory.base import HistoryMemory, MemoryEvent, MemoryProvider
 from guard.model import Risk, ToolCall
-from guard.stores import Aggregates, JsonlLog
 from guard.system import SystemHealth
 
 DAY = 86_400.0

@@ -23,6 +23,7 @@ from typing import Any
 
 import attrs
 
+from guard.atomic import write_atomic
 from guard.errors import GuardError
 from guard.integrations.hosts import ALIASES
 
@@ -326,19 +327,6 @@ def _write(path: Path, doc: dict[str, Any]) -> None:
 
 
 def write_settings(path: Path, text: str, *, new_mode: int) -> None:
-    """Replace a host's settings file atomically, keeping its permissions (``new_mode`` for a new one)."""
+    """Replace a host's settings file atomically and durably, keeping its permissions (``new_mode`` for a new one)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = path.stat().st_mode & 0o777
-    except FileNotFoundError:
-        mode = new_mode
-    tmp = path.with_name(f".{path.name}.guard-{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_atomic(path, text, mode=new_mode, keep_mode=True, fsync=True)

@@ -30,6 +30,7 @@ from typing import Any
 
 import attrs
 
+from guard.atomic import write_atomic
 from guard.errors import InputError
 from guard.integrations.hosts.base import Event
 from guard.redact import redact
@@ -43,7 +44,6 @@ except ImportError:  # pragma: no cover - other Pythons
 ASKED = "asked"
 AWAITING = "awaiting"
 APPROVED = "approved"
-STATES = (ASKED, AWAITING, APPROVED)
 
 FILENAME = ".guard-pending.json"
 LOCKNAME = ".guard-pending.lock"
@@ -222,11 +222,7 @@ class Pending:
         return [e for e in entries if e.created >= oldest]
 
     def _save(self, entries: list[Entry]) -> None:
-        # Unlike stores.write_private_atomic this raises: a question guard could not keep must
+        # Unlike atomic.write_private_atomic this raises: a question guard could not keep must
         # reach the hook, which then refuses the call instead of asking and forgetting.
         text = json.dumps({"version": 1, "entries": [attrs.asdict(e) for e in entries]}, ensure_ascii=False)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, self.path)
+        write_atomic(self.path, text, mode=0o600, keep_mode=False, fsync=False)

@@ -13,11 +13,11 @@ import contextlib
 import fcntl
 import json
 import os
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from guard.atomic import write_atomic
 from guard.log import logger
 
 Stamp = tuple[int, int, int] | None
@@ -56,21 +56,8 @@ def read_json(path: Path) -> tuple[dict[str, Any] | None, Stamp]:
 
 def write_json(path: Path, doc: dict[str, Any]) -> Stamp:
     """Replace ``path`` atomically with ``doc`` (0600); the new stamp."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        data = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()  # dumps: the C encoder
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
+    data = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()  # dumps: the C encoder
+    write_atomic(path, data, mode=0o600, keep_mode=False, fsync=False)
     return stamp(path)
 
 
@@ -133,16 +120,7 @@ def tail_lines(path: Path, n: int) -> list[dict[str, Any]]:
 def trim_lines(path: Path, n: int) -> int:
     """Keep only the last ``n`` complete lines of ``path`` (atomic rewrite); how many are left."""
     lines = _raw_lines(path)[-n:]
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(b"".join(line + b"\n" for line in lines))
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
+    write_atomic(path, b"".join(line + b"\n" for line in lines), mode=0o600, keep_mode=False, fsync=False)
     return len(lines)
 
 

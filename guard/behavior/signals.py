@@ -43,7 +43,7 @@ from guard.behavior.session import BURST_SECONDS, RISK_ALPHA, TASK_IDLE_S, Sessi
 from guard.behavior.settings import BehaviorSettings
 from guard.behavior.tiers import Scorecard
 from guard.behavior.timefmt import iso, span
-from guard.model import BLOCK, REQUEST_CONFIRM, Reason, Risk
+from guard.model import BLOCK, REQUEST_CONFIRM, Decision, Reason, Risk
 
 CONFIRM = "confirm"
 HARD_CAP = 74.0
@@ -75,7 +75,7 @@ RULES: dict[str, str] = {
 }
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)  # a remembered signal keys the behavior layer's reasons: hashed once
 class Signal:
     id: str
     penalty: float
@@ -111,8 +111,8 @@ class Assessment(NamedTuple):
 
     health: float
     signals: tuple[Signal, ...]
-    decision: str | None = None
-    ceiling: str | None = None
+    decision: Decision | None = None
+    ceiling: Decision | None = None
     breaker: dict[str, Any] | None = None
 
     @property

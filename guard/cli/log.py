@@ -8,7 +8,7 @@ from collections import deque
 from guard import workspace as ws
 from guard.cli import add_workspace
 from guard.cli.common import print_json, table
-from guard.stores import JsonlLog
+from guard.jsonl import JsonlLog
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -9,7 +9,8 @@ from typing import Any
 from guard import workspace as ws
 from guard.cli import add_workspace
 from guard.cli.common import print_json, table
-from guard.stores import JsonlLog, execution_ok, interaction_ok
+from guard.jsonl import JsonlLog
+from guard.outcomes import execution_ok, interaction_ok
 from guard.toolnames import canonical_tool
 
 

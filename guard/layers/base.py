@@ -8,7 +8,6 @@ to it; the chain appends verdicts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -33,6 +32,19 @@ class Context:
     _risk: tuple[int, Verdict | None, Risk] = attrs.field(
         default=(0, None, Risk.MEDIUM), init=False, repr=False, eq=False
     )
+
+    # (``now``, its POSIX seconds): the behavior layer and the fusion evaluators ask five times a call
+    _ts: tuple[datetime | None, float] = attrs.field(default=(None, 0.0), init=False, repr=False, eq=False)
+
+    @property
+    def timestamp(self) -> float:
+        """``now`` as POSIX seconds (``now.timestamp()``, worked out once per ``now``)."""
+        now, ts = self._ts
+        if now is not self.now:
+            now = self.now
+            ts = now.timestamp()
+            self._ts = (now, ts)
+        return ts
 
     def verdict(self, layer: str) -> Verdict | None:
         for v in self.verdicts:
@@ -67,6 +79,3 @@ class Layer(Protocol):
     name: str
 
     def __call__(self, call: ToolCall, ctx: Context) -> Verdict: ...
-
-
-LayerList = Sequence[Layer]

@@ -23,7 +23,8 @@ from guard.behavior.signals import CONFIRM, assess
 from guard.behavior.tracker import SessionTracker
 from guard.config import Config
 from guard.layers.base import Context
-from guard.model import BLOCK, Risk, ToolCall, Verdict
+from guard.layers.data import BehaviorData
+from guard.model import BLOCK, Reason, Risk, ToolCall, Verdict
 
 __all__ = ["BehaviorLayer", "SessionTracker"]
 
@@ -61,7 +62,7 @@ class BehaviorLayer:
             Risk.MEDIUM if risk is None else risk,
             static.data if static is not None else None,
         )
-        now = ctx.now.timestamp()
+        now = ctx.timestamp
         settings = self.settings
         card = None
         with tracker.lock:
@@ -73,29 +74,32 @@ class BehaviorLayer:
             result = assess(session, probe, now, settings, card, call.session_id)
             taint = None
             if session.taint is not None or session.secret is not None:
-                taint = {"untrusted": session.taint is not None, "secret": session.secret is not None}
+                taint = (session.taint is not None, session.secret is not None)
+        data = BehaviorData(result, None if card is None else card.agent, 0.0 if card is None else card.points, taint)
         signals = result.signals
-        data: dict[str, Any] = {
-            "health": result.health,
-            "signals": [x.id for x in signals] if signals else [],
-            "breaker": result.breaker,
-            "tier": None if card is None else card.brief(),
-        }
-        if result.signals:
-            data["penalties"] = {x.id: round(x.penalty, 1) for x in result.signals if x.penalty}
-        if taint is not None:
-            data["taint"] = taint
-        if not result.signals:
-            return Verdict(self.name, data=data)
-        if result.decision == BLOCK:  # the signal that blocks first: messages show the first few reasons
-            signals = tuple(sorted(signals, key=lambda x: x.effect != BLOCK))
-        return Verdict(
-            self.name,
-            decision=result.decision,
-            ceiling=result.ceiling,
-            reasons=tuple([x.reason() for x in sorted(signals, key=_weight)]),
-            data=data,
+        if not signals:
+            return Verdict.built(self.name, data=data)
+        # every field has its final type already (``assess`` answers Decision members)
+        return Verdict.built(
+            self.name, decision=result.decision, ceiling=result.ceiling, reasons=_reasons(signals), data=data
         )
+
+
+# The reasons of a set of signals, deciding ones first: the loop and burst signals are
+# remembered objects (``guard.behavior.signals``), so the same tuple recurs call after call.
+_REASONS: dict[tuple[Any, ...], tuple[Reason, ...]] = {}
+
+
+def _reasons(signals: tuple[Any, ...]) -> tuple[Reason, ...]:
+    reasons = _REASONS.get(signals)
+    if reasons is None:
+        # a block first (messages show the first few reasons), then an ask, then penalties;
+        # the sort is stable, so the rest keep the order they fired in
+        reasons = tuple([x.reason() for x in sorted(signals, key=_weight)])
+        if len(_REASONS) >= 1024:
+            _REASONS.clear()
+        _REASONS[signals] = reasons
+    return reasons
 
 
 _ORDER = {BLOCK: 0, CONFIRM: 1}

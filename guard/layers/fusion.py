@@ -38,12 +38,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from guard.config import Config
 from guard.layers.base import Context
-from guard.model import AUTO_ALLOW, BLOCK, COMPONENT_KEYS, REQUEST_CONFIRM, Reason, Risk, ToolCall, Verdict
+from guard.layers.data import FusionData, Level, Levels
+from guard.model import AUTO_ALLOW, BLOCK, COMPONENT_KEYS, REQUEST_CONFIRM, Decision, Reason, Risk, ToolCall, Verdict
 from guard.signature import family_of
 
 if TYPE_CHECKING:
+    from guard.counters import ToolStats, UserStats
     from guard.state import State
-    from guard.stores import ToolStats, UserStats
+
+__all__ = ["PRIORS", "Component", "Evaluators", "FusionData", "FusionLayer", "band", "effective_value"]
 
 PRIORS = {Risk.SAFE: 90.0, Risk.LOW: 80.0, Risk.MEDIUM: 55.0, Risk.HIGH: 50.0, Risk.CRITICAL: 0.0}
 NEUTRAL = 50.0
@@ -66,13 +69,15 @@ class Component(NamedTuple):
     # guard mode: the value after shrinkage, when the evaluator computed it (hierarchical
     # evidence); None lets the layer shrink ``value`` towards the prior by ``confidence``.
     effective: float | None = None
-    levels: Mapping[str, Any] | None = None
+    # the evidence behind it, as the record shows it: any mapping, or the built-in evaluators'
+    # ``Levels`` (turned into the same dict only when the record's data is read)
+    levels: Mapping[str, Any] | Levels | None = None
 
 
 Evaluator = Callable[[ToolCall, Context], Component]
 
 
-def band(score: float, thresholds: dict[str, float]) -> str:
+def band(score: float, thresholds: dict[str, float]) -> Decision:
     if score >= thresholds["auto_allow"]:
         return AUTO_ALLOW
     if score >= thresholds["request_confirm"]:
@@ -112,8 +117,8 @@ class Evaluators:
 
     def cmd_success(self, call: ToolCall, ctx: Context) -> Component:
         state: State | None = ctx.state
-        stats = state.aggregates.tool(call.tool) if state is not None else None
         if self.seed:
+            stats = state.aggregates.tool(call.tool) if state is not None else None
             if stats is None or stats.runs == 0:
                 return Component(NEUTRAL, 1.0, "no execution history: neutral 50")
             rate = stats.successes / stats.runs * 100
@@ -134,34 +139,26 @@ class Evaluators:
 
     def user_pref(self, call: ToolCall, ctx: Context) -> Component:
         state: State | None = ctx.state
-        if not self.seed:
-            if state is None:
-                return Component(NEUTRAL, 0.0, "no interaction history: neutral 50")
-            agg, sig = state.aggregates, state.signature_of(call)
-            fam = family_of(sig)
-            return self._hierarchy(
-                ctx,
-                "approved",
-                _answer_level(agg.op_user(sig), ctx, self.user_half_life),
-                _answer_level(agg.family_user(fam), ctx, self.user_half_life),
-                fam,
-            )
-        stats = state.aggregates.user(call.tool) if state is not None else None
-        if stats is None or stats.interactions == 0:
-            return Component(NEUTRAL, 0.0 if not self.seed else 1.0, "no interaction history: neutral 50")
         if self.seed:
-            rate = stats.approvals / stats.interactions * 100
-            n = float(stats.interactions)
-        else:
-            n, a = stats.decayed.at(ctx.now.timestamp(), self.user_half_life)
-            rate = 100.0 * a / n if n > 0 else NEUTRAL
-        sat = stats.satisfaction_sum / stats.satisfaction_count * 20.0 if stats.satisfaction_count else rate
-        value = rate * 0.6 + sat * 0.4
-        conf = 1.0 if self.seed else (n / (n + self.m) if self.m else 1.0)
-        return Component(value, conf, f"{stats.approvals}/{stats.interactions} approved", matched=stats.interactions)
+            stats = state.aggregates.user(call.tool) if state is not None else None
+            if stats is None or stats.interactions == 0:
+                return Component(NEUTRAL, 1.0, "no interaction history: neutral 50")
+            value = _preference(stats.approvals / stats.interactions * 100, stats)
+            return Component(value, 1.0, f"{stats.approvals}/{stats.interactions} approved", matched=stats.interactions)
+        if state is None:
+            return Component(NEUTRAL, 0.0, "no interaction history: neutral 50")
+        agg, sig = state.aggregates, state.signature_of(call)
+        fam = family_of(sig)
+        return self._hierarchy(
+            ctx,
+            "approved",
+            _answer_level(agg.op_user(sig), ctx, self.user_half_life),
+            _answer_level(agg.family_user(fam), ctx, self.user_half_life),
+            fam,
+        )
 
     def _hierarchy(
-        self, ctx: Context, what: str, op: _Level | None, family: _Level | None, family_name: str
+        self, ctx: Context, what: str, op: Level | None, family: Level | None, family_name: str
     ) -> Component:
         """guard mode's hierarchical evidence: operation → family → static prior.
 
@@ -188,12 +185,7 @@ class Evaluators:
         note = _NOTES.get(key)
         if note is None:
             note = _note(key)
-        levels = {
-            "operation": _level_dict(op, op_eff),
-            "family": _level_dict(family, fam_eff, label),
-            "prior": prior,
-            "inherited": round(inherited, 2),
-        }
+        levels = Levels(op, op_eff, family, fam_eff, label, prior, inherited)
         if op is None:
             return Component(NEUTRAL, 0.0, note, effective=op_eff, levels=levels)
         n = op.n
@@ -292,21 +284,22 @@ class FusionLayer:
             low = min(COMPONENT_KEYS, key=lambda k: weights[k] * (effective[k] - prior))
             why = parts[low].note or low
             reasons.append(
-                Reason("G302", f"fused score {score:.1f} is below {self.thresholds['auto_allow']:.0f} ({low}: {why})")
+                _reason("G302", f"fused score {score:.1f} is below {self.thresholds['auto_allow']:.0f} ({low}: {why})")
             )
-        data = {
-            "components": {k: round(effective[k], 2) for k in COMPONENT_KEYS},
-            "weights": weights,
-            "health": health,
-            "mode": "seed" if self.seed else "guard",
-            "prior": prior,
-            "dimensions": {k: _dimension(c) for k, c in parts.items()},
-        }
-        return Verdict(
-            layer=self.name,
+        data = FusionData(
+            {k: round(effective[k], 2) for k in COMPONENT_KEYS},
+            weights,
+            health,
+            "seed" if self.seed else "guard",
+            prior,
+            parts,
+        )
+        # every field has its final type already (``band`` answers a Decision, the score is clipped)
+        return Verdict.built(
+            self.name,
             score=score,
             decision=decision,
-            reasons=reasons,
+            reasons=tuple(reasons),
             data=data,
             unavailable=tuple(unavailable),
         )
@@ -320,7 +313,7 @@ class FusionLayer:
 
     def _soften(
         self, score: float, weights: dict[str, float], effective: dict[str, float], prior: float, reasons: list[Reason]
-    ) -> str:
+    ) -> Decision:
         """guard mode: outcomes and load make guard ask, they do not refuse.
 
         A block that system pressure alone, or past failures (memory, cmd_success) together
@@ -344,63 +337,50 @@ class FusionLayer:
         return BLOCK
 
 
-def _dimension(c: Component) -> dict[str, Any]:
-    """A dimension as the record shows it: value, confidence, note, and what it matched."""
-    out: dict[str, Any] = {"value": round(c.value, 2), "confidence": round(c.confidence, 3), "note": c.note}
-    if c.matched is not None:
-        out["matched"] = c.matched
-    if c.levels is not None:
-        out["levels"] = dict(c.levels)
-    return out
-
-
-class _Level(NamedTuple):
-    """One level's evidence: decayed weight ``n``, raw value 0-100, raw counts for the note."""
-
-    n: float
-    raw: float
-    hits: int  # successes or approvals
-    total: int
-
-
-def _run_level(stats: ToolStats | None, ctx: Context, half_life: float) -> _Level | None:
+def _run_level(stats: ToolStats | None, ctx: Context, half_life: float) -> Level | None:
     if stats is None:
         return None
-    n, s = stats.decayed.at(ctx.now.timestamp(), half_life)
+    n, s = stats.decayed.at(ctx.timestamp, half_life)
     if n <= 0:
         return None
-    return _Level(n, 100.0 * s / n, stats.successes, stats.runs)
+    return Level(n, 100.0 * s / n, stats.successes, stats.runs)
 
 
-def _answer_level(stats: UserStats | None, ctx: Context, half_life: float) -> _Level | None:
+def _answer_level(stats: UserStats | None, ctx: Context, half_life: float) -> Level | None:
     if stats is None:
         return None
-    n, a = stats.decayed.at(ctx.now.timestamp(), half_life)
+    n, a = stats.decayed.at(ctx.timestamp, half_life)
     if n <= 0:
         return None
-    rate = 100.0 * a / n
+    return Level(n, _preference(100.0 * a / n, stats), stats.approvals, stats.interactions)
+
+
+def _preference(rate: float, stats: UserStats) -> float:
+    """The seed's ``approval_rate·0.6 + satisfaction·0.4`` (satisfaction 1-5 → 20·s; none given: the rate)."""
     sat = stats.satisfaction_sum / stats.satisfaction_count * 20.0 if stats.satisfaction_count else rate
-    return _Level(n, rate * 0.6 + sat * 0.4, stats.approvals, stats.interactions)
+    return rate * 0.6 + sat * 0.4
 
 
-def _shrunk(level: _Level | None, parent: float, m: float) -> float:
+def _shrunk(level: Level | None, parent: float, m: float) -> float:
     """``(n·raw + m·parent) / (n + m)``: the level's own value, shrunk towards its parent."""
     if level is None or level.n <= 0:
         return parent
     return (level.n * level.raw + m * parent) / (level.n + m)
 
 
-def _level_dict(level: _Level | None, shrunk: float, name: str | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {} if name is None else {"name": name}
-    if level is None:
-        out["n"] = 0
-        out["shrunk"] = round(shrunk, 2)
-    else:
-        out["n"] = round(level.n, 3)
-        out["raw"] = round(level.raw, 2)
-        out["shrunk"] = round(shrunk, 2)
-        out["of"] = level.total
-    return out
+_REASONS: dict[tuple[str, str], Reason] = {}
+
+
+def _reason(rule_id: str, message: str) -> Reason:
+    """A reason, one object per distinct message: the same call asks for the same reason call
+    after call, and the decision line's caches then find it by identity."""
+    key = (rule_id, message)
+    reason = _REASONS.get(key)
+    if reason is None:
+        if len(_REASONS) >= 1024:
+            _REASONS.clear()
+        reason = _REASONS[key] = Reason(rule_id, message)
+    return reason
 
 
 _LABELS: dict[str, str] = {}

@@ -24,11 +24,12 @@ from guard import docsites
 from guard.config import Config
 from guard.layers.base import Context
 from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM, Reason, Risk, ToolCall, Verdict
-from guard.static import userrules
 from guard.static.analysis import DEFAULT_LIMITS, Analysis, Limits, analyse, cache_key, declared_installs, on_disk
 from guard.static.budget import Budget
-from guard.static.rules import CATALOG
-from guard.static.tools import command_text
+from guard.static.families.tools import command_text
+from guard.static.rules import userrules
+from guard.static.rules.catalog import CATALOG
+from guard.static.rules.userrules import user_rule_matches
 
 NAME = "static"
 _MAX_REASONS = 5
@@ -257,24 +258,6 @@ def verdict_for(call: ToolCall | None, analysis: Analysis, rules: userrules.Rule
         tags=tags,
         data=data,
     )
-
-
-def user_rule_matches(call: ToolCall, analysis: Analysis, rules: userrules.RuleSet) -> list[userrules.Match]:
-    if not rules.rules:
-        return []
-    kind, tool, cwd = analysis.kind, call.tool, call.cwd
-    effects = list(analysis.effects)
-    out = [
-        userrules.Match(r.action, r)
-        for r in rules.rules
-        if r.action != "allow" and userrules.matches(r, kind, tool, analysis, effects, cwd)
-    ]
-    if not out:
-        allowed = userrules.covers(rules.by_action("allow"), kind, tool, analysis, effects, cwd)
-        if allowed is not None:
-            out.append(userrules.Match("allow", allowed))
-    out.sort(key=lambda m: userrules.ACTIONS.index(m.action))
-    return out
 
 
 def _reasons(analysis: Analysis) -> list[Reason]:

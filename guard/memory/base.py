@@ -15,8 +15,8 @@ import attrs
 from guard.model import Risk, ToolCall
 
 if TYPE_CHECKING:
-    from guard.memory.index import Neighbours
-    from guard.stores import Aggregates
+    from guard.counters import PatternStats
+    from guard.memory.neighbours import Neighbours
 
 NO_MEMORY_SCORE = 40.0
 
@@ -102,6 +102,12 @@ class MemoryProvider(Protocol):
     def close(self) -> None: ...
 
 
+class PatternCounts(Protocol):
+    """Where :class:`HistoryMemory` reads past runs (``guard.aggregates.Aggregates``)."""
+
+    def pattern(self, signature: str) -> PatternStats | None: ...
+
+
 class HistoryMemory:
     """Memory from ``.command-execution.jsonl``: past runs of the exact same signature.
 
@@ -112,7 +118,7 @@ class HistoryMemory:
 
     name = "history"
 
-    def __init__(self, aggregates: Aggregates, prior_strength: float = 4.0) -> None:
+    def __init__(self, aggregates: PatternCounts, prior_strength: float = 4.0) -> None:
         self._aggregates = aggregates
         self._m = prior_strength
 

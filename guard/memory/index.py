@@ -17,38 +17,23 @@ see an aggregate that is one write behind, never a torn vector.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import attrs
 import numpy as np
 import numpy.typing as npt
 
-from guard.memory.embed import Vector
+from guard.memory.neighbours import SLACK, Neighbours, aggregate, top
+
+if TYPE_CHECKING:
+    from guard.memory.embed import Vector
+
+__all__ = ["Neighbours", "Snapshot", "ToolIndex", "neighbours", "search_columns", "similarities"]
 
 F64 = npt.NDArray[np.float64]
 
 # Per column: operations, successes, Σ importance, Σ importance of the successes.
 _AGGREGATES = ("count", "successes", "importance_sum", "importance_success")
-
-
-@attrs.frozen
-class Neighbours:
-    """What the similar past operations say.
-
-    - ``matched``: how many past operations (rows times their ``count``);
-    - ``success_rate``, ``avg_importance``: plain count-weighted means (the seed's averages);
-    - ``weight``: the evidence, Σ count·K with the kernel ``K = (sim − s₀) / (1 − s₀)``: a
-      memory right at the threshold ``s₀`` adds little, an identical one its full count;
-    - ``weighted_rate``: the success rate weighted by count·K·importance, so similar,
-      important outcomes (failures, risky operations) count most;
-    - ``best``: the highest similarity.
-    """
-
-    matched: int
-    success_rate: float
-    avg_importance: float
-    weight: float
-    weighted_rate: float
-    best: float
 
 
 @attrs.frozen
@@ -127,15 +112,24 @@ def search_columns(
     threshold: float,
     top_k: int,
 ) -> Neighbours | None:
-    """Neighbours among the first ``n`` columns: the one search both the in-process snapshot and
-    the published, memory-mapped one (:mod:`guard.memory.published`) run, so their scores are identical."""
+    """Neighbours among the first ``n`` columns: the search the published snapshot's reader
+    (:mod:`guard.memory.published`) repeats without numpy, so their scores are identical."""
     if n == 0:
         return None
-    nonzero = np.flatnonzero(query)
-    # Hashed queries are sparse: then touch only the feature rows the query uses.
-    sparse = len(nonzero) * 4 <= vectors_t.shape[0]
-    sims = query[nonzero] @ vectors_t[nonzero, :n] if sparse else query @ vectors_t[:, :n]
+    sims = similarities(vectors_t, n, query)
     return neighbours(sims, count[:n], successes[:n], importance_sum[:n], importance_success[:n], threshold, top_k)
+
+
+def similarities(vectors_t: npt.NDArray[np.float32], n: int, query: Vector) -> F64:
+    """The similarity of each of the first ``n`` columns, as :func:`guard.memory.neighbours.fold`
+    defines it: float64, one nonzero feature of the query at a time, in ascending order. Hashed
+    queries are sparse, so this touches only the feature rows the query uses."""
+    sims = np.zeros(n)
+    term = np.empty(n)
+    for k in np.flatnonzero(query):
+        np.multiply(vectors_t[k, :n], float(query[k]), out=term, dtype=np.float64)
+        sims += term
+    return sims
 
 
 def neighbours(
@@ -147,28 +141,21 @@ def neighbours(
     threshold: float,
     top_k: int,
 ) -> Neighbours | None:
-    """Aggregate the rows at or above ``threshold`` (at most ``top_k``, most similar first)."""
-    idx = np.flatnonzero(sims >= threshold - 1e-6)
+    """Aggregate the rows at or above ``threshold`` (at most ``top_k``, most similar first; ties
+    by position), with :func:`guard.memory.neighbours.aggregate`."""
+    idx = np.flatnonzero(sims >= threshold - SLACK)
     if len(idx) == 0:
         return None
-    if len(idx) > top_k:
-        idx = idx[np.argpartition(-sims[idx], top_k - 1)[:top_k]]
-    s = np.minimum(sims[idx].astype(np.float64), 1.0)
-    c, ok, imp, imp_ok = count[idx], successes[idx], importance_sum[idx], importance_success[idx]
-    total = float(c.sum())
-    if total <= 0.0:
-        return None
-    kernel = np.clip((s - threshold) / (1.0 - threshold), 0.0, 1.0) if threshold < 1.0 else np.ones_like(s)
-    rate = float(ok.sum()) / total
-    w_imp = float((kernel * imp).sum())
-    weighted = float((kernel * imp_ok).sum()) / w_imp if w_imp > 0 else rate
-    return Neighbours(
-        matched=round(total),
-        success_rate=rate,
-        avg_importance=min(1.0, float(imp.sum()) / total),
-        weight=float((kernel * c).sum()),
-        weighted_rate=weighted,
-        best=float(s.max()),
+    chosen = [
+        j for j, _ in top(zip(idx.tolist(), sims[idx].astype(np.float64).tolist(), strict=True), threshold, top_k)
+    ]
+    return aggregate(
+        sims[chosen].astype(np.float64).tolist(),
+        count[chosen].tolist(),
+        successes[chosen].tolist(),
+        importance_sum[chosen].tolist(),
+        importance_success[chosen].tolist(),
+        threshold,
     )
 
 

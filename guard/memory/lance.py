@@ -41,7 +41,7 @@ import time
 import weakref
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cachetools
 from loguru import logger
@@ -49,7 +49,7 @@ from loguru import logger
 from guard.config import Config
 from guard.memory import tidy as tidy_mod
 from guard.memory.base import MemoryEvent, MemoryResult, result_of
-from guard.memory.embed import Embedder, HashingEmbedder, Vector
+from guard.memory.embed import Embedder, HashingEmbedder
 from guard.memory.index import Neighbours, Snapshot
 from guard.memory.published import publish, snapshot_path
 from guard.memory.queue import drain, queue_path
@@ -58,6 +58,9 @@ from guard.memory.table import connect, events_to_arrow, is_remote, open_table, 
 from guard.memory.writer import BatchWriter, Written
 from guard.model import Risk, ToolCall
 from guard.toolnames import canonical_tool
+
+if TYPE_CHECKING:
+    from guard.memory.embed import Vector
 
 _MAX_PENDING = 100_000  # queued outcomes kept while the store cannot take them
 _PUBLISH_SECONDS = 1.0  # least time between two publications of the snapshot after writes
@@ -137,7 +140,7 @@ class LanceMemory:
         cache = self._cache
         if cache is not None:
             with self._cache_lock:
-                hit = cache.get(key)
+                hit: MemoryResult | None = cache.get(key)
             if hit is not None:
                 return hit
         try:

@@ -1,6 +1,6 @@
-"""Memory for a process that embeds guard: the published snapshot, read without LanceDB.
+"""Memory for a process that embeds guard: the published snapshot, read without LanceDB or numpy.
 
-    memory = SnapshotMemory(workspace, config)   # imports no lancedb, no pyarrow
+    memory = SnapshotMemory(workspace, config)   # imports no lancedb, no pyarrow, no numpy
     memory.relevance(call, sig, risk, now)       # searches the published snapshot (positioned reads)
     memory.remember(event)                       # one line appended to the queue
 
@@ -9,7 +9,7 @@ The writer of the workspace (``guard serve``, ``guard tidy``, or a process with
 and drains ``memory-queue.jsonl`` (:mod:`guard.memory.queue`). Relevance runs the writer's own
 search on the writer's own numbers, so it equals what :class:`~guard.memory.lance.LanceMemory`
 answers for the same table. The file is looked at again at most every :data:`CHECK_SECONDS`
-(a ``stat``); a new one (another inode, size or mtime) is mapped in its place. Until a writer
+(a ``stat``); a new one (another inode, size or mtime) is opened in its place. Until a writer
 has published, relevance is "unavailable (no snapshot published yet …)", weighed as such by fusion.
 """
 
@@ -26,7 +26,7 @@ import cachetools
 from guard.config import Config
 from guard.log import logger
 from guard.memory.base import MemoryEvent, MemoryResult, result_of
-from guard.memory.embed import Embedder, HashingEmbedder
+from guard.memory.embed import Embedder, HashingEmbedder, sparse_of
 from guard.memory.published import PublishedSnapshot, snapshot_path
 from guard.memory.queue import append, queue_path
 from guard.model import Risk, ToolCall
@@ -74,11 +74,11 @@ class SnapshotMemory:
         cache = self._cache
         if cache is not None:
             with self._lock:
-                hit = cache.get(key)
+                hit: MemoryResult | None = cache.get(key)
             if hit is not None:
                 return hit
         try:
-            found = snapshot.search(key[0], self.embedder.embed(signature), self._similarity, self._top_k)
+            found = snapshot.search(key[0], sparse_of(self.embedder, signature), self._similarity, self._top_k)
         except Exception as exc:  # the hot path never raises
             logger.warning(f"memory relevance failed: {exc}")
             return _unavailable(f"{type(exc).__name__}: {exc}")
@@ -104,7 +104,7 @@ class SnapshotMemory:
         return True  # every outcome is in the queue file once remember returns
 
     def refresh(self) -> bool:
-        """Look for a newly published snapshot now; ``True`` if one is mapped."""
+        """Look for a newly published snapshot now; ``True`` if one is open."""
         self._checked = float("-inf")
         return self._current() is not None
 

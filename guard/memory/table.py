@@ -27,15 +27,12 @@ agent_id       string, nullable
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from guard.config import Config
 from guard.memory.base import MemoryEvent
-from guard.memory.embed import Embedder, Vector
-from guard.memory.index import Neighbours, Snapshot, neighbours
 from guard.redact import redact_text
 from guard.toolnames import canonical_tool
 
@@ -43,6 +40,9 @@ if TYPE_CHECKING:
     from datetime import timedelta
 
     import pyarrow as pa
+
+    from guard.memory.embed import Embedder, Vector
+    from guard.memory.index import Neighbours, Snapshot
 
 TABLE_NAME = "memories"
 DEFAULT_DIRNAME = "memory.lance"
@@ -178,6 +178,8 @@ def vector_dim(table: Any) -> int:
 
 
 def events_to_arrow(events: Sequence[MemoryEvent], embedder: Embedder) -> pa.Table:
+    import uuid
+
     import numpy as np
     import pyarrow as pa
 
@@ -258,6 +260,8 @@ def read_snapshot(table: Any, embedder: Embedder, max_rows: int) -> Snapshot | N
     """The in-process snapshot of the rows ``embedder`` made (``None`` above ``max_rows``)."""
     import numpy as np
 
+    from guard.memory.index import Snapshot
+
     version = table.version
     where = f"embedder = {sql_str(embedder.name)}"
     if table.count_rows(where) > max_rows:
@@ -291,6 +295,8 @@ def search_table(
 ) -> Neighbours | None:
     """Neighbours straight from LanceDB (flat cosine search, bounded by ``timeout``)."""
     import numpy as np
+
+    from guard.memory.index import neighbours
 
     arrow = (
         table.search(query)

@@ -35,6 +35,7 @@ from typing import Any
 import attrs
 import numpy as np
 
+from guard.atomic import write_atomic
 from guard.config import Config
 from guard.memory.merge import merge_duplicates
 from guard.memory.table import read_rows, sql_str, table_stats
@@ -284,10 +285,8 @@ def write_marker(marker: Path, now: datetime, table_version: int, report: TidyRe
         "deleted": report.deleted,
         "merged": report.merged,
     }
-    tmp = marker.with_name(marker.name + ".tmp")
-    tmp.write_text(json.dumps({"rules": rules}, indent=2, sort_keys=True), encoding="utf-8")
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, marker)
+    text = json.dumps({"rules": rules}, indent=2, sort_keys=True)
+    write_atomic(marker, text, mode=0o600, keep_mode=False, fsync=False)
 
 
 @contextlib.contextmanager

@@ -1,7 +1,7 @@
 """What a rule covers, as the static layer reads it.
 
 Learned rules act only through the static layer's ``[permissions]`` matcher
-(:mod:`guard.static.userrules`), so "does this rule cover that call" is asked of that matcher
+(:mod:`guard.static.rules.userrules`), so "does this rule cover that call" is asked of that matcher
 and not re-implemented here. ``guard report`` counts the calls a rule really covered, and
 ``guard rules suggest`` drops a pattern whose rule would not cover the calls it was learned from.
 
@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import os
 
-from guard.layers.static import Analyser, user_rule_matches
+from guard.layers.static import Analyser
 from guard.model import ToolCall
-from guard.static import userrules
 from guard.static.analysis import DEFAULT_LIMITS
+from guard.static.rules import userrules
+from guard.static.rules.userrules import user_rule_matches
 
 ORIGIN = "guard rules"
 

@@ -15,10 +15,11 @@ from typing import Any
 import attrs
 
 from guard import workspace as ws
+from guard.jsonl import JsonlLog
 from guard.model import ToolCall
+from guard.outcomes import execution_ok, interaction_ok, parse_ts
 from guard.policy.patterns import params_for
 from guard.signature import signature
-from guard.stores import JsonlLog, execution_ok, interaction_ok, parse_ts
 from guard.toolnames import canonical_tool
 
 

@@ -14,12 +14,12 @@ raise ``ConfigError`` with a hint.
 from __future__ import annotations
 
 import json
-import os
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from guard.atomic import write_atomic
 from guard.errors import ConfigError
 from guard.policy.tomlscan import Entry, headers, scan, skip_space_and_comments
 
@@ -84,21 +84,8 @@ def edit(
 
 
 def write_text(path: Path, text: str) -> None:
-    """Replace ``path`` atomically, keeping its mode (0600 for a new file)."""
-    try:
-        mode = path.stat().st_mode & 0o777
-    except FileNotFoundError:
-        mode = 0o600
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    """Replace ``path`` atomically and durably (a person's file), keeping its mode (0600 for a new file)."""
+    write_atomic(path, text, mode=0o600, keep_mode=True, fsync=True)
 
 
 # -- what the result must be ----------------------------------------------------------------

@@ -24,11 +24,11 @@ from typing import Any
 
 import attrs
 
+from guard.atomic import write_private_atomic
 from guard.config import CONFIG_FILENAME
 from guard.errors import InputError
 from guard.policy import permissions
 from guard.policy.suggest import Evidence, SuggestResult
-from guard.stores import write_private_atomic
 
 RULES_FILE = "rules.json"
 LOCK_FILE = ".rules.lock"

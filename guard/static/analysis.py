@@ -15,13 +15,14 @@ from typing import Any
 import attrs
 
 from guard.model import Risk
-from guard.static import ondisk, oversized, tools
+from guard.static import oversized
 from guard.static.budget import DEFAULT_STEPS, Budget, OverBudget
-from guard.static.engine import Engine
-from guard.static.families import deps, prod
-from guard.static.paths import Resolver
-from guard.static.rules import CATALOG
+from guard.static.facts import ondisk
+from guard.static.facts.paths import Resolver
+from guard.static.families import deps, prod, tools
+from guard.static.rules.catalog import CATALOG
 from guard.static.scan import EMPTY, Hit, Scan
+from guard.static.shell.engine import Engine
 from guard.toolnames import canonical_tool
 
 MAX_BYTES = 64 * 1024
@@ -173,7 +174,7 @@ def on_disk(analysis: Analysis, home: str, cwd: str | None, workspace: str | Non
     if not analysis.targets:
         return analysis
     found = ondisk.check(analysis.targets, resolver(home, cwd, workspace), cwd)
-    hits = [Hit(rule_id, detail[:160], "guard.static.ondisk:check") for rule_id, detail in found]
+    hits = [Hit(rule_id, detail[:160], "guard.static.facts.ondisk:check") for rule_id, detail in found]
     return amend(analysis, hits) if found else analysis
 
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import time
 
-DEFAULT_MS = 200
 DEFAULT_STEPS = 100_000  # ≈ 0.5-3 s of walking: a backstop that does not depend on the machine's load
 _CLOCK_EVERY = 8  # read the clock every few steps (a step is a statement, a command or a word part)
 

@@ -6,8 +6,8 @@ from typing import Any
 
 from guard.model import ToolCall, Verdict
 from guard.static.analysis import Analysis
-from guard.static.rules import CATALOG
-from guard.static.userrules import RuleSet
+from guard.static.rules.catalog import CATALOG
+from guard.static.rules.userrules import RuleSet, user_rule_matches
 
 
 def explain(call: ToolCall, analysis: Analysis, rules: RuleSet, verdict: Verdict) -> dict[str, Any]:
@@ -18,11 +18,9 @@ def explain(call: ToolCall, analysis: Analysis, rules: RuleSet, verdict: Verdict
     (``sudo``, ``bash -c``, ``xargs``, ``find -exec`` …), ``rules`` each rule that fired, with the
     ``handler`` (``module:function``) that fired it.
     """
-    from guard.layers.static import user_rule_matches
-
     parse = None
     if analysis.kind == "bash" and analysis.text is not None:
-        from guard.static.parser import sexp
+        from guard.static.reading.parser import sexp
 
         parse = sexp(analysis.text[:20000])
     return {

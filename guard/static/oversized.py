@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from guard import lazyre
 from guard.model import Risk
-from guard.static.rules import CATALOG
+from guard.static.rules.catalog import CATALOG
 
 if TYPE_CHECKING:
     from guard.static.scan import Interpreter

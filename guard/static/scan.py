@@ -12,7 +12,7 @@ the literal text when it is known (``echo "…" | sh``), and listed paths (``fin
 What a handler asks of the shell interpreter running the scan (run this command, judge this
 script, read this file as a program) goes through :class:`Interpreter`, declared here beside
 ``Scan`` (httpx's transport pattern): the families depend on this protocol, never on
-:mod:`guard.static.engine`, which implements it and imports them.
+:mod:`guard.static.shell.engine`, which implements it and imports them.
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ from typing import Any, Protocol
 import attrs
 
 from guard.model import Risk
-from guard.static import ondisk
 from guard.static.budget import Budget
-from guard.static.paths import UNKNOWN_CWD, Place, Resolver
-from guard.static.rules import CATALOG
-from guard.static.text import _MARKER_RE, DYN_OPEN, marker, marker_ids, strip_markers
+from guard.static.facts import ondisk
+from guard.static.facts.paths import UNKNOWN_CWD, Place, Resolver
+from guard.static.reading.text import _MARKER_RE, DYN_OPEN, marker, marker_ids, strip_markers
+from guard.static.rules.catalog import CATALOG
 
 REMOTE, DECODED, SECRET, OPAQUE = 1, 2, 4, 8
 BUILT = 64  # flow bit: a program compiled in this call from the project's own sources
@@ -108,7 +108,7 @@ _NO_ENV: Mapping[str, str] = {}
 class Interpreter(Protocol):
     """What handlers call on ``scan.engine``: the shell interpreter running this scan.
 
-    :class:`guard.static.engine.Engine` is the implementation; every method judges what would
+    :class:`guard.static.shell.engine.Engine` is the implementation; every method judges what would
     run, it never runs anything. Nested work shares the scan's budget and depth bound.
     """
 
@@ -163,7 +163,6 @@ class Scan:
         "budget",
         "cmd_secret",
         "commands",
-        "container",
         "cwd",
         "depth",
         "docs_hosts",
@@ -177,7 +176,6 @@ class Scan:
         "max_depth",
         "moved",
         "netdev",
-        "parse_error",
         "places",
         "privileged",
         "resolver",
@@ -221,9 +219,7 @@ class Scan:
         self.urls: list[str] = []
         self.installs: list[tuple[str, tuple[str, ...]]] = []  # named installs: (ecosystem, names)
         self.privileged = False
-        self.container = False
         self.cmd_secret = False
-        self.parse_error = False
         self.shell_stdin = False  # a shell ran on its stdin (with a /dev/tcp redirect: a reverse shell)
         self.netdev = False
         self.tty = False  # the host runs the command on a terminal it can type into later (Codex ``tty``)
@@ -297,7 +293,7 @@ class Scan:
         return place
 
     def target(self, op: str, word: str) -> None:
-        """Record a path this call writes, deletes, moves or links to, for :mod:`guard.static.ondisk`."""
+        """Record a path this call writes, deletes, moves or links to, for :mod:`guard.static.facts.ondisk`."""
         raw = ondisk.spelled(self.resolver, word, self.cwd)
         if raw is not None:
             self.targets.append((op, raw))

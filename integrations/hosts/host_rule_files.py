@@ -1,4 +1,4 @@
-"""The hosts' permission-rule files, read into the static layer's rules (:mod:`guard.static.userrules`).
+"""The hosts' permission-rule files, read into the static layer's rules (:mod:`guard.static.rules.userrules`).
 
 One reader per file format, chosen by ``RuleFile.dialect``; each returns the rules it found
 and raises ``ValueError`` (or a parse error) for a file it cannot read, which
@@ -19,7 +19,7 @@ from typing import Any
 
 import attrs
 
-from guard.static import userrules
+from guard.static.rules import userrules
 
 
 @attrs.frozen

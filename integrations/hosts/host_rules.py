@@ -4,7 +4,7 @@ A host that keeps permission rules (Claude Code's ``permissions`` in its setting
 "Yes, don't ask again" lands too; Codex's ``prefix_rule`` files in ``~/.codex/rules/``, where
 its "always allow" lands; Gemini CLI's ``tools.allowed`` / ``tools.exclude`` and policy files)
 names the files through ``Host.rule_files``; this module
-reads them with the static layer's own matcher (:mod:`guard.static.userrules`: Claude Code's
+reads them with the static layer's own matcher (:mod:`guard.static.rules.userrules`: Claude Code's
 rule syntax, compound commands split, every part must be covered by an allow) and folds them
 into guard's decision before it is logged:
 
@@ -37,7 +37,7 @@ import attrs
 from guard.chain import STATIC
 from guard.integrations.hosts.host_rule_files import READERS, RuleFile
 from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM, DecisionRecord, Reason, Risk, Verdict
-from guard.static import userrules
+from guard.static.rules import userrules
 
 __all__ = ["LAYER", "RuleFile", "apply", "preference"]
 
@@ -154,8 +154,8 @@ def apply(
     record: DecisionRecord, rules: userrules.RuleSet, static: Any, notes: list[str], *, human: bool = True
 ) -> DecisionRecord:
     """``record`` with the host's rules folded in (see the module docstring)."""
-    from guard.layers.static import user_rule_matches
     from guard.static.budget import Budget
+    from guard.static.rules.userrules import user_rule_matches
 
     call = record.call
     budget = Budget.start(float(getattr(static, "budget_ms", 200.0)), static.limits.max_steps)

@@ -160,7 +160,7 @@ def test_langchain_middleware_kinds(tmp_path: Path, make_guard: Callable[..., Gu
         "error",
     ]
     assert "blocked" in str(messages["c3"].content) and "blocked" in str(messages["c4"].content)
-    assert seen == ["search hooks", "publish notes/a.md"]
+    assert sorted(seen) == ["publish notes/a.md", "search hooks"]  # the agent runs tool calls in parallel threads
     with pytest.raises(ConfigError):
         GuardMiddleware(g, kinds={"search_docs": "database"})
 

@@ -39,6 +39,20 @@ class TestShape:
         assert np.all(np.isfinite(v))
         assert float(v @ v) == pytest.approx(1.0, abs=1e-4)
 
+    @settings(max_examples=200, deadline=None)
+    @given(st.text(max_size=300), st.sampled_from([8, 32, 256]))
+    def test_the_sparse_form_holds_the_same_float32_numbers(self, text: str, dim: int) -> None:
+        """What the snapshot reader searches with (no numpy) is the writer's vector, bit for bit."""
+        e = HashingEmbedder(dim=dim, cache_size=0)
+        dense = e.embed(text)
+        nonzero = np.flatnonzero(dense)
+        assert e.sparse(text) == list(zip(nonzero.tolist(), dense[nonzero].tolist(), strict=True))
+
+    def test_cancelled_features_give_a_fixed_unit_vector(self) -> None:
+        from guard.memory import embed
+
+        assert embed._unit([(3, 0.0), (5, 0.0)]) == [(0, 1.0)]
+
     def test_name_carries_the_scheme_version(self) -> None:
         embedder: Embedder = E
         assert embedder.name == "hashing-v1" and embedder.dim == 256

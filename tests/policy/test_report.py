@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from guard.jsonl import JsonlLog
 from guard.policy import page as html_page
 from guard.policy import report, rules
 from guard.policy.history import decisions
-from guard.stores import JsonlLog
 
 from .helpers import T0, Stream, cli, decode_png, play
 from .test_suggest import run_suggest

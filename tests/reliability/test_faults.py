@@ -10,6 +10,7 @@ import importlib.util
 import json
 import multiprocessing
 import os
+import select
 import subprocess
 import sys
 from pathlib import Path
@@ -17,14 +18,15 @@ from typing import Any
 
 import pytest
 
+from guard.jsonl import JsonlLog
 from guard.model import AUTO_ALLOW, DECISIONS
-from guard.stores import JsonlLog
 
 from . import workers
 from .conftest import CONFIG, can_mount_tmpfs, cli_env, in_private_mount, run_guard, whole_lines
 
 EXECUTIONS = ".command-execution.jsonl"
 DECISIONS_LOG = ".fusion-decisions.jsonl"
+INTERACTIONS = ".user-interactions.jsonl"
 
 
 def _split_log(path: Path) -> tuple[list[dict[str, Any]], list[bytes], bytes]:
@@ -215,6 +217,59 @@ print(json.dumps(out))
         assert out[1]["decision"] == "block" and "No space left on device" in out[1]["error"]
         assert out[0]["decision"] == out[2]["decision"] == AUTO_ALLOW
         assert b"Traceback" not in proc.stderr
+
+    def test_a_result_written_after_space_came_back_clears_unrecorded(self, make_guard: Any, tmp_path: Path) -> None:
+        """The history refuses a result (a full device), then takes the next: guard records again."""
+        ws = tmp_path / "ws"
+        ws.mkdir(mode=0o700)
+        (ws / EXECUTIONS).symlink_to("/dev/full")
+        (ws / INTERACTIONS).symlink_to("/dev/full")
+        g = make_guard(ws)
+        g.record_result("bash", {"command": "make"}, success=True)
+        g.record_result("bash", {"command": "make"}, success=True)
+        assert g.unrecorded == "No space left on device"  # still full: still said
+        (ws / EXECUTIONS).unlink()  # space came back (the path now names a file that takes writes)
+        g.record_result("bash", {"command": "make test"}, success=True)
+        assert g.unrecorded is None
+        assert [r["params"] for r in whole_lines(ws / EXECUTIONS)] == [{"command": "make test"}]
+        g.record_interaction("bash", {"command": "make"}, approved=True)  # the answers' file is still full
+        assert g.unrecorded == "No space left on device"
+        (ws / INTERACTIONS).unlink()
+        g.record_interaction("bash", {"command": "make"}, approved=True)
+        assert g.unrecorded is None
+
+    def test_feed_stops_reporting_once_space_came_back(self, tmp_path: Path) -> None:
+        """``guard feed``: a result refused on a full device is reported, the ones after space came back are not."""
+        ws = tmp_path / "ws"
+        ws.mkdir(mode=0o700)
+        (ws / EXECUTIONS).symlink_to("/dev/full")
+        home = tmp_path / "home"
+        home.mkdir()
+        env = cli_env(HOME=str(home), GUARD_HOME=str(home / ".guard"), PYTHONUNBUFFERED="1")
+        result = {"event": "tool_result", "tool": "bash", "status": "success"}
+        lines = [
+            json.dumps(result | {"params": {"command": c}}).encode() + b"\n" for c in ("make", "make t1", "make t2")
+        ]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "guard", "feed", "--workspace", str(ws)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(lines[0])
+        proc.stdin.flush()
+        if not select.select([proc.stdout], [], [], 60)[0]:  # never wait on a feed that went quiet
+            proc.kill()
+            pytest.fail("guard feed did not answer line 1")
+        first = json.loads(proc.stdout.readline())  # line 1 applied: the device was full
+        (ws / EXECUTIONS).unlink()  # space comes back before line 2
+        out, err = proc.communicate(b"".join(lines[1:]), timeout=120)
+        assert first["line"] == 1 and "No space left on device" in first["error"], first
+        assert out.splitlines() == [], out  # lines 2 and 3 were recorded: nothing to report
+        assert [r["params"]["command"] for r in whole_lines(ws / EXECUTIONS)] == ["make t1", "make t2"]
+        assert proc.returncode == 1 and b"Traceback" not in err  # line 1 still counts as an error
 
 
 class TestCorruptConfig:

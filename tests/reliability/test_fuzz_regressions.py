@@ -13,8 +13,8 @@ import pytest
 
 from guard.layers.static import classify
 from guard.model import AUTO_ALLOW, Risk, ToolCall
+from guard.static.facts.hosts import secret_in_url
 from guard.static.families.readonly import _AWK_PIPE, _unparen
-from guard.static.tools import secret_in_url
 
 HOME = "/home/u"
 N = 50_000

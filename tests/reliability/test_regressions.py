@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from guard.jsonl import JsonlLog
 from guard.redact import MASK, redact, redact_text
-from guard.stores import JsonlLog
 
 from .conftest import whole_lines
 

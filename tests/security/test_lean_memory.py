@@ -124,6 +124,94 @@ def test_snapshot_scores_equal_lancedb_scores(tmp_path: Path, mode: str) -> None
     assert any(lance.matched for lance, _ in extended) and any(not lance.matched for lance, _ in extended)
 
 
+def _many(n: int) -> list[MemoryEvent]:
+    """``n`` outcomes over many distinct signatures sharing programs, words and paths: ties in
+    similarity (``make t1`` and ``make t2`` are equally close to ``make``), hash collisions."""
+    programs = ["make", "git", "npm", "rm", "cargo", "docker", "pytest", "ls"]
+    words = ["build", "test", "run", "push", "status", "-rf", "--release", "up", "-q", "origin"]
+    paths = ["/tmp/b", "./dist", "src/a.py", "~/x", "/etc/hosts", "../up", "/"]
+    out = []
+    for i in range(n):
+        cmd = f"{programs[i % 8]} {words[i * 7 % 10]} t{i % 97}" + (f" {paths[i % 7]}" if i % 3 == 0 else "")
+        tool, params = ("Bash", {"command": cmd}) if i % 11 else ("Write", {"file_path": f"src/m{i % 13}.py"})
+        ok = (i * 2654435761) % 7 > 1
+        out.append(MemoryEvent(tool, signature(tool, params), ok, Risk(i % 5), datetime(2026, 1, 1, tzinfo=UTC)))
+    return out
+
+
+SCALE_QUERIES = [
+    "make",  # one heavy feature: every make column is a candidate
+    "git",
+    "make build t5",
+    "git status t1 /tmp/b",
+    "rm -rf /",
+    "rm -rf t3 ./dist",
+    "npm run t40",
+    "cargo --release t96 ../up",
+    "docker up t7 ~/x && make test t8 | git push origin main; ls -q /etc/hosts src/a.py",  # dense query
+    "terraform apply",  # nothing similar
+]
+
+
+@pytest.mark.parametrize(
+    ("dim", "similarity", "top_k"),
+    [(256, 0.80, 20), (64, 0.80, 3), (64, 0.50, 5), (32, 0.95, 1), (64, 0.0, 4)],
+)
+def test_snapshot_scores_equal_lancedb_scores_at_scale(tmp_path: Path, dim: int, similarity: float, top_k: int) -> None:
+    """Thousands of distinct signatures, dense and sparse queries, ties cut by ``top_k``, a
+    threshold of 0 (every column counts): the reader's plain-Python search gives the writer's
+    numpy search's numbers bit for bit, for the extended and for the rebuilt snapshot."""
+    pytest.importorskip("lancedb")
+    from guard.memory.embed import HashingEmbedder
+    from guard.memory.lance import LanceMemory
+
+    ws = tmp_path / "ws"
+    ws.mkdir(mode=0o700)
+    overrides = {"memory.dim": dim, "memory.similarity": similarity, "memory.top_k": top_k, "memory.cache_size": 0}
+    config = _config(ws, **overrides)
+    embedder = HashingEmbedder(dim=dim)
+    m = LanceMemory(str(ws / "memory.lance"), config, start_background=False, state_dir=ws)
+    assert m.open()
+    events = _many(3000)
+    m._write(events[:2000])
+    m._write(events[2000:])
+    m._publish()
+    published = PublishedSnapshot(snapshot_path(ws))
+    assert len(published) == len(m._snapshot) > 1000
+    pairs = []
+    for tool in ("bash", "write"):
+        for q in SCALE_QUERIES if tool == "bash" else ["src/m1.py", "src/new.py", "README.md"]:
+            sig = signature(tool, {"command": q} if tool == "bash" else {"file_path": q})
+            writer_side = m._snapshot.search(tool, embedder.embed(sig), similarity, top_k)
+            reader_side = published.search(tool, embedder.sparse(sig), similarity, top_k)
+            pairs.append((writer_side, reader_side))
+    extended = [(_ask(m, q), _ask(SnapshotMemory(ws, config), q)) for q in SCALE_QUERIES]
+    m.close()
+    fresh = LanceMemory(str(ws / "memory.lance"), config, start_background=False, state_dir=ws)
+    assert fresh.open()
+    rebuilt = [(_ask(fresh, q), _ask(SnapshotMemory(ws, config), q)) for q in SCALE_QUERIES]
+    fresh.close()
+    for writer_side, reader_side in pairs:
+        assert reader_side == writer_side  # every float equal, not approximately
+    for lance, read in extended + rebuilt:
+        assert read == lance
+    found = [w for w, _ in pairs if w is not None]
+    assert (found and any(w is None for w, _ in pairs)) or similarity == 0.0
+    assert any(w.matched > top_k for w in found)  # some answers were cut at top_k among ties
+
+
+def test_a_snapshot_of_the_older_format_is_unavailable_not_misread(tmp_path: Path) -> None:
+    """A file the previous version published (GUARDSN1) is not searched: memory says why until
+    the writer publishes again."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    snapshot_path(ws).write_bytes(b"GUARDSN1" + bytes(120))
+    reader = SnapshotMemory(ws, _config(ws))
+    got = _ask(reader, "make build")
+    assert not got.available and "older format" in got.note
+    assert reader.status.startswith("unreadable snapshot")
+
+
 def test_published_snapshot_is_private_and_replaced_atomically(writer: Any) -> None:
     ws = writer.published.parent
     writer._write(_events(20))
@@ -213,7 +301,7 @@ PROBE = textwrap.dedent(
     g = Guard(ws, {"system.health": 90})
     g.decide("bash", {"command": "git status"}, session_id="p")
     g.record_result("bash", {"command": "git status"}, success=True)
-    g.decide("bash", {"command": "git status"}, session_id="p")
+    matched = g.decide("bash", {"command": "git status"}, session_id="p").layer("fusion").data["dimensions"]["memory"].get("matched")
     g.close()
 
     @guarded
@@ -226,13 +314,15 @@ PROBE = textwrap.dedent(
     print(json.dumps({
         "memory": g.state.memory.name,
         "engine_memory": engine.guard.state.memory.name if hasattr(engine, "guard") else "snapshot",
-        "loaded": sorted(m for m in ("lancedb", "pyarrow") if m in sys.modules),
+        "loaded": sorted(m for m in ("lancedb", "pyarrow", "numpy") if m in sys.modules),
+        "matched": matched,
     }))
     """
 )
 
 
-def test_embedding_guard_with_memory_on_never_imports_lancedb(tmp_path: Path) -> None:
+def test_embedding_guard_with_memory_on_never_imports_lancedb_or_numpy(tmp_path: Path) -> None:
+    """The reader searches the snapshot in plain Python: numpy (≈12 MB resident) stays out too."""
     pytest.importorskip("lancedb")
     ws = tmp_path / "ws"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "GUARD_HOME": str(ws), "HOME": str(tmp_path)}
@@ -246,7 +336,7 @@ def test_embedding_guard_with_memory_on_never_imports_lancedb(tmp_path: Path) ->
     out = subprocess.run([sys.executable, "-c", PROBE, str(ws)], capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout.strip().splitlines()[-1])
-    assert got == {"memory": "snapshot", "engine_memory": "snapshot", "loaded": []}
+    assert got == {"memory": "snapshot", "engine_memory": "snapshot", "loaded": [], "matched": 1}
 
 
 def test_a_queue_nobody_drains_stops_growing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,7 +21,7 @@ from guard.behavior.signals import RULES as BEHAVIOR_RULES
 from guard.model import ToolCall
 from guard.rulebook import examples
 from guard.static.analysis import analyse
-from guard.static.rules import CATALOG
+from guard.static.rules.catalog import CATALOG
 from tests.conftest import GUARD_CMD, ROOT, guard_cli_env
 
 HOME = "/home/u"

@@ -5,7 +5,7 @@
 - a copy, link or new name for guard's console script or package (``cp $(which guard) /tmp/g``)
   was allowed: now G414;
 - ``__import__("gu" + "ard")`` and other import names built from expressions were allowed: now
-  G412, the name worked out by the interpreter folder (``guard/static/fold.py``);
+  G412, the name worked out by the interpreter folder (``guard/static/reading/fold.py``);
 - ``guard mcp-proxy`` started by the agent only asked (G413): the proxy's MCP client would be the
   agent itself, answering guard's confirmations as the person: now G410;
 - ``tiers.json`` times were read as written: one in 9999 refused every double reward for ever, a

@@ -153,8 +153,11 @@ def test_a_future_state_file_does_not_freeze_it(make: Any, tmp_path: Path) -> No
         g.close()
     state_path = tmp_path / "ws" / STATE
     state = json.loads(state_path.read_text())
-    for stats in state["tools"].values():
-        stats["decayed"][2] = 253402214400.0  # year 9999
+    tables = [*state["tools"].values(), *state["users"].values()]
+    tables += [stats for name in ("op_tools", "family_tools", "op_users", "family_users") for _, stats in state[name]]
+    assert len(tables) >= 3  # the tool, its operation and its family
+    for stats in tables:
+        stats["decayed"][2] = 253402214400.0  # year 9999, at every level of the hierarchy
     state_path.write_text(json.dumps(state))
     with freeze_time(NOW):
         g = make()

@@ -5,15 +5,18 @@ layer, notes, missing parts, and extra fields (new, replacing, not named by a st
 from __future__ import annotations
 
 import json
+import random
+from datetime import timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 
 from guard.core import Guard
 from guard.layers.base import Context
 from guard.logline import decision_line, decision_text
-from guard.model import ToolCall, Verdict
+from guard.model import Reason, ToolCall, Verdict
 
 CONFIG = {"system.health": 90, "memory.backend": "history"}
 TOKEN = "ghp_" + "a1B2c3D4e5" * 3 + "f6G7h8"
@@ -65,3 +68,47 @@ def test_the_log_holds_that_line(tmp_path: Path) -> None:
     written = (tmp_path / "ws" / ".fusion-decisions.jsonl").read_text().splitlines()
     assert [json.loads(x) for x in written] == [json.loads(plain(decision_line(r) | extra)) for r in records]
     assert all(TOKEN not in x for x in written)
+
+
+class Percent:
+    """A custom layer whose reason carries ``%`` signs (the line is written through a %-format)."""
+
+    name = "percent"
+
+    def __call__(self, call: ToolCall, ctx: Context) -> Verdict:
+        return Verdict("percent", reasons=[Reason("X1", "100% sure, %s and %% and %(x)s stay as written")])
+
+
+def test_odd_texts_and_numbers_read_as_the_plain_json(tmp_path: Path) -> None:
+    """``%`` in a reason, a non-finite or integer time, a timestamp in another zone or naive, within one second."""
+    with Guard(tmp_path / "ws", CONFIG, layers=[*Guard(tmp_path / "ws2", CONFIG).default_layers(), Percent()]) as g:
+        record = g.decide("bash", {"command": "git status"}, session_id="s", save=False)
+        ts = record.timestamp
+        variants = [
+            record,
+            attrs.evolve(record, elapsed_us=float("inf")),
+            attrs.evolve(record, elapsed_us=float("nan")),
+            attrs.evolve(record, timestamp=ts.astimezone(timezone(timedelta(hours=5, minutes=30)))),
+            attrs.evolve(record, timestamp=ts.replace(tzinfo=None)),
+            attrs.evolve(record, timestamp=ts.replace(microsecond=0)),
+            attrs.evolve(record, final_score=0.0),
+        ]
+        for variant in variants:
+            for extra in EXTRAS:
+                assert decision_text(variant, extra) == plain(decision_line(variant) | dict(extra or {}))
+
+
+def test_text_only_params_are_written_as_the_plain_json(tmp_path: Path) -> None:
+    """Quotes, backslashes, control characters, lone surrogates, U+2028 and emoji in keys and values."""
+    alphabet = ["a", '"', "\\", "\n", "\x00", "\x1f", "\x7f", "é", "日", "\ud800", "\udfff", "\u2028", "/", "\t", "😀"]
+    rng = random.Random(7)
+    with Guard(tmp_path / "ws", CONFIG) as g:
+        for _ in range(200):
+            params = {
+                "".join(rng.choices(alphabet, k=rng.randrange(0, 5))): "".join(
+                    rng.choices(alphabet, k=rng.randrange(12))
+                )
+                for _ in range(rng.randrange(0, 4))
+            }
+            record = g.decide("mcp__x__put", params, session_id="s", save=False)
+            assert decision_text(record) == plain(decision_line(record))

@@ -10,7 +10,8 @@ import threading
 from pathlib import Path
 
 from guard import log as guard_log
-from guard.stores import Aggregates, JsonlLog
+from guard.aggregates import Aggregates
+from guard.jsonl import JsonlLog
 
 
 def _lines(path: Path) -> list[dict]:  # type: ignore[type-arg]

@@ -1,6 +1,6 @@
 """``docs/static-rules.md``'s rule table is ``rules_table()``'s output, regenerated, never hand-edited.
 
-Regenerate it with ``python tests/static/test_static_docs.py`` after changing ``guard/static/rules.py``.
+Regenerate it with ``python tests/static/test_static_docs.py`` after changing ``guard/static/rules/catalog.py``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from guard.static.explain import rules_table
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "static-rules.md"
 BLOCK = re.compile(
-    r"(<!-- generated from guard/static/rules.py[^\n]*-->\n)(.*?)(\n<!-- end of the generated table -->)", re.S
+    r"(<!-- generated from guard/static/rules/catalog.py[^\n]*-->\n)(.*?)(\n<!-- end of the generated table -->)", re.S
 )
 
 

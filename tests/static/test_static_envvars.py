@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from static_helpers import cold_decision, judge, rule_ids
 
-from guard.static import envvars
+from guard.static.families import secrets
+from guard.static.shell import envvars
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -104,5 +105,5 @@ def test_set_then_run_positional_is_judged_as_the_words(words: str, run: str) ->
 @given(st.lists(st.sampled_from(["--", "-", "-e", "-o", "+o", "pipefail", "-euo", "+x", "a", "-rf", "/"]), max_size=6))
 def test_positional_words_are_a_suffix_of_the_arguments(args: list[str]) -> None:
     """What ``set`` makes positional is always the tail of its arguments (or nothing changes)."""
-    words = envvars.positional_words(tuple(args))
+    words = secrets.positional_words(tuple(args))
     assert words is None or args[len(args) - len(words) :] == words

@@ -12,8 +12,8 @@ import posixpath
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from guard.static import paths as P
-from guard.static.places import HOME_CACHES, HOME_CREDENTIALS, HOME_PERSIST, SYSTEM_PERSIST
+from guard.static.facts import paths as P
+from guard.static.facts.places import HOME_CACHES, HOME_CREDENTIALS, HOME_PERSIST, SYSTEM_PERSIST
 
 FAST = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # (a loaded machine)
 _PARTS = st.sampled_from(["", ".", "..", "...", ".ssh", "a", "b.c", "..x", "x..", ".env", "etc", "/"])

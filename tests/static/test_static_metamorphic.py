@@ -20,8 +20,8 @@ from static_helpers import HOME, case_files, cold_decision, judge, load_jsonl
 
 from guard.layers import static as static_layer
 from guard.model import AUTO_ALLOW, BLOCK
-from guard.static import lexer
 from guard.static.analysis import analyse
+from guard.static.reading import lexer
 
 FAST = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

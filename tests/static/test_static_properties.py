@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from static_helpers import HOME, judge
 
 from guard.model import BLOCK, Risk
-from guard.static import lexer
 from guard.static.analysis import analyse
+from guard.static.reading import lexer
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

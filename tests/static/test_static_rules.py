@@ -12,7 +12,7 @@ from static_helpers import HOME, call_of, case_files, judge, load_jsonl
 from guard.model import BLOCK, Risk
 from guard.static.analysis import analyse
 from guard.static.families import FAMILIES
-from guard.static.rules import CATALOG, RULES
+from guard.static.rules.catalog import CATALOG, RULES
 
 ROOT = Path(__file__).resolve().parents[2]
 # found on the file system at decision time, not in a call's text: tests/security/test_protected_paths.py

@@ -9,7 +9,7 @@ from static_helpers import HOME, cold_decision, judge, rule_ids
 
 from guard.config import Config
 from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM, Risk, ToolCall
-from guard.static import userrules
+from guard.static.rules import userrules
 
 
 def perms(**lists: list[str]) -> dict[str, list[str]]:

@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from static_helpers import HOME, judge
 
 from guard.model import BLOCK
-from guard.static import paths as P
-from guard.static import pwsh
+from guard.static.facts import paths as P
+from guard.static.facts.paths import Resolver
 from guard.static.families.windows import looks_windows, param
-from guard.static.paths import Resolver
+from guard.static.reading import pwsh
 
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PWSHISH = st.lists(

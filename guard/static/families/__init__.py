@@ -4,6 +4,16 @@ Each command has exactly one home: :class:`~guard.static.families.registry.Regis
 name two families claim, so the order below decides nothing and the file list reads as the list
 of families. ``groovy`` belongs to the interpreters (``groovy -e CODE`` is inline code), not to
 the development tools.
+
+Beside the tables, the knowledge they share: ``effects`` (one policy for what touching a path
+means, every command and tool ends there), ``guardfiles`` (guard's own program as files), ``tools``
+(the tools that are not the shell: write, edit, read, fetch, unknown tools), ``interp`` (interpreter
+one-liners, registered as the ``interpreters`` family), ``embedded`` (shell commands development
+tools run from their options), ``base`` (the handler type, option parsing), ``registry``.
+
+Families may import :mod:`guard.static.reading`, :mod:`guard.static.facts`,
+:mod:`guard.static.rules.catalog` and :mod:`guard.static.scan`; never :mod:`guard.static.shell`
+(they reach the interpreter through ``scan.engine``, the protocol).
 """
 
 from __future__ import annotations
@@ -52,7 +62,7 @@ _TABLES = {
 
 
 def _register() -> Registry:
-    from guard.static import interp  # (interp reads the families' helpers: imported once they exist)
+    from guard.static.families import interp  # (interp reads the families' helpers: imported once they exist)
 
     registry = Registry()
     for family, table in _TABLES.items():

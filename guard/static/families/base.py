@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterable
 
 import attrs
 
+from guard.static.reading.text import wordset
 from guard.static.scan import EMPTY, Cmd, Flow, Scan
-from guard.static.text import wordset
 
 Handler = Callable[[Cmd, Scan], Flow | None]
 
@@ -81,12 +81,6 @@ def level(scan: Scan, rule_id: str, cmd: Cmd) -> None:
 def read_only(cmd: Cmd, scan: Scan) -> Flow:
     scan.hit("G180", cmd.name)
     return EMPTY
-
-
-def development(cmd: Cmd, scan: Scan) -> Flow | None:
-    scan.hit("G181", cmd.name)
-    scan.tag("execute")
-    return None
 
 
 def table(names: str, handler: Handler) -> dict[str, Handler]:

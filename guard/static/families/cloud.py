@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 
 from guard import lazyre
-from guard.static import effects
+from guard.static.families import effects
 from guard.static.families.base import Handler, parse_opts
 from guard.static.families.secrets import prints_credential
+from guard.static.reading.text import wordset
 from guard.static.scan import EMPTY, REMOTE, SECRET, Cmd, Flow, Scan, display
-from guard.static.text import wordset
 
 _DESTROY = lazyre.compile(
     r"^(delete|destroy|rm|remove|terminate|purge|uninstall|drop|deregister|rb|erase|wipe|nuke|"

@@ -9,8 +9,8 @@ from __future__ import annotations
 from guard.static.families.base import Handler
 from guard.static.families.cloud import _words
 from guard.static.families.secrets import prints_credential
+from guard.static.reading.text import wordset
 from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
-from guard.static.text import wordset
 
 
 def _kubectl(cmd: Cmd, scan: Scan) -> Flow:

@@ -1,7 +1,7 @@
 """Windows cmdlets and cmd.exe builtins, and how to read PowerShell's parameters.
 
 Each handler judges one statement the way its POSIX peer would: ``Remove-Item -Recurse`` and
-``rd /s`` delete through :mod:`guard.static.effects`, ``Get-Content`` reads, ``Set-Content`` writes,
+``rd /s`` delete through :mod:`guard.static.families.effects`, ``Get-Content`` reads, ``Set-Content`` writes,
 so tiers and rule ids are shared. What has no POSIX peer lives here too: volumes and disks
 (G121), backups and boot settings (G129), the registry (G403, G153 for Run keys), execution policy,
 services, scheduled tasks and ACLs. :mod:`guard.static.families.windows` routes scripts to them.
@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 
 from guard import lazyre
-from guard.static import effects, pwsh
+from guard.static.facts.paths import windows_parts
+from guard.static.families import effects
 from guard.static.families.base import Handler, table
-from guard.static.paths import windows_parts
+from guard.static.reading import pwsh
 from guard.static.scan import EMPTY, OPAQUE_FLOW, Cmd, Flow, Scan, display
 
 SECRET_RULES = frozenset({"G140", "G141", "G142"})

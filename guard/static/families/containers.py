@@ -9,12 +9,12 @@ from __future__ import annotations
 import re
 
 from guard import lazyre
-from guard.static import effects
-from guard.static import paths as P
+from guard.static.facts import paths as P
+from guard.static.families import effects
 from guard.static.families.base import Handler
 from guard.static.families.cloud import _words
+from guard.static.reading.text import wordset
 from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
-from guard.static.text import wordset
 
 _DOCKER_RO = wordset(
     "ps images inspect logs version info stats top port diff history search events df ls config manifest"

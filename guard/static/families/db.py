@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 
 from guard import lazyre
-from guard.static import effects
+from guard.static.families import effects
 from guard.static.families.base import Handler, parse_opts
+from guard.static.reading.text import wordset
 from guard.static.scan import EMPTY, FROM_FILE, Cmd, Flow, Scan, display, interactive_shell
-from guard.static.text import wordset
 
 _STRINGS = lazyre.compile(r"'(?:[^']|'')*'|\"(?:[^\"\\]|\\.)*\"|--[^\n]*|/\*.*?\*/|\$\$.*?\$\$", re.S)
 _DROP = lazyre.compile(r"\bDROP\s+(DATABASE|SCHEMA|TABLE|COLLECTION|KEYSPACE|USER|ROLE|OWNED)\b", re.I)

@@ -9,13 +9,12 @@ friends run their inner command, which is judged as itself.
 from __future__ import annotations
 
 from guard import lazyre
-from guard.static import effects, embedded
-from guard.static import paths as P
-from guard.static.families import deps, selfguard
+from guard.static.facts import paths as P
+from guard.static.families import deps, effects, embedded, selfguard
 from guard.static.families.base import Handler, only_help, parse_opts, table
 from guard.static.families.db import resets_database
+from guard.static.reading.text import wordset
 from guard.static.scan import BUILT, EMPTY, Cmd, Flow, Scan, display
-from guard.static.text import wordset
 
 # (read-only subcommands, install-like subcommands, publish-like subcommands, runner subcommands)
 _MANAGERS: dict[str, tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]]] = {}
@@ -191,7 +190,7 @@ def _outputs(cmd: Cmd, scan: Scan, args: tuple[str, ...] | list[str]) -> None:
 def _apply_patch(cmd: Cmd, scan: Scan) -> Flow | None:
     """Codex's ``apply_patch '*** Begin Patch …'`` (the patch as argument or on stdin): an edit of the
     files the patch names, judged like the ``apply_patch`` tool. A patch guard cannot read is unknown."""
-    from guard.static import tools
+    from guard.static.families import tools
 
     patch = next((a for a in cmd.args if "*** Begin Patch" in a), None) or cmd.stdin.text
     if not patch or "*** Begin Patch" not in patch:
@@ -223,7 +222,7 @@ def _rewrites(cmd: Cmd, scan: Scan) -> None:
 
 
 _LOCAL_BINS = frozenset(_DEV_TOOLS.split()) | {
-    "groovy",  # (an interpreter, handled in guard.static.interp, but also a project's local bin)
+    "groovy",  # (an interpreter, handled in guard.static.families.interp, but also a project's local bin)
     "tsc",
     "jest",
     "eslint",

@@ -1,6 +1,6 @@
 """Filesystem destruction and ordinary file changes: rm, shred, truncate, dd, mkfs, mv, cp, ln, tee, tar …
 
-Every target goes through :mod:`guard.static.effects`, so severity comes from *where* the path
+Every target goes through :mod:`guard.static.families.effects`, so severity comes from *where* the path
 points (root, home, system, credentials, project, temp), not from how the command was spelled.
 Disk tools are judged on their device operands; their listing forms are read-only.
 """
@@ -10,12 +10,14 @@ from __future__ import annotations
 import re
 
 from guard import lazyre
-from guard.static import effects, filters, ondisk
-from guard.static import paths as P
+from guard.static.facts import ondisk
+from guard.static.facts import paths as P
+from guard.static.families import effects
 from guard.static.families.base import Handler, parse_opts, table
 from guard.static.families.perms import setuid
+from guard.static.reading import filters
+from guard.static.reading.text import wordset
 from guard.static.scan import EMPTY, ENDLESS, PACKED, Cmd, Flow, Scan, display
-from guard.static.text import wordset
 
 _RM_TAKES = frozenset({"--interactive"})
 

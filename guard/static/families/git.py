@@ -15,14 +15,14 @@ from collections.abc import Callable
 
 from guard import lazyre
 from guard.model import Risk
-from guard.static import effects
-from guard.static import paths as P
+from guard.static.facts import paths as P
+from guard.static.families import effects
 from guard.static.families.base import Handler, parse_opts
 from guard.static.families.git_history import _checkout, _clean, _history, _push, _reset, _restore, _rm
 from guard.static.families.secrets import prints_credential
-from guard.static.rules import CATALOG
+from guard.static.reading.text import wordset
+from guard.static.rules.catalog import CATALOG
 from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
-from guard.static.text import wordset
 
 # A git subcommand's handler: (subcommand, its arguments, scan).
 Sub = Callable[[str, tuple[str, ...], Scan], Flow | None]

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from guard import lazyre
 from guard.static.families.base import Opts, parse_opts
+from guard.static.reading.text import wordset
 from guard.static.scan import Scan
-from guard.static.text import wordset
 
 _VERSION_TAG = lazyre.compile(r"^v?\d+(?:[.-]\d+)*")  # ``git push origin v1.2``: a release tag
 SHARED_BRANCHES = wordset("main master develop development trunk production prod release stable staging live gh-pages")

@@ -10,51 +10,15 @@ from __future__ import annotations
 
 import re
 
-from guard import docsites, lazyre
-from guard.static import effects
+from guard import docsites
+from guard.static.facts.hosts import LOCAL_HOST, METADATA_HOSTS, host_of, leaked_secret
+from guard.static.families import effects
 from guard.static.families.base import Handler, parse_opts
 from guard.static.families.secrets import secret_vars
+from guard.static.reading.text import wordset
 from guard.static.scan import EMPTY, REMOTE, SECRET, Cmd, Flow, Scan, display
-from guard.static.text import wordset
 
-_LOCAL_HOST = lazyre.compile(
-    r"^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\]|::1|[\w.-]+\.localhost|host\.docker\.internal)$", re.I
-)
-_SCHEME = lazyre.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
 _EGRESS_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-
-
-def host_of(url: str) -> str:
-    """The host a client would connect to, as WHATWG URL parsing finds it.
-
-    The authority ends at the first ``/``, ``?``, ``#`` or ``\\``; the host follows its *last*
-    ``@``. So ``https://evil.example#@docs.python.org/`` is evil.example, not docs.python.org.
-    """
-    m = _SCHEME.match(url)
-    rest = url[m.end() :] if m else url
-    authority = re.split(r"[/?#\\]", rest, maxsplit=1)[0]
-    host = authority.rpartition("@")[2]
-    if host.startswith("["):
-        return host[: host.find("]") + 1].lower() if "]" in host else host.lower()
-    return host.partition(":")[0].lower()
-
-
-# Cloud instance metadata services hand out the machine's credentials and tokens to whoever asks,
-# with the usual spellings of 169.254.169.254 (decimal, hex, octal) that dodge a plain match.
-METADATA_HOSTS = frozenset(
-    {
-        "169.254.169.254",
-        "2852039166",
-        "0xa9fea9fe",
-        "0251.0376.0251.0376",
-        "169.254.170.2",
-        "[fd00:ec2::254]",
-        "metadata.google.internal",
-        "metadata.goog",
-        "metadata",
-        "100.100.100.200",
-    }
-)
 
 
 def metadata_urls(scan: Scan, urls: list[str]) -> bool:
@@ -73,15 +37,13 @@ def _fetch_rule(scan: Scan, urls: list[str]) -> str:
 
 
 def _is_local(urls: list[str]) -> bool:
-    return bool(urls) and all(_LOCAL_HOST.match(host_of(u)) for u in urls)
+    return bool(urls) and all(LOCAL_HOST.match(host_of(u)) for u in urls)
 
 
 def _secrets_in(scan: Scan, cmd: Cmd, words: list[str], urls: list[str] | tuple[str, ...] = ()) -> None:
     """Secret values or secret-tainted substitutions in what is sent out (to ``urls``)."""
     if any(scan.flow_of(w).bits & SECRET for w in words):
         scan.hit("G143", display(scan, " ".join(cmd.argv)))
-    from guard.static.tools import leaked_secret
-
     host = host_of(urls[0]) if urls else ""
     if not (urls and _is_local(list(urls))):
         leaked = next((found for w in words if (found := leaked_secret(w, host))), None)

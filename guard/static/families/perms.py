@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 
 from guard import lazyre
-from guard.static import ondisk
-from guard.static import paths as P
+from guard.static.facts import ondisk
+from guard.static.facts import paths as P
 from guard.static.families.base import Handler
+from guard.static.reading.text import wordset
 from guard.static.scan import EMPTY, Cmd, Flow, Scan
-from guard.static.text import wordset
 
 _MODE_FLAGS = lazyre.compile(r"^-[rwxXstugoa]+$")
 _KNOWN = wordset(

@@ -12,11 +12,13 @@ from __future__ import annotations
 import re
 
 from guard import lazyre
-from guard.static import effects, filters, guardfiles
-from guard.static import paths as P
-from guard.static.families import selfguard
+from guard.static.facts import paths as P
+from guard.static.families import effects, guardfiles, pagers, selfguard
+from guard.static.families import spelled as spelled_text
 from guard.static.families.base import Handler, Opts, parse_opts, read_only, table
 from guard.static.families.secrets import is_secret_var, secret_words
+from guard.static.reading import filters
+from guard.static.reading.text import decode_ansi_c, wordset
 from guard.static.scan import (
     DECODED,
     EMPTY,
@@ -31,7 +33,6 @@ from guard.static.scan import (
     Flow,
     Scan,
 )
-from guard.static.text import decode_ansi_c, wordset
 
 _LISTERS = (
     "eza exa lsd dust duf procs ncdu lsb_release bc dc units "
@@ -196,7 +197,7 @@ def _reader(cmd: Cmd, scan: Scan) -> Flow:
     if cmd.name == "tr":
         files = []
     if cmd.name in ("rev", "tr") and not files and cmd.stdin.text is not None:
-        spelled = _rev(cmd.stdin.text) if cmd.name == "rev" else _tr(cmd.args, cmd.stdin.text)
+        spelled = spelled_text.rev(cmd.stdin.text) if cmd.name == "rev" else spelled_text.tr(cmd.args, cmd.stdin.text)
         scan.hit("G180", cmd.name)
         if spelled is None:
             return Flow(cmd.stdin.bits | OPAQUE)
@@ -231,67 +232,6 @@ def _filtered(cmd: Cmd) -> str | None:
     if cmd.name == "cut":
         return filters.cut(cmd.args, text)
     return None
-
-
-def _rev(text: str) -> str:
-    return "\n".join(line[::-1] for line in text.split("\n"))
-
-
-_TR_CLASSES = {
-    "lower": "abcdefghijklmnopqrstuvwxyz",
-    "upper": "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
-    "digit": "0123456789",
-    "space": " \t\n\r\f\v",
-    "blank": " \t",
-}
-_TR_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "f": "\f", "v": "\v", "-": "-"}
-
-
-def _tr_set(spec: str) -> str | None:
-    """``a-z``, ``[:upper:]``, ``\\n`` expanded to the characters they stand for (``None``: a form guard does not read)."""
-    out: list[str] = []
-    i = 0
-    while i < len(spec):
-        if spec.startswith("[:", i):
-            end = spec.find(":]", i)
-            cls = _TR_CLASSES.get(spec[i + 2 : end]) if end > 0 else None
-            if cls is None:
-                return None
-            out.append(cls)
-            i = end + 2
-            continue
-        c = spec[i]
-        if c == "\\" and i + 1 < len(spec):
-            c = _TR_ESCAPES.get(spec[i + 1], spec[i + 1])
-            i += 1
-        elif c == "[" and "*" in spec[i:]:
-            return None  # ``[x*n]`` repeats
-        if i + 2 < len(spec) and spec[i + 1] == "-":
-            low, high = ord(c), ord(spec[i + 2])
-            if high < low:
-                return None
-            out.append("".join(chr(o) for o in range(low, high + 1)))
-            i += 3
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
-
-
-def _tr(args: tuple[str, ...], text: str) -> str | None:
-    """What ``tr SET1 SET2`` or ``tr -d SET`` makes of ``text`` (``None``: options guard does not model)."""
-    flags = [a for a in args if a.startswith("-") and len(a) > 1]
-    sets = [_tr_set(a) for a in args if not (a.startswith("-") and len(a) > 1)]
-    if any(s is None for s in sets) or any(f not in ("-d", "--delete") for f in flags):
-        return None
-    if flags:
-        return "".join(ch for ch in text if ch not in sets[0]) if len(sets) == 1 and sets[0] else None
-    if len(sets) != 2 or not sets[1]:
-        return None
-    src, dst = sets
-    dst = (dst or "") + (dst or "")[-1:] * max(0, len(src or "") - len(dst or ""))
-    table = {ord(a): b for a, b in zip(src or "", dst[: len(src or "")], strict=True)}
-    return text.translate(table)
 
 
 def _jq_files(args: tuple[str, ...]) -> tuple[str, ...]:
@@ -526,35 +466,9 @@ def _yq(cmd: Cmd, scan: Scan) -> Flow:
     return Flow(flow.bits)
 
 
-_PAGERS = "less more most zless zmore"
-_PAGER_LOG = ("-o", "-O", "--log-file", "--LOG-FILE")
-_PAGER_LOG_EQ = tuple(o + "=" for o in _PAGER_LOG[2:])  # ``--log-file=x``
-
-
 def _pager(cmd: Cmd, scan: Scan) -> Flow:
-    """``less``/``more``: read-only, except ``+!cmd`` (a shell command at start) and ``-o FILE`` (a log)."""
-    rest: list[str] = []
-    args = iter(cmd.args)
-    for a in args:
-        if a.startswith("+") and ("!" in a or "|" in a):
-            shell = a.lstrip("+").split("!", 1)[-1] if "!" in a else a.split("|", 1)[1]
-            scan.engine.script(shell)
-        elif a in _PAGER_LOG or a.startswith(_PAGER_LOG_EQ) or a[:2] in ("-o", "-O"):
-            target = a.split("=", 1)[1] if "=" in a else a[2:] if len(a) > 2 and a[:2] in ("-o", "-O") else None
-            effects.write(scan, target if target is not None else next(args, ""))
-        elif not a.startswith("+"):
-            rest.append(a)
-    return _reader(Cmd((cmd.argv[0], *rest), cmd.name, cmd.stdin, cmd.privileged, cmd.via), scan)
-
-
-def _man(cmd: Cmd, scan: Scan) -> Flow:
-    """``man``: read-only, except a pager or browser it is told to run (``-P cmd``, ``--html=cmd``)."""
-    opts = parse_opts(cmd.args, wordset("-P --pager -H --html -M -m -L -S -s -C"))
-    for program in opts.all("-P", "--pager", "-H", "--html"):
-        if program:
-            scan.engine.script(program)
-    scan.hit("G180", cmd.name)
-    return EMPTY
+    """``less``/``more``: a reader once its escapes (``+!cmd``, ``-o FILE``) are judged."""
+    return _reader(pagers.without_escapes(cmd, scan), scan)
 
 
 def _trap(cmd: Cmd, scan: Scan) -> Flow:
@@ -613,6 +527,6 @@ HANDLERS: dict[str, Handler] = {
     "chdir": _cd,
     "hostname": _lister,
     "noop": read_only,
-    **table(_PAGERS, _pager),
-    "man": _man,
+    **table(pagers.PAGERS, _pager),
+    "man": pagers.man,
 }

@@ -10,12 +10,11 @@ from __future__ import annotations
 import re
 
 from guard import lazyre
-from guard.static import effects
-from guard.static.families import selfguard
+from guard.static.families import effects, selfguard
 from guard.static.families.base import Handler, Opts, parse_opts
 from guard.static.families.net import _is_local
+from guard.static.reading.text import wordset
 from guard.static.scan import EMPTY, FROM_FILE, REMOTE, SECRET, Cmd, Flow, Scan, display, interactive_shell
-from guard.static.text import wordset
 
 SOCKET, SHELL = 16, 32
 

@@ -8,11 +8,11 @@ without name filters is a recursive delete of the start directory.
 
 from __future__ import annotations
 
-from guard.static import effects
-from guard.static import paths as P
+from guard.static.facts import paths as P
+from guard.static.families import effects
 from guard.static.families.base import Handler, parse_opts
+from guard.static.reading.text import decode_ansi_c, wordset
 from guard.static.scan import EMPTY, Cmd, Flow, Scan
-from guard.static.text import decode_ansi_c, wordset
 
 _FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _FIND_FILTERS = wordset(

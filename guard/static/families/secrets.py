@@ -1,21 +1,23 @@
 """Secret reads that are not file reads: environment dumps, ``$*_TOKEN`` values, credential CLIs.
 
 File-based secrets (``~/.ssh``, ``~/.aws/credentials``, ``.env`` …) are a path tier and handled
-by :mod:`guard.static.effects` for every command and tool alike. What marks a command here also
+by :mod:`guard.static.families.effects` for every command and tool alike. What marks a command here also
 sets the scan's ``cmd_secret`` flag, so its output is tainted: ``env | curl -d @- …`` and
 ``gh auth token | nc …`` are exfiltration, not two unrelated commands.
 
 The shell's variable builtins (``set``, ``export``/``declare``, ``unset``, ``shift``) live here because
-they can dump the environment; what setting a variable does is :mod:`guard.static.envvars`.
+they can dump the environment, and so does what ``set --`` and ``shift`` do to the positional
+parameters; what setting a variable does is :mod:`guard.static.shell.envvars`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from guard import lazyre
-from guard.static import envvars
 from guard.static.families.base import Handler, parse_opts
+from guard.static.reading.text import IFS, marker_ids
 from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
-from guard.static.text import marker_ids
 
 _SECRET_VAR = lazyre.compile(
     r"(?i)(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|PASS|PASSPHRASE|API_?KEY|ACCESS_?KEY|SECRET_?KEY|PRIVATE_?KEY|KEY"
@@ -73,18 +75,56 @@ def _printenv(cmd: Cmd, scan: Scan) -> Flow:
     return Flow(0, None)
 
 
+# -- positional parameters: ``set -- a b``, ``shift``
+def set_positional(scan: Scan, words: Iterable[str]) -> None:
+    """``set -- rm -rf /`` makes ``"$@"`` (and ``$1`` …) those words for the rest of the script."""
+    values = list(words)
+    for i in range(1, 10):
+        scan.vars.pop(str(i), None)
+    scan.vars["@"] = scan.vars["*"] = IFS.join(values)
+    for i, value in enumerate(values[:9], start=1):
+        scan.vars[str(i)] = value
+    scan.vars["#"] = str(len(values))
+
+
+def positional_words(args: tuple[str, ...]) -> list[str] | None:
+    """The words ``set args`` makes positional (``None``: ``set`` only changes options)."""
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("--", "-"):
+            return list(args[i + 1 :])
+        if a[:1] not in ("-", "+") or len(a) < 2:
+            return list(args[i:])
+        i += 2 if "o" in a[1:] else 1  # ``-o pipefail``, ``-euo pipefail``: the option takes a name
+    return None
+
+
+def shift(scan: Scan, args: tuple[str, ...]) -> None:
+    """``shift [n]`` drops known positional words; an unknown count makes them all unknown."""
+    if "@" not in scan.vars:
+        return
+    count = args[0] if args else "1"
+    if not count.isdigit():
+        for name in ("@", "*", "#", *map(str, range(1, 10))):
+            scan.vars.pop(name, None)
+        return
+    values = [v for v in scan.vars["@"].split(IFS) if v] if scan.vars["@"] else []
+    set_positional(scan, values[int(count) :])
+
+
 def _set(cmd: Cmd, scan: Scan) -> Flow:
     if not cmd.args:
         return _dump(cmd, scan, "set: every shell variable")
-    words = envvars.positional_words(cmd.args)
+    words = positional_words(cmd.args)
     if words is not None:  # ``set -- rm -rf /; "$@"`` runs those words
-        envvars.set_positional(scan, words)
+        set_positional(scan, words)
     scan.hit("G180", "set")
     return EMPTY
 
 
 def _shift(cmd: Cmd, scan: Scan) -> Flow:
-    envvars.shift(scan, cmd.args)
+    shift(scan, cmd.args)
     scan.hit("G180", "shift")
     return EMPTY
 

@@ -15,7 +15,7 @@ unwrapped wrappers (``sudo``, ``env``, ``xargs``, ``sh -c`` …) and read interp
   (:func:`listed`, :func:`picked`: ``pgrep guard | xargs kill``).
 
 Copies of guard's own program are judged where every copy, link and move ends
-(:mod:`guard.static.guardfiles`, G414).
+(:mod:`guard.static.families.guardfiles`, G414).
 
 Read-only verbs (``check``, ``explain``, ``log``, ``stats``, ``report``, ``config``, ``rules
 list``/``suggest``/``builtin``, ``replay``, ``serve --status``, ``--help``) stay read-only; a verb or option
@@ -27,10 +27,10 @@ from __future__ import annotations
 import re
 
 from guard import lazyre
-from guard.static import effects
+from guard.static.families import effects
 from guard.static.families.base import Handler
+from guard.static.reading.text import DYN_OPEN, wordset
 from guard.static.scan import EMPTY, GUARD_PIDS, PROCS, Cmd, Flow, Scan, display
-from guard.static.text import DYN_OPEN, wordset
 
 CONTROL = wordset("approve reset install uninstall feed hook tidy mcp-proxy")
 READ_ONLY = wordset("check explain log stats replay report")
@@ -194,7 +194,7 @@ def python_code(scan: Scan, code: str) -> None:
 
 def folded_import(scan: Scan, code: str, name: str | None) -> None:
     """``__import__("gu" + "ard")``, ``importlib.import_module("".join(["g", "uard"]))``: the module
-    name folded from the code's expressions (:mod:`guard.static.fold`). guard's own packages imported
+    name folded from the code's expressions (:mod:`guard.static.reading.fold`). guard's own packages imported
     under a name built so the text does not show it is hiding on purpose: G412, whatever follows. A
     name guard cannot fold, in code that also decodes or renames at run time, may be guard: it asks
     (G431)."""

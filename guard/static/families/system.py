@@ -11,12 +11,12 @@ import re
 
 from guard import lazyre
 from guard.model import Risk
-from guard.static import effects, ondisk
-from guard.static import paths as P
-from guard.static.families import selfguard
+from guard.static.facts import ondisk
+from guard.static.facts import paths as P
+from guard.static.families import effects, selfguard
 from guard.static.families.base import Handler, only_help, parse_opts
+from guard.static.reading.text import wordset
 from guard.static.scan import DECODED, EMPTY, REMOTE, Cmd, Flow, Scan, display
-from guard.static.text import wordset
 
 
 def _shown(scan: Scan, cmd: Cmd) -> str:

@@ -1,9 +1,9 @@
 """Windows: PowerShell and cmd.exe, as agents on Windows hosts send them through the shell tool.
 
 ``powershell -Command …``, ``pwsh -EncodedCommand …`` (decoded and judged), ``cmd /c …`` and bare
-cmdlets or cmd builtins are split by :mod:`guard.static.pwsh` and each statement is judged by
+cmdlets or cmd builtins are split by :mod:`guard.static.reading.pwsh` and each statement is judged by
 the same families as POSIX commands, after mapping aliases (``rm``/``rd``/``del`` in PowerShell
-are ``Remove-Item``). Paths go through the same tiers (:func:`guard.static.paths.windows_parts`),
+are ``Remove-Item``). Paths go through the same tiers (:func:`guard.static.facts.paths.windows_parts`),
 so ``Remove-Item -Recurse C:\\Users`` and ``rm -rf /home`` meet the same rule (G101). What only
 Windows has: disk and backup tools (``Format-Volume``, ``diskpart``, ``vssadmin delete shadows``),
 the registry, execution policy, and the download-cradle idiom ``iex (New-Object Net.WebClient)…``.
@@ -16,13 +16,14 @@ import binascii
 import re
 
 from guard import lazyre
-from guard.static import effects, pwsh
+from guard.static.facts.paths import WIN_ENV
+from guard.static.families import effects
 from guard.static.families.base import Handler, table
 from guard.static.families.cmdlets import CMDLETS, SECRET_RULES, param, shown, win_path
-from guard.static.paths import WIN_ENV
+from guard.static.reading import pwsh
+from guard.static.reading.text import DYN_OPEN, strip_markers, wordset
+from guard.static.reading.unwrap import WRAPPERS
 from guard.static.scan import EMPTY, OPAQUE_FLOW, Cmd, Flow, Scan, display
-from guard.static.text import DYN_OPEN, strip_markers, wordset
-from guard.static.unwrap import WRAPPERS
 
 _IEX = lazyre.compile(r"(?i)\b(iex|invoke-expression|invoke-command|icm)\b|\[scriptblock\]::create|\.invoke\(")
 _WEB = lazyre.compile(

@@ -1369,7 +1369,7 @@ UNKNOWN = [
     (N, "${EDITOR:-vi} --version"),
 ]
 
-# Environment variables that make programs load or run code (guard/static/envvars.py), in every
+# Environment variables that make programs load or run code (guard/static/shell/envvars.py), in every
 # form a variable can be set: prefix, bare assignment, export/declare -x/typeset, env X=… cmd.
 ENV_CODE = [
     (C, "LD_PRELOAD=/tmp/x.so ls", "G157"),
@@ -5554,7 +5554,7 @@ ROUND3 = [
     (A, "grep -rn sudo docs/"),
     (A, "man sudo"),
 ]
-# Interpreter one-liners whose target is computed (guard/static/fold.py): folded values are judged as
+# Interpreter one-liners whose target is computed (guard/static/reading/fold.py): folded values are judged as
 # the command or path they work out to; a run/delete/kill call guard cannot fold asks (G431).
 ROUND3 += [
     (B, "python3 -c \"import os; os.system('rm -rf ' + '~')\"", "G101"),
@@ -6039,11 +6039,11 @@ def render(rows: list[dict]) -> str:
     return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
 
 
-EXAMPLES = HERE.parents[2] / "guard" / "static" / "examples.json"
+EXAMPLES = HERE.parents[2] / "guard" / "static" / "rules" / "examples.json"
 
 
 def examples(files: dict[str, list[dict]]) -> str:
-    """``guard/static/examples.json``: per rule id, the shortest case that names it (``guard rules builtin``)."""
+    """``guard/static/rules/examples.json``: per rule id, the shortest case that names it (``guard rules builtin``)."""
     best: dict[str, dict] = {}
     for rows in files.values():
         for row in rows:

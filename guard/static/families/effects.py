@@ -13,10 +13,9 @@ import re
 
 from guard import lazyre
 from guard.model import Risk
-from guard.static import ondisk, places
-from guard.static import paths as P
-from guard.static.guardfiles import is_guard_program
-from guard.static.landmines import (
+from guard.static.facts import ondisk, places
+from guard.static.facts import paths as P
+from guard.static.facts.landmines import (
     PROJECT_PROGRAM,
     autorun_commands,
     blocked_if_run,
@@ -24,10 +23,11 @@ from guard.static.landmines import (
     redirects_packages,
     unquoted,
 )
-from guard.static.paths import Place
-from guard.static.rules import CATALOG
+from guard.static.facts.paths import Place
+from guard.static.families.guardfiles import is_guard_program
+from guard.static.reading.text import wordset
+from guard.static.rules.catalog import CATALOG
 from guard.static.scan import DECODED, EMPTY, ENDLESS, GUARD_CODE, PACKED, REMOTE, SECRET, Flow, Scan, display
-from guard.static.text import wordset
 
 _FOREIGN = frozenset({P.HOME_OTHER, P.OTHER, P.OUTSIDE})
 _PERSIST_RULE = {

@@ -92,7 +92,7 @@ _PY_COPY = {
     "os.rename": "move",
     "os.replace": "move",
 }
-# Where guard's own program and packages are, as folded values (guard.static.guardfiles knows the
+# Where guard's own program and packages are, as folded values (guard.static.families.guardfiles knows the
 # spelling ``…/bin/guard``, ``…/site-packages/guard``): ``shutil.copy(shutil.which("guard"), …)``.
 GUARD_SCRIPT = "/guard-fold/bin/guard"
 GUARD_PACKAGE = "/guard-fold/site-packages/{}"

@@ -100,10 +100,6 @@ def marker_ids(word: str) -> list[int]:
     return [int(m) for m in _MARKER_RE.findall(word)] if DYN_OPEN in word else []
 
 
-def is_dynamic(word: str) -> bool:
-    return DYN_OPEN in word
-
-
 def strip_markers(word: str, replacement: str = "*") -> str:
     """The word with every runtime value replaced (a glob, for path reasoning)."""
     return _MARKER_RE.sub(replacement, word) if DYN_OPEN in word else word
@@ -272,3 +268,23 @@ def split_ifs(word: str) -> list[str]:
     if IFS not in word:
         return [word]
     return [p for p in word.split(IFS) if p]
+
+
+_TILDE_RE = lazyre.compile(r"^~([A-Za-z0-9_.-]*|[+-])(?=/|$)")
+
+
+def tilde(text: str, home: str, cwd: str | None) -> str:
+    """A leading ``~``, ``~+`` or ``~user``: the home, the working directory, that user's home."""
+    m = _TILDE_RE.match(text)
+    if not m:
+        return text
+    who = m.group(1)
+    if who == "":
+        base = home
+    elif who == "+":
+        base = cwd or "."
+    elif who == "-":
+        return text
+    else:
+        base = "/root" if who == "root" else f"/home/{who}"
+    return base + text[m.end() :]

@@ -31,6 +31,8 @@ from typing import Any
 import attrs
 
 from guard import lazyre
+from guard.model import ToolCall
+from guard.static.facts.hosts import host_of
 from guard.toolnames import canonical_tool
 
 _RULE_RE = lazyre.compile(r"^\s*([A-Za-z0-9_.*\-]+)\s*(?:\((.*)\))?\s*$", re.S)
@@ -240,6 +242,25 @@ def covers(
 _ASSIGNMENT = lazyre.compile(r"(?:^|[;&|(`]|\$\()\s*(?:export\s+|env\s+)?[A-Za-z_][A-Za-z0-9_]*=")
 
 
+def user_rule_matches(call: ToolCall, analysis: Any, rules: RuleSet) -> list[Match]:
+    """The user rules that decide ``call`` (its static ``analysis``): deny and ask first, else the allow."""
+    if not rules.rules:
+        return []
+    kind, tool, cwd = analysis.kind, call.tool, call.cwd
+    effects = list(analysis.effects)
+    out = [
+        Match(r.action, r)
+        for r in rules.rules
+        if r.action != "allow" and matches(r, kind, tool, analysis, effects, cwd)
+    ]
+    if not out:
+        allowed = covers(rules.by_action("allow"), kind, tool, analysis, effects, cwd)
+        if allowed is not None:
+            out.append(Match("allow", allowed))
+    out.sort(key=lambda m: ACTIONS.index(m.action))
+    return out
+
+
 def _plain_for_allow(analysis: Any, cwd: str | None) -> bool:
     """An allow rule names a command, not what surrounds it.
 
@@ -261,8 +282,6 @@ def _plain_for_allow(analysis: Any, cwd: str | None) -> bool:
 
 
 def _domain_hit(rule: Permission, kind: str, urls: Iterable[str], every: bool = False) -> bool:
-    from guard.static.families.net import host_of
-
     if rule.domain is None:
         return kind == "web_fetch"
     hosts = [host_of(u if "://" in u else "https://" + u) for u in urls]

@@ -20,10 +20,10 @@ import os
 import stat
 from collections.abc import Iterable
 
-from guard.static import inodes
-from guard.static import paths as P
-from guard.static.paths import Resolver
-from guard.static.text import DYN_OPEN
+from guard.static.facts import inodes
+from guard.static.facts import paths as P
+from guard.static.facts.paths import Resolver
+from guard.static.reading.text import DYN_OPEN
 
 MAX_HOPS = 40  # the kernel's own limit on symbolic links in one lookup (ELOOP)
 
@@ -69,7 +69,7 @@ def spelled(resolver: Resolver, word: str, cwd: str | None) -> str | None:
 
 
 class Protected:
-    """guard's protected files and folders by inode (:mod:`guard.static.inodes`), looked up once per
+    """guard's protected files and folders by inode (:mod:`guard.static.facts.inodes`), looked up once per
     decision and only when a walk reaches an existing component."""
 
     def __init__(self, resolver: Resolver) -> None:

@@ -14,11 +14,12 @@ import json
 import re
 
 from guard import lazyre
-from guard.static import effects, fold
+from guard.static.families import effects
 from guard.static.families.base import Handler
 from guard.static.families.secrets import is_secret_var
+from guard.static.reading import fold
+from guard.static.reading.text import DYN_OPEN, wordset
 from guard.static.scan import DECODED, EMPTY, GUARD_CODE, REMOTE, Cmd, Flow, Scan, display
-from guard.static.text import DYN_OPEN, wordset
 
 _Q = r"(?P<q>['\"])(?P<s>(?:\\.|(?!(?P=q)).)*)(?P=q)"
 _SHELL_STR = lazyre.compile(

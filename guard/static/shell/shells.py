@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from guard.static import paths as P
+from guard.static.facts import paths as P
 from guard.static.families.db import resets_database
+from guard.static.reading.text import DYN_OPEN, strip_markers
 from guard.static.scan import (
     BUILT,
     DECODED,
@@ -25,7 +26,6 @@ from guard.static.scan import (
     display,
     interactive_shell,
 )
-from guard.static.text import DYN_OPEN, strip_markers
 
 if TYPE_CHECKING:
     from guard.static.scan import Interpreter
@@ -84,7 +84,7 @@ def consume(engine: Interpreter, stdin: Flow, kind: str, interactive: bool = Fal
         if kind == "shell":
             engine.script(stdin.text)
         else:
-            from guard.static.interp import analyse_code
+            from guard.static.families.interp import analyse_code
 
             analyse_code(scan, stdin.text, kind)
     elif stdin.bits:  # with a /dev/tcp descriptor open, what the shell reads may come from the socket
@@ -131,7 +131,7 @@ def exec_file(
             scan.hit("G111", place.path)
             return OPAQUE_FLOW
         if earlier.text is not None and lang != "shell":
-            from guard.static.interp import analyse_code
+            from guard.static.families.interp import analyse_code
 
             analyse_code(scan, earlier.text, lang)
         elif earlier.text is not None:

@@ -13,7 +13,7 @@ import shlex
 
 import attrs
 
-from guard.static.text import wordset
+from guard.static.reading.text import wordset
 
 
 @attrs.frozen

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 
 from guard import lazyre
-from guard.static import paths as P
+from guard.static.facts import paths as P
+from guard.static.facts.landmines import makefile_commands
 from guard.static.families.base import parse_opts
-from guard.static.landmines import makefile_commands
 from guard.static.scan import DECODED, REMOTE, Cmd, Flow, Scan
 
 VIM = frozenset({"vim", "vi", "nvim", "ex", "view", "gvim", "vimdiff"})  # also read by the development family
@@ -49,7 +49,7 @@ def judge(cmd: Cmd, scan: Scan) -> None:
                 scan.engine.script(found.group(1) or found.group(3) or found.group(4))
             code = _VIM_CODE.match(value)
             if code:  # ``vim -c ':py3 import os; os.execl("/bin/sh", …)'``: judged as that language's code
-                from guard.static.interp import analyse_code
+                from guard.static.families.interp import analyse_code
 
                 analyse_code(scan, code.group(2), _VIM_LANG.get(code.group(1), "python"))
     elif name in ("gdb", "lldb"):

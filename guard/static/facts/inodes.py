@@ -1,6 +1,6 @@
 """guard's protected files and folders by inode: ``(st_dev, st_ino)`` -> the name the text rules know.
 
-:mod:`guard.static.ondisk` compares every component it walks with this table, which is what finds
+:mod:`guard.static.facts.ondisk` compares every component it walks with this table, which is what finds
 a hard link to guard's history or ``~/.guard`` mounted a second time under another name.
 
 Building it takes a few dozen ``stat`` calls and one listing per workspace, so it is kept between
@@ -17,14 +17,14 @@ import os
 import posixpath
 import time
 
-from guard.static import paths as P
-from guard.static.paths import Resolver
+from guard.static.facts import paths as P
+from guard.static.facts.paths import Resolver
 
 RACY_NS = 100_000_000  # 0.1 s: more than a kernel tick, the granularity of file times
 _MAX_CACHED = 32
 
 # guard's own settings and the hook settings of agent hosts, inside a home or a project (the same
-# places :mod:`guard.static.paths` protects by name)
+# places :mod:`guard.static.facts.paths` protects by name)
 HOST_FILES = (
     ".claude/settings.json",
     ".claude/settings.local.json",

@@ -10,29 +10,49 @@ runtime value carrying the taint of what produced it.
 from __future__ import annotations
 
 import posixpath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from guard import lazyre
-from guard.static.scan import EMPTY, OPAQUE_FLOW, Scan
-from guard.static.text import (
+from guard.static.reading.text import (
     DYN_OPEN,
     IFS,
     decode_ansi_c,
     expand_braces,
     protect_braces,
     split_ifs,
+    tilde,
     unescape_double,
     unescape_unquoted,
 )
+from guard.static.scan import EMPTY, OPAQUE_FLOW, Flow, Scan
 
 if TYPE_CHECKING:
-    from guard.static.walker import Walker
+    from guard.static.scan import Interpreter
 
 MAX_NEST = 120  # nesting bound shared with statements: Python recursion, not the shell's, sets it
 MAX_VALUE = 16 * 1024  # a longer value is not copied into words (``x=$x$x`` doubles it each time)
 
 
-def words(w: Walker, node: Any) -> list[str]:
+class Walking(Protocol):
+    """What expanding a word asks of the walker reading its source (:class:`~guard.static.shell.walker.Walker`).
+
+    Words and statements nest inside each other (``$(…)`` in a word, a word in a statement), so the
+    walker calls this module and this module calls back through the walker it was handed.
+    """
+
+    engine: Interpreter
+    scan: Scan
+    src: bytes
+    nest: int
+
+    def text(self, node: Any) -> str: ...
+
+    def stmt(self, node: Any, stdin: Flow = ...) -> Flow: ...
+
+    def block(self, children: Any, stdin: Flow) -> Flow: ...
+
+
+def words(w: Walking, node: Any) -> list[str]:
     t = node.type
     if t == "word":
         text = w.text(node)
@@ -48,7 +68,7 @@ def words(w: Walker, node: Any) -> list[str]:
     return out
 
 
-def value(w: Walker, node: Any, quoted: bool, first: bool) -> str:
+def value(w: Walking, node: Any, quoted: bool, first: bool) -> str:
     w.scan.budget.tick()
     w.nest += 1
     try:
@@ -60,7 +80,7 @@ def value(w: Walker, node: Any, quoted: bool, first: bool) -> str:
         w.nest -= 1
 
 
-def _value(w: Walker, node: Any, quoted: bool, first: bool) -> str:
+def _value(w: Walking, node: Any, quoted: bool, first: bool) -> str:
     t = node.type
     if t == "word":
         text = w.text(node)
@@ -101,19 +121,19 @@ def _value(w: Walker, node: Any, quoted: bool, first: bool) -> str:
 _BACKTICK = lazyre.compile(r"(?<!\\)`((?:[^`\\]|\\.)*)`")
 
 
-def _backticks(w: Walker, text: str) -> None:
+def _backticks(w: Walking, text: str) -> None:
     """A word the grammar left whole (``${x:=`cmd`}``) still runs the backquoted commands in it."""
     for inner in _BACKTICK.findall(text):
         if inner.strip():
             w.engine.script(inner)
 
 
-def _dollar_parens(w: Walker, text: str) -> None:
+def _dollar_parens(w: Walking, text: str) -> None:
     if "$(" in text:
         w.engine.script(": " + text[text.index("$(") :])  # read again as a word: its substitution runs
 
 
-def spliced(w: Walker, node: Any, quoted: bool, first: bool) -> str:
+def spliced(w: Walking, node: Any, quoted: bool, first: bool) -> str:
     """Concatenate parts, filling gaps from the source so no literal text is lost."""
     is_string = node.type in ("string", "translated_string")
     start = node.start_byte + (1 if node.type == "string" else 2 if is_string else 0)
@@ -162,7 +182,7 @@ def variable(scan: Scan, name: str, quoted: bool) -> str:
     return scan.dynamic("$" + name)
 
 
-def expansion(walker: Walker, node: Any, quoted: bool) -> str:
+def expansion(walker: Walking, node: Any, quoted: bool) -> str:
     scan = walker.scan
     name, op, words = None, "", []
     for ch in node.children:
@@ -196,7 +216,7 @@ def expansion(walker: Walker, node: Any, quoted: bool) -> str:
     return variable(scan, name, quoted) if known else scan.dynamic(walker.text(node))
 
 
-def substitution(walker: Walker, node: Any, quoted: bool = True) -> str:
+def substitution(walker: Walking, node: Any, quoted: bool = True) -> str:
     scan = walker.scan
     saved = scan.cwd, dict(scan.vars)
     try:
@@ -208,25 +228,6 @@ def substitution(walker: Walker, node: Any, quoted: bool = True) -> str:
         return text if quoted else IFS.join(text.split())  # unquoted output is split into words
     shown = walker.text(node)
     return scan.dynamic(shown if len(shown) < 60 else shown[:56] + "…)", flow)
-
-
-_TILDE_RE = lazyre.compile(r"^~([A-Za-z0-9_.-]*|[+-])(?=/|$)")
-
-
-def tilde(text: str, home: str, cwd: str | None) -> str:
-    m = _TILDE_RE.match(text)
-    if not m:
-        return text
-    who = m.group(1)
-    if who == "":
-        base = home
-    elif who == "+":
-        base = cwd or "."
-    elif who == "-":
-        return text
-    else:
-        base = "/root" if who == "root" else f"/home/{who}"
-    return base + text[m.end() :]
 
 
 def plain_words(text: str, home: str, cwd: str | None) -> list[str]:

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from guard.static import effects, expand
-from guard.static.expand import MAX_NEST
-from guard.static.scan import EMPTY, FROM_FILE, OPAQUE_FLOW, Flow
-from guard.static.text import (
+from guard.static.families import effects
+from guard.static.reading.text import (
     IFS,
     wordset,
 )
+from guard.static.scan import EMPTY, FROM_FILE, OPAQUE_FLOW, Flow
+from guard.static.shell import expand
+from guard.static.shell.expand import MAX_NEST
 
 if TYPE_CHECKING:
     from guard.static.scan import Interpreter
@@ -341,7 +342,7 @@ class Walker:
             for word in self.words(dest):
                 effects.write(self.scan, word, flow, how.split(":")[0])
 
-    # -- words (see guard.static.expand)
+    # -- words (see guard.static.shell.expand)
     def words(self, node: Any) -> list[str]:
         return expand.words(self, node)
 

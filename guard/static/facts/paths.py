@@ -17,7 +17,7 @@ from collections.abc import Iterable
 import attrs
 
 from guard import lazyre
-from guard.static.places import (
+from guard.static.facts.places import (
     CRITICAL_FILES,
     DATA_STORES,
     HOME_CACHES,
@@ -29,7 +29,7 @@ from guard.static.places import (
     SYSTEM_ROOTS,
     TEMP_ROOTS,
 )
-from guard.static.text import _MARKER_RE, DYN_OPEN
+from guard.static.reading.text import _MARKER_RE, DYN_OPEN
 
 ROOT, HOME, SYSTEM, DEVICE, SPECIAL, NETDEV = "root", "home", "system", "device", "special", "netdev"
 CREDENTIAL, PROTECTED, PERSIST = "credential", "protected", "persist"

@@ -18,9 +18,9 @@ word, a ``bin/guard`` (``Scripts/guard.exe``) path, or a ``site-packages/guard``
 from __future__ import annotations
 
 from guard import lazyre
-from guard.static.paths import Place
+from guard.static.facts.paths import Place
+from guard.static.reading.text import DYN_OPEN
 from guard.static.scan import EMPTY, GUARD_PATH, Flow, Scan, display
-from guard.static.text import DYN_OPEN
 
 _FOUND_BY_NAME = lazyre.compile(r"(?:\bwhich|\bcommand\s+-[vV]|\btype\s+-[pPa]|\bwhereis)\s+(?:-\S+\s+)*guard\b")
 _PROGRAM_PATH = lazyre.compile(

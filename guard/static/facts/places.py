@@ -1,4 +1,4 @@
-"""Where things are: the tables behind :mod:`guard.static.paths`.
+"""Where things are: the tables behind :mod:`guard.static.facts.paths`.
 
 Each table is data, kept apart from the resolver so it can be read (and extended) at a glance.
 A prefix ending in ``/`` covers a directory and everything in it; one ending in ``.`` a family of
@@ -7,7 +7,7 @@ names (``/etc/cron.`` covers ``/etc/cron.daily``); anything else is one exact pa
 
 from __future__ import annotations
 
-from guard.static.text import wordset
+from guard.static.reading.text import wordset
 
 
 def _kinds(table: str) -> tuple[tuple[str, str], ...]:

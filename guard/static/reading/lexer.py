@@ -10,7 +10,7 @@ and goes to tree-sitter; a property test checks both paths agree on what the sub
 from __future__ import annotations
 
 from guard import lazyre
-from guard.static.text import expand_braces, protect_braces, wordset
+from guard.static.reading.text import expand_braces, protect_braces, tilde, wordset
 
 _TOKEN = lazyre.compile(r"""[ \t]*(?:(\|\||&&|\||;)|((?:[^\s'"\\|&;<>()$`#!]|'[^']*'|"[^"$`\\!]*")+))""")
 _PIECE = lazyre.compile(r"""'([^']*)'|"([^"]*)"|([^'"]+)""")
@@ -65,8 +65,6 @@ def _word(raw: str, home: str, cwd: str | None, first: bool) -> list[str]:
         single, double, bare = m.groups()
         if bare is not None:
             if i == 0 and bare.startswith("~"):
-                from guard.static.expand import tilde
-
                 bare = tilde(bare, home, cwd)
             parts.append(bare)
         else:

@@ -18,11 +18,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from guard.model import Risk
-from guard.static import envvars, guardfiles, lexer, shells
-from guard.static.families import HANDLERS, windows
-from guard.static.parser import parse
-from guard.static.scan import DECODED, EMPTY, OPAQUE_FLOW, REMOTE, SECRET, Cmd, Flow, Hit, Scan, display
-from guard.static.text import (
+from guard.static.families import HANDLERS, guardfiles, windows
+from guard.static.reading import lexer
+from guard.static.reading.parser import parse
+from guard.static.reading.text import (
     _MARKER_RE,
     DYN_OPEN,
     IFS,
@@ -33,8 +32,10 @@ from guard.static.text import (
     strip_markers,
     wordset,
 )
-from guard.static.unwrap import WRAPPERS, Unwrapped, unwrap
-from guard.static.walker import Walker
+from guard.static.reading.unwrap import WRAPPERS, Unwrapped, unwrap
+from guard.static.scan import DECODED, EMPTY, OPAQUE_FLOW, REMOTE, SECRET, Cmd, Flow, Hit, Scan, display
+from guard.static.shell import envvars, shells
+from guard.static.shell.walker import Walker
 
 SOCKET, SHELL = 16, 32  # flow bits: raw socket output; an interactive shell's output
 SHELLS = wordset("sh bash zsh dash ksh mksh ash fish csh tcsh yash posh rbash pdksh oksh busybox-sh")
@@ -109,7 +110,6 @@ class Engine:
             scan.hit("G199")
         if (len(text) - len(text.rstrip("\\"))) % 2:  # ``ls 0$\``: a last backslash escapes nothing; the
             # grammar reads some such texts without an error, but what bash makes of them is not sure
-            scan.parse_error = True
             scan.hit("G195", "a backslash ends the command")
         if positional is not None:
             scan.vars["@"] = scan.vars["*"] = IFS.join(positional[1:])
@@ -140,12 +140,11 @@ class Engine:
                     src = src[:at] + b";" + src[at:]
                 root = parse(src).root_node
         if root.has_error and not windows_ok:
-            scan.parse_error = True
             scan.hit("G195")
         return Walker(self, src).block(root.children, stdin)
 
     def _flat(self, segments: list[tuple[str, list[str]]], stdin: Flow) -> Flow:
-        """Run what :mod:`guard.static.lexer` split, as the walker would run the same tree."""
+        """Run what :mod:`guard.static.reading.lexer` split, as the walker would run the same tree."""
         out = EMPTY
         for sep, words in segments:
             piped = out if out != EMPTY else OPAQUE_FLOW  # a pipe always carries something
@@ -175,7 +174,7 @@ class Engine:
 
     def _subcode(self, code: str, lang: str) -> Risk:
         """The risk of interpreter source ``code``, judged apart (a script being written)."""
-        from guard.static.interp import analyse_code
+        from guard.static.families.interp import analyse_code
 
         sub = Scan(self.scan.resolver, self.scan.cwd, self.scan.max_depth, self.scan.budget)
         sub.depth = self.scan.depth + 1
@@ -321,7 +320,7 @@ class Engine:
                 scan.hit("G430", display(scan, " ".join(argv)))
         return out
 
-    # -- what runs scripts (see guard.static.shells)
+    # -- what runs scripts (see guard.static.shell.shells)
     def shell(self, argv: tuple[str, ...], stdin: Flow) -> Flow:
         return shells.shell(self, argv, stdin)
 
@@ -341,7 +340,7 @@ class Engine:
         return shells.source(self, argv, stdin)
 
     def env_var(self, key: str, value: str, env: Mapping[str, str] = _NO_ENV) -> None:
-        """A variable set as a prefix, an assignment or by ``export``: see :mod:`guard.static.envvars`."""
+        """A variable set as a prefix, an assignment or by ``export``: see :mod:`guard.static.shell.envvars`."""
         envvars.assigned(self, key, value, env)
 
     def alias(self, argv: tuple[str, ...]) -> Flow:
@@ -430,6 +429,6 @@ def _known_names() -> tuple[str, ...]:
 
 
 def _rules(hits: list[Any]) -> list[Any]:
-    from guard.static.rules import CATALOG
+    from guard.static.rules.catalog import CATALOG
 
     return [CATALOG[h.rule_id] for h in hits]

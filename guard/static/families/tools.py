@@ -15,11 +15,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from guard import docsites, lazyre
-from guard.static import effects
-from guard.static import paths as P
-from guard.static.families import prod
+from guard.static.facts import paths as P
+from guard.static.facts.hosts import LOCAL_HOST, host_of, leaked_secret, secret_in_url
+from guard.static.families import effects, prod
+from guard.static.families.net import metadata_urls
+from guard.static.reading.text import wordset
 from guard.static.scan import EMPTY, Flow, Scan
-from guard.static.text import wordset
 
 PATH_KEYS = (
     "file_path",
@@ -75,67 +76,6 @@ _SENDS = lazyre.compile(
     r"post|send|message|comment|reply|publish|upload|share|issue|email|mail|notify|tweet|webhook|gist|paste", re.I
 )
 _READ_WORDS = lazyre.compile(r"read|get|cat|view|open|download|fetch|list|search|find", re.I)
-# A secret in a URL: a query key naming one (judged per key by ``secret_in_url``: one pattern over the
-# whole URL backtracked quadratically on ``??????…``) or a token's own shape (fixed-length tails: an
-# open-ended ``{20,}`` rescanned ``sk-sk-sk-…`` from every start).
-_SECRET_KEY = lazyre.compile(r"token|key|secret|password|passwd|auth|session|cred", re.I)
-_SECRET_TOKEN = lazyre.compile(
-    r"AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{30}|sk-[A-Za-z0-9_-]{20}|xox[abpr]-[A-Za-z0-9-]{10}|-----BEGIN", re.I
-)
-
-
-# A secret written out as a value: ``AWS_SECRET_ACCESS_KEY=wJal…``, ``password: hunter2hunter2``
-_NAMED_SECRET = lazyre.compile(
-    r"\b[A-Z0-9_]*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_KEY|APIKEY|PRIVATE_KEY|ACCESS_KEY)[A-Z0-9_]*\s*[=:]\s*"
-    r"['\"]?[A-Za-z0-9/+_.\-]{16}",
-    re.I,
-)
-# Who issues each token shape: sending one to its issuer is using it, anywhere else is leaking it.
-_ISSUERS = (
-    ("AKIA", ("amazonaws.com", "aws.amazon.com")),
-    ("gh", ("github.com", "githubusercontent.com")),
-    ("sk-ant-", ("anthropic.com",)),
-    ("sk-", ("openai.com", "anthropic.com")),
-    ("xox", ("slack.com",)),
-)
-
-
-def leaked_secret(text: str, host: str, named: bool = False) -> str | None:
-    """A literal secret in ``text`` sent to ``host`` that did not issue it: a token of a known shape, or
-    (``named``: a message to people, where no password belongs) ``NAME=value`` where the name says
-    secret. None for none, or for the issuer's own host. A request's own headers and form fields carry
-    ``PRIVATE-TOKEN: …`` and ``password=…`` to the service they log in to: only shapes count there."""
-    m = _SECRET_TOKEN.search(text[:65536])
-    if m:
-        token = m.group(0)
-        host = host.lower().rstrip(".")
-        for prefix, hosts in _ISSUERS:
-            if token.startswith(prefix) or token.lower().startswith(prefix.lower()):
-                if any(host == h or host.endswith("." + h) for h in hosts):
-                    return None
-                break
-        return token[:12] + "…"
-    found = _NAMED_SECRET.search(text[:65536]) if named else None
-    return found.group(0)[:24] + "…" if found else None
-
-
-def secret_in_url(url: str) -> bool:
-    """Whether ``url`` carries a secret: ``?…token…=value`` (a key that follows ``?`` or ``&`` and names
-    a secret, with a value of six or more characters) or a token of a known shape. Linear time."""
-    if _SECRET_TOKEN.search(url):
-        return True
-    for n, part in enumerate(url.split("&")):
-        pieces = part.split("=")
-        end = 0
-        for i, key in enumerate(pieces[:-1]):
-            end += len(key) + 1  # where this key's value starts in ``part``
-            if n == 0 or i > 0:  # the key must start after a ``?`` (or right after ``&``)
-                if "?" not in key:
-                    continue
-                key = key[key.index("?") + 1 :]
-            if len(part) - end >= 6 and _SECRET_KEY.search(key):
-                return True
-    return False
 
 
 def first(params: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
@@ -234,7 +174,6 @@ def judge_read(scan: Scan, params: Mapping[str, Any], content: bool) -> None:
 
 
 def judge_fetch(scan: Scan, params: Mapping[str, Any]) -> None:
-    from guard.static.families.net import _LOCAL_HOST, host_of, metadata_urls
 
     value = first(params, URL_KEYS)
     urls = [str(u) for u in value] if isinstance(value, list) else [str(value)] if value else []
@@ -256,7 +195,7 @@ def judge_fetch(scan: Scan, params: Mapping[str, Any]) -> None:
         scan.hit("G440", f"{leaked} in {urls[0][:80]}")
     elif any(secret_in_url(u) for u in urls):
         scan.hit("G147", urls[0][:120])
-    elif urls and all(_LOCAL_HOST.match(host_of(u)) for u in urls):
+    elif urls and all(LOCAL_HOST.match(host_of(u)) for u in urls):
         scan.hit("G148", urls[0])
     elif docsites.only_docs(urls, scan.docs_hosts):
         scan.hit("G465", urls[0][:120])  # documentation reading is ordinary (issue 14)

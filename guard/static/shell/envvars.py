@@ -1,4 +1,4 @@
-"""What setting a variable does: environment variables that load or run code, and positional parameters.
+"""What setting a variable does: environment variables that load or run code.
 
 A variable is judged wherever it is set: as a command prefix (``X=v cmd``), a bare assignment,
 ``export``/``declare -x``/``typeset``/``local``, or ``env X=v cmd``. What it makes later programs do:
@@ -27,10 +27,9 @@ import shlex
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from guard.static import paths as P
-from guard.static.expand import tilde
+from guard.static.facts import paths as P
+from guard.static.reading.text import DYN_OPEN, IFS, tilde, wordset
 from guard.static.scan import Scan, display
-from guard.static.text import DYN_OPEN, IFS, wordset
 
 if TYPE_CHECKING:
     from guard.static.scan import Interpreter
@@ -227,41 +226,3 @@ _JUDGES: dict[str, Callable[[Interpreter, str, str], None]] = {
     "RUBYOPT": _perl_ruby_options,
     **dict.fromkeys(("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS"), _java_options),
 }
-
-
-# -- positional parameters: ``set -- a b``, ``shift``
-def set_positional(scan: Scan, words: Iterable[str]) -> None:
-    """``set -- rm -rf /`` makes ``"$@"`` (and ``$1`` …) those words for the rest of the script."""
-    values = list(words)
-    for i in range(1, 10):
-        scan.vars.pop(str(i), None)
-    scan.vars["@"] = scan.vars["*"] = IFS.join(values)
-    for i, value in enumerate(values[:9], start=1):
-        scan.vars[str(i)] = value
-    scan.vars["#"] = str(len(values))
-
-
-def positional_words(args: tuple[str, ...]) -> list[str] | None:
-    """The words ``set args`` makes positional (``None``: ``set`` only changes options)."""
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a in ("--", "-"):
-            return list(args[i + 1 :])
-        if a[:1] not in ("-", "+") or len(a) < 2:
-            return list(args[i:])
-        i += 2 if "o" in a[1:] else 1  # ``-o pipefail``, ``-euo pipefail``: the option takes a name
-    return None
-
-
-def shift(scan: Scan, args: tuple[str, ...]) -> None:
-    """``shift [n]`` drops known positional words; an unknown count makes them all unknown."""
-    if "@" not in scan.vars:
-        return
-    count = args[0] if args else "1"
-    if not count.isdigit():
-        for name in ("@", "*", "#", *map(str, range(1, 10))):
-            scan.vars.pop(name, None)
-        return
-    values = [v for v in scan.vars["@"].split(IFS) if v] if scan.vars["@"] else []
-    set_positional(scan, values[int(count) :])

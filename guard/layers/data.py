@@ -1,0 +1,183 @@
+"""Typed ``Verdict.data`` for the built-in layers: what the chain reads is an attribute, what only
+the record shows is built when first read.
+
+A decision reads two things from the behavior and fusion verdicts: the session's ``health``
+and the fused ``components`` and ``weights``. The rest (each dimension's value, confidence,
+note and evidence levels; the signals' penalties, the trust tier) is for ``to_dict``,
+``guard explain`` and tests, about twenty roundings and a dozen small dicts per call. These
+records are read-only ``Mapping``s with the same keys, in the same order, as the dicts they
+replace (``data["dimensions"]["memory"]["value"]``, ``dict(data)``, ``data == {...}`` all work),
+and ``to_dict()`` is that dict. A custom layer's ``data`` stays any mapping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from guard.behavior.signals import Assessment
+    from guard.layers.fusion import Component
+
+
+class _Lazy(Mapping[str, Any]):
+    """A read-only mapping whose dict is built on first read (``_build``); subclasses may answer
+    the keys the hot path reads from attributes first."""
+
+    __slots__ = ("_dict",)
+    _dict: dict[str, Any]
+
+    def _build(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def to_dict(self) -> dict[str, Any]:
+        """The data as a plain dict (a fresh copy of its top level)."""
+        return dict(self._built())
+
+    def _built(self) -> dict[str, Any]:
+        try:
+            return self._dict
+        except AttributeError:
+            # two threads may both build it: equal dicts, either one stands
+            out = self._dict = self._build()
+            return out
+
+    def __getitem__(self, key: str) -> Any:
+        return self._built()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._built())
+
+    def __len__(self) -> int:
+        return len(self._built())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._built()!r})"
+
+
+class Level(NamedTuple):
+    """One level's evidence: decayed weight ``n``, raw value 0-100, raw counts for the note."""
+
+    n: float
+    raw: float
+    hits: int  # successes or approvals
+    total: int
+
+
+class Levels(NamedTuple):
+    """A hierarchy's evidence (operation → family → prior), as ``Component.levels`` holds it for
+    the built-in evaluators; ``to_dict()`` is what the record shows."""
+
+    op: Level | None
+    op_shrunk: float
+    family: Level | None
+    family_shrunk: float
+    label: str
+    prior: float
+    inherited: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "operation": _level_dict(self.op, self.op_shrunk),
+            "family": _level_dict(self.family, self.family_shrunk, self.label),
+            "prior": self.prior,
+            "inherited": round(self.inherited, 2),
+        }
+
+
+def _level_dict(level: Level | None, shrunk: float, name: str | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {} if name is None else {"name": name}
+    if level is None:
+        out["n"] = 0
+        out["shrunk"] = round(shrunk, 2)
+    else:
+        out["n"] = round(level.n, 3)
+        out["raw"] = round(level.raw, 2)
+        out["shrunk"] = round(shrunk, 2)
+        out["of"] = level.total
+    return out
+
+
+def dimension(c: Component) -> dict[str, Any]:
+    """A dimension as the record shows it: value, confidence, note, and what it matched."""
+    out: dict[str, Any] = {"value": round(c.value, 2), "confidence": round(c.confidence, 3), "note": c.note}
+    if c.matched is not None:
+        out["matched"] = c.matched
+    levels = c.levels
+    if levels is not None:
+        out["levels"] = levels.to_dict() if isinstance(levels, Levels) else dict(levels)
+    return out
+
+
+class FusionData(_Lazy):
+    """The fusion verdict's data: ``components`` (the weighted values, rounded), ``weights``,
+    ``health``, ``mode``, ``prior``, and ``dimensions`` (built from the components when read)."""
+
+    __slots__ = ("components", "health", "mode", "parts", "prior", "weights")
+
+    def __init__(
+        self,
+        components: dict[str, float],
+        weights: dict[str, float],
+        health: float,
+        mode: str,
+        prior: float,
+        parts: Mapping[str, Component],
+    ) -> None:
+        self.components, self.weights, self.health = components, weights, health
+        self.mode, self.prior, self.parts = mode, prior, parts
+
+    def __getitem__(self, key: str) -> Any:
+        if key == "components":
+            return self.components
+        if key == "weights":
+            return self.weights
+        if key == "health":
+            return self.health
+        return self._built()[key]
+
+    def _build(self) -> dict[str, Any]:
+        return {
+            "components": self.components,
+            "weights": self.weights,
+            "health": self.health,
+            "mode": self.mode,
+            "prior": self.prior,
+            "dimensions": {k: dimension(c) for k, c in self.parts.items()},
+        }
+
+
+class BehaviorData(_Lazy):
+    """The behavior verdict's data: ``health``, ``signals`` (rule ids), ``breaker`` (this task's,
+    or None), ``tier`` (agent, tier name, points; None without tiers), and when they apply
+    ``penalties`` (by rule id) and ``taint`` (untrusted content / a secret read)."""
+
+    __slots__ = ("agent", "health", "points", "result", "taint")
+
+    def __init__(self, result: Assessment, agent: str | None, points: float, taint: tuple[bool, bool] | None) -> None:
+        # the scorecard changes with later results: its agent and points are taken now
+        self.result, self.health, self.agent, self.points, self.taint = result, result.health, agent, points, taint
+
+    def __getitem__(self, key: str) -> Any:
+        if key == "health":
+            return self.health
+        return self._built()[key]
+
+    def _build(self) -> dict[str, Any]:
+        from guard.behavior.tiers import tier_for
+
+        result = self.result
+        signals = result.signals
+        out: dict[str, Any] = {
+            "health": self.health,
+            "signals": [x.id for x in signals],
+            "breaker": result.breaker,
+            "tier": None
+            if self.agent is None
+            else {"agent": self.agent, "name": tier_for(self.points).name, "points": self.points},
+        }
+        if signals:
+            out["penalties"] = {x.id: round(x.penalty, 1) for x in signals if x.penalty}
+        if self.taint is not None:
+            out["taint"] = {"untrusted": self.taint[0], "secret": self.taint[1]}
+        return out

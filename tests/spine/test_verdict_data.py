@@ -1,0 +1,118 @@
+"""The built-in layers' verdict data is typed (``FusionData``, ``BehaviorData``) and reads exactly
+as the dicts it replaced: same keys in the same order, same values, plain JSON in ``to_dict``;
+the records made without converters (``Verdict.built``, ``DecisionRecord.built``) equal the
+ones the constructors make."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from freezegun import freeze_time
+
+from guard.core import Guard
+from guard.layers.data import BehaviorData, FusionData
+from guard.model import BLOCK, REQUEST_CONFIRM, DecisionRecord, Reason, Risk, ToolCall, Verdict
+
+CONFIG = {"system.health": 90, "memory.backend": "history"}
+FUSION_KEYS = ["components", "weights", "health", "mode", "prior", "dimensions"]
+
+
+def _decide_some(g: Guard) -> list[DecisionRecord]:
+    out = []
+    for i in range(4):  # the fourth round loops: signals, penalties, a ceiling
+        for tool, params in (("bash", {"command": "pytest -q"}), ("write", {"file_path": "a.py", "content": "x\n"})):
+            out.append(g.decide(tool, params, session_id="s"))
+        g.record_result("bash", {"command": "pytest -q"}, session_id="s", success=i % 2 == 0)
+    return out
+
+
+def test_fusion_data_reads_as_its_dict(tmp_path: Path) -> None:
+    """Keys in order, each dimension with value/confidence/note/levels, ``to_dict`` plain JSON."""
+    with Guard(tmp_path / "ws", CONFIG) as g:
+        for record in _decide_some(g):
+            data = record.layer("fusion").data  # type: ignore[union-attr]
+            assert isinstance(data, FusionData)
+            assert list(data) == FUSION_KEYS and len(data) == 6
+            plain = data.to_dict()
+            assert data == plain and dict(data) == plain and type(plain) is dict
+            assert plain["components"] == dict(record.components)
+            assert set(plain["dimensions"]) == {"memory", "cmd_success", "user_pref", "system"}
+            levels = plain["dimensions"]["cmd_success"]["levels"]
+            assert list(levels) == ["operation", "family", "prior", "inherited"]
+            assert data.get("missing", "default") == "default" and "dimensions" in data and "x" not in data
+            json.dumps(record.to_dict())  # nothing typed is left in what the record serialises
+
+
+def test_behavior_data_reads_as_its_dict(tmp_path: Path) -> None:
+    """health, signals, breaker, tier, then penalties when a signal fired; the tier as it was then."""
+    with Guard(tmp_path / "ws", CONFIG) as g:
+        records = _decide_some(g)
+        for record in records:
+            data = record.layer("behavior").data  # type: ignore[union-attr]
+            assert isinstance(data, BehaviorData)
+            keys = list(data)
+            assert keys[:4] == ["health", "signals", "breaker", "tier"]
+            assert ("penalties" in keys) == bool(data["signals"])
+            assert data["tier"] == {"agent": "default", "name": data["tier"]["name"], "points": data["tier"]["points"]}
+            assert data.to_dict() == data and data["health"] == data.health
+        # points earned later do not change what an earlier record shows
+        first = records[0].layer("behavior").data["tier"]["points"]  # type: ignore[union-attr]
+        assert first == 0.0 and records[-1].layer("behavior").data["tier"]["points"] > first  # type: ignore[union-attr]
+
+
+def test_blocked_call_keeps_its_scored_data(tmp_path: Path) -> None:
+    """After a block the fusion layer still scores; its data gains ``after_block`` as a plain dict."""
+    with Guard(tmp_path / "ws", CONFIG) as g:
+        record = g.decide("bash", {"command": "rm -rf /"}, session_id="s")
+    fusion = record.layer("fusion")
+    assert record.decision == BLOCK and fusion is not None
+    assert fusion.data["after_block"] is True and set(FUSION_KEYS) <= set(fusion.data)
+
+
+def test_built_verdicts_equal_constructed_ones() -> None:
+    """``Verdict.built`` fills every field as the constructor would (converters given final types)."""
+    reasons = (Reason("G302", "fused score 40.0 is below 50"),)
+    built = Verdict.built(
+        "fusion",
+        score=40.0,
+        decision=BLOCK,
+        ceiling=REQUEST_CONFIRM,
+        reasons=reasons,
+        data={"a": 1},
+        unavailable=("x",),
+    )
+    made = Verdict(
+        "fusion",
+        score=40.0,
+        decision="block",
+        ceiling="request_confirm",
+        reasons=list(reasons),
+        data={"a": 1},
+        unavailable=["x"],
+    )
+    assert built == made and built.to_dict() == made.to_dict()
+    assert Verdict.built("behavior", data={}) == Verdict("behavior", data={})
+
+
+@freeze_time("2026-04-11 10:30:00")
+def test_built_records_equal_constructed_ones() -> None:
+    call = ToolCall("bash", {"command": "ls"})
+    layers = (Verdict("static", risk=Risk.SAFE, reasons=[Reason("G100", "read-only")]),)
+    fields: dict[str, Any] = dict(
+        call=call,
+        decision=REQUEST_CONFIRM,
+        final_score=60.0,
+        risk=Risk.SAFE,
+        components={"memory": 40.0},
+        weights={"memory": 0.3},
+        layers=layers,
+        unavailable=(),
+        notes=("n",),
+        timestamp=datetime.now().astimezone(),
+        elapsed_us=3.0,
+    )
+    built, made = DecisionRecord.built(**fields), DecisionRecord(**fields)
+    assert built == made and built.to_dict() == made.to_dict() and built.reasons == made.reasons == layers[0].reasons
