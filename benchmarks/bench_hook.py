@@ -14,7 +14,9 @@ Rounds are interleaved (A B C D, A B C D, …) so that load on the machine hits 
 contender alike; the medians and their ratios are reported. Budgets: with the daemon,
 ≤ 1.25× ``python -c pass`` (issue 17) and ≤ the peer (DESIGN §5); in-process ≤ 0.8× the peer
 (issue 17). System health is sampled for real (no pin), and
-bytecode caching is on for the child processes, as in an installed guard.
+bytecode caching is on for the child processes, as in an installed guard; the warm-up round
+leaves the workspace's ``.guard-attrs-code`` (attrs' compiled record methods), as any earlier
+hook on that workspace would.
 
 The peer is installed, as ``../shared/tools/peer_compare.sh`` does, with
 ``npm install cc-safety-net@2.4.5`` into ``${XDG_CACHE_HOME:-~/.cache}/guard-peer``; without

@@ -5,12 +5,16 @@ costs to start. ``python -m guard hook …`` (``guard/__main__.py``) and the ``g
 (``guard.cli.main``) hand the arguments here before anything else is imported. This module and
 the daemon client it uses (``guard.integrations.daemon``) import only ``os``, ``sys``, ``json`` and
 ``socket`` (``tomllib`` when ``guard.toml`` has hook settings): no typing, pathlib, argparse,
-attrs, loguru, psutil or numpy. Only when no daemon answers does it hand the event, already read,
-to :mod:`guard.cli.hook`, which decides in this process and starts the daemon for the next call.
+attrs, loguru, psutil or numpy.
 
 ``main`` returns None, before reading standard input, whenever the full path should answer:
 ``--help`` or a typo (the parser explains), an unknown host (the host-specific refusal),
 ``--no-daemon`` or ``hooks.daemon = "off"``.
+
+When no daemon answers, ``main`` returns the event it read and its caller (``guard/__main__.py``,
+``guard.cli.main``) hands it to :func:`guard.cli.hook.program`, which decides it in this process
+and starts the daemon for the next call; this module never imports the decision side (no import
+cycle). Either way the process ends with :func:`finish`, not the interpreter's teardown.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import sys
 
 TYPE_CHECKING = False  # (typing itself costs ~2 ms)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, NoReturn
 
 FLAGS = frozenset({"--headless", "--no-ask", "--no-daemon"})
 HOOK_TIMEOUT = 10.0  # seconds: under every hook timeout guard installs (30 s) or that a host defaults to
@@ -165,7 +169,31 @@ def emit(out: str, code: int, err: str) -> int:
     return code
 
 
-def main(argv: list[str]) -> int | None:
+def finish(code: int) -> NoReturn:
+    """End a hook process whose answer is out: flush, run the ``atexit`` handlers, then exit
+    without the interpreter's teardown (freeing every module and object of one decision costs
+    ~15 ms, and this process has nothing left to do). A non-daemon thread still running gets the
+    ordinary exit, which waits for it."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):  # a host that closed the pipe has its answer or none
+        pass
+    threading = sys.modules.get("threading")
+    if threading is not None and any(
+        t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()
+    ):
+        sys.exit(code)
+    import atexit
+
+    atexit._run_exitfuncs()
+    os._exit(code)
+
+
+def main(argv: list[str]) -> int | bytes | None:
+    """The daemon's answer, printed: its exit code. The event read (bytes) when no daemon answered:
+    the caller decides it in-process (``guard.cli.hook.main``). None, before reading standard input,
+    when the full path should answer."""
     parsed = parse(argv)
     if parsed is None:
         return None
@@ -185,8 +213,15 @@ def main(argv: list[str]) -> int | None:
         answered = None
     if isinstance(answered, tuple):
         return emit(*answered)
-    from guard.cli import hook
-
     if isinstance(answered, str):
-        return emit(*hook._last_resort(host, answered))
-    return hook.answer(host, workspace_arg, flags, data, asked=True)
+        return emit(*last_resort(host, answered))
+    return data
+
+
+def last_resort(host: str, message: str) -> tuple[str, int, str]:
+    """A refusal in ``host``'s own format (stdout, exit code, stderr), for when even
+    ``guard.integrations.hosts`` may be what failed."""
+    import json
+
+    output, code = refusal(canonical_host(host) or host, message)
+    return json.dumps(output) + "\n", code, message + "\n"

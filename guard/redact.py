@@ -18,11 +18,11 @@ Only what is written is redacted: the decision itself reads the real call.
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
 from collections.abc import Mapping
 from typing import Any
 
+from guard.digest import blake2b
 from guard.secretshapes import SHAPES, Shape, name_strength
 
 MASK = "[REDACTED"  # every placeholder starts with this
@@ -44,7 +44,7 @@ def use_key(key: bytes | None) -> bool:
 
 def placeholder(kind: str, value: str) -> str:
     """``[REDACTED:kind:hash]``, the same for the same value under the same key."""
-    digest = hashlib.blake2b(value.encode("utf-8", "surrogatepass"), key=_key[0][:64], digest_size=4)
+    digest = blake2b(value.encode("utf-8", "surrogatepass"), key=_key[0][:64], digest_size=4)
     return f"{_OPEN}{kind}:{digest.hexdigest()}]"
 
 
@@ -134,10 +134,16 @@ def _triggers() -> tuple[tuple[str, ...], tuple[str, ...], dict[str, tuple[int, 
     """The shortest triggers (one of them is in any text a shape may match), without and with
     the ones only long texts need, and which shapes each of them may wake."""
     every = {t for shape in SHAPES for t in shape.triggers}
-    roots = sorted(t for t in every if not any(o != t and o in t for o in every))
-    wakes = {r: tuple(i for i, shape in enumerate(SHAPES) if any(r in t for t in shape.triggers)) for r in roots}
+    # (by each trigger's own substrings, not every pair: this runs at every hook's import)
+    roots = sorted(t for t in every if not (_substrings(t) - {t}) & every)
+    joined = ["\0".join(shape.triggers) for shape in SHAPES]  # (no trigger holds a NUL)
+    wakes = {r: tuple(i for i, text in enumerate(joined) if r in text) for r in roots}
     # "." wakes only the Discord shape, whose tokens are 59+ characters: a shorter text skips it.
     return tuple(r for r in roots if r != "."), tuple(roots), wakes
+
+
+def _substrings(text: str) -> set[str]:
+    return {text[a:b] for a in range(len(text)) for b in range(a + 1, len(text) + 1)}
 
 
 _ROOTS_SHORT, _ROOTS, _WAKES = _triggers()

@@ -35,6 +35,8 @@ MAX_SOCKET_PATH = 100  # bytes; sun_path holds 108 on Linux, 104 on macOS
 ENV_PREFIXES = ("GUARD_", "CLAUDE_CODE_", "GEMINI_", "CODEX_", "CURSOR_")
 ALIVE_TIMEOUT = 1.0  # seconds for a daemon to take the connection and say it is alive
 ALIVE = b" "  # what it says: a blank before the JSON answer
+LOCK_NAME = ".guard-serve.lock"  # held by the running daemon (guard.integrations.server)
+SPAWN_MARK = ".guard-serve.spawned"  # touched when a hook starts one (spawn)
 
 
 def socket_path(workspace: Path) -> Path:
@@ -167,8 +169,6 @@ def spawn(workspace: Path) -> bool:
     """Start ``guard serve --on-demand`` in the background unless one is starting or ran lately."""
     import fcntl
     import time
-
-    from guard.integrations.server import LOCK_NAME, SPAWN_MARK
 
     mark = workspace / SPAWN_MARK
     try:

@@ -31,10 +31,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from guard.integrations.daemon import ALIVE, PROTOCOL, private_dir, socket_path
+from guard.integrations.daemon import ALIVE, LOCK_NAME, PROTOCOL, private_dir, socket_path
 
-LOCK_NAME = ".guard-serve.lock"
-SPAWN_MARK = ".guard-serve.spawned"
 MAX_REQUEST = 32 * 1024 * 1024
 FLUSH_EVERY = 5.0
 # Every hook of a busy agent host (parallel sub-agents, Codex running matching hooks at once) may

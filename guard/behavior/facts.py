@@ -23,13 +23,13 @@ page, this machine or the project's own remote, which bring in no page from a st
 
 from __future__ import annotations
 
-import hashlib
 import posixpath
 import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from guard import docsites, lazyre
+from guard.digest import blake2b
 from guard.model import Risk, ToolCall
 from guard.redact import redact_text
 
@@ -154,7 +154,7 @@ class Probe(NamedTuple):
 
 def task_id(sig: str) -> str:
     """A short, stable id for a normalised call (12 hex digits), safe to print and store."""
-    return hashlib.blake2b(sig.encode("utf-8", "surrogatepass"), digest_size=6).hexdigest()
+    return blake2b(sig.encode("utf-8", "surrogatepass"), digest_size=6).hexdigest()
 
 
 _IDS: dict[str, str] = {}

@@ -23,7 +23,6 @@ that starts one process per tool call still sees the session's past:
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import threading
 import time
@@ -42,6 +41,7 @@ from guard.behavior.session import SessionState, stored
 from guard.behavior.settings import BehaviorSettings
 from guard.behavior.tiers import TierBook
 from guard.config import Config
+from guard.digest import blake2b
 from guard.log import logger
 from guard.model import DecisionRecord, Risk, ToolCall
 from guard.signature import signature
@@ -60,7 +60,7 @@ _UNSAFE = lazyre.compile(r"[^A-Za-z0-9._-]+")
 def session_file(directory: Path, session_id: str | None) -> Path:
     """``sessions/<readable part>-<hash>.json``: any session id maps to one safe file name."""
     sid = session_id or DEFAULT_SESSION
-    digest = hashlib.blake2b(sid.encode("utf-8", "surrogatepass"), digest_size=5).hexdigest()
+    digest = blake2b(sid.encode("utf-8", "surrogatepass"), digest_size=5).hexdigest()
     safe = _UNSAFE.sub("_", sid)[:40].strip("._") or "session"
     return directory / f"{safe}-{digest}.json"
 

@@ -62,15 +62,21 @@ def add_workspace(p: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    program = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["hook"]:  # once per tool call: the daemon's thin client, then no whole parser
+        from guard.cli import hook
         from guard.hookclient import main as thin
 
-        code = thin(argv[1:])
-        if code is None:
-            from guard.cli.hook import main as hook_main
+        if program:  # the ``guard`` command: as ``python -m guard hook`` (guard/__main__.py)
+            import gc
 
-            code = hook_main(argv[1:])
+            gc.disable()
+            hook.program(argv[1:], thin(argv[1:]))
+            code = None
+        else:
+            read = thin(argv[1:])
+            code = read if isinstance(read, int) else hook.main(argv[1:], read)
         if code is not None:
             return code
     from guard.cli.common import enable_logging

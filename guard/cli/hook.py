@@ -12,6 +12,7 @@ about) the call: most hosts let a call through when a hook crashes or prints gar
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from pathlib import Path
@@ -23,10 +24,13 @@ from guard.hookclient import (
     ask_daemon,
     daemon_mode,
     emit,
+    finish,
     hook_timeout,
     hooks_table,
     parse,
+    workspace_of,
 )
+from guard.hookclient import last_resort as _last_resort
 
 __all__ = ["FLAGS", "HOOK_TIMEOUT", "answer", "main", "register"]
 
@@ -67,15 +71,43 @@ def _flags(args: Any) -> list[str]:
     return [f"--{k.replace('_', '-')}" for k in ("headless", "no_ask", "no_daemon") if getattr(args, k)]
 
 
-def main(argv: list[str]) -> int | None:
-    """The fast path for ``guard hook HOST [--workspace DIR] [--headless] [--no-ask] [--no-daemon]``.
+def program(argv: list[str], read: int | bytes | None) -> None:
+    """``guard hook …`` as a program, after the thin client (``read``: what
+    :func:`guard.hookclient.main` returned): decide here when no daemon answered, then end the
+    process (:func:`guard.hookclient.finish`). Returns only when the full parser must explain the
+    arguments (``--help``, a typo). The caller turned the collector off before the imports; it is
+    back on, frozen, once the Guard is built (``_in_process``)."""
+    if isinstance(read, int):
+        finish(read)
+    parsed = parse(argv)
+    cache = None
+    if parsed is not None:
+        from guard.cli.attrscode import CodeCache
+
+        try:
+            cache = CodeCache.open(workspace_of(parsed[1]))
+        except Exception:  # a cache that cannot be had: attrs compiles as usual
+            cache = None
+    code = main(argv, read)
+    if code is None:
+        gc.enable()
+        return
+    if cache is not None:
+        sys.stdout.flush()  # (the answer first)
+        cache.save()
+    finish(code)
+
+
+def main(argv: list[str], data: bytes | None = None) -> int | None:
+    """The fast path for ``guard hook HOST [--workspace DIR] [--headless] [--no-ask] [--no-daemon]``;
+    ``data``: the event the thin client read when no daemon answered it (then decided here at once).
 
     None when the arguments need the full parser (``--help``, a typo): it explains better.
     """
     parsed = parse(argv)
     if parsed is None:
         return None
-    return answer(*parsed)
+    return answer(*parsed, data, asked=data is not None)
 
 
 def answer(
@@ -87,16 +119,26 @@ def answer(
     answered, so decide here at once (and start the daemon for the next call)."""
     if data is None:
         data = sys.stdin.buffer.read()
+    start: list[Path] = []
     try:
-        out, code, err = _answer(host, workspace_arg, flags, data, asked=asked)
+        out, code, err = _answer(host, workspace_arg, flags, data, asked=asked, start=start)
     except Exception as exc:  # the last line of defence: the host must get a refusal
         out, code, err = _last_resort(host, f"guard: hook failed ({type(exc).__name__}: {exc}); the call is refused.")
-    return emit(out, code, err)
+    code = emit(out, code, err)
+    for workspace in start:  # the answer is out: the daemon for the next call costs this one nothing
+        try:
+            from guard.integrations import daemon
+
+            daemon.spawn(workspace)
+        except Exception:  # an optimisation that failed changes no answer
+            pass
+    return code
 
 
 def _answer(
-    host_arg: str, workspace_arg: str | None, flags: set[str], data: bytes, *, asked: bool = False
+    host_arg: str, workspace_arg: str | None, flags: set[str], data: bytes, *, asked: bool, start: list[Path]
 ) -> tuple[str, int, str]:
+    """The answer; ``start`` gets the workspace whose daemon should be started once it is printed."""
     from guard.integrations.hosts import host_name
     from guard.workspace import resolve
 
@@ -110,8 +152,6 @@ def _answer(
     limit = hook_timeout(hooks)
     if "--no-daemon" in flags or daemon_mode(hooks) == "off":
         return _in_time(host, limit, lambda: _in_process(host, workspace, data, headless=headless, may_ask=may_ask))
-    from guard.integrations import daemon
-
     if asked:
         answered = None
     else:
@@ -121,10 +161,7 @@ def _answer(
     if answered is not None:
         return answered
     reply = _in_time(host, limit / 2, lambda: _in_process(host, workspace, data, headless=headless, may_ask=may_ask))
-    try:
-        daemon.spawn(workspace)  # for the next call; this one is answered
-    except Exception:  # an optimisation that failed changes no answer
-        pass
+    start.append(workspace)
     return reply
 
 
@@ -146,6 +183,9 @@ def _in_process(host_name: str, workspace: Path, data: bytes, *, headless: bool,
         backend = "history" if config.get("memory.backend") == "auto" else None
         guard = Guard(workspace, config, memory_backend=backend)
         opened.append(guard)
+        if not gc.isenabled():  # off for the imports (``program``'s caller): on again, past them
+            gc.freeze()
+            gc.enable()
         return guard
 
     reply = run(get_host(host_name), data, open_guard, headless=headless, may_ask=may_ask)
@@ -164,14 +204,21 @@ def _in_time(host: str, seconds: float, decide: Any) -> tuple[str, int, str]:
     """``decide()``'s answer, or, when it is not ready within ``seconds``, a refusal printed by a
     watchdog thread that then ends the process: a host that times out a hook lets the call through,
     so the host must hear "no" from guard first. (A thread and ``os._exit``, not a signal: the
-    decision itself stops on its own budget; this is the backstop for everything around it.)"""
+    decision itself stops on its own budget; this is the backstop for everything around it. A bare
+    ``_thread``: ``threading.Thread.start`` waits until the new thread has run, one scheduler slice
+    and up to ~10 ms of every hook on a busy machine.)"""
+    import _thread
     import threading
 
     lock = threading.Lock()
+    done = threading.Lock()
+    done.acquire()
     answered = False
 
     def too_late() -> None:
         nonlocal answered
+        if done.acquire(timeout=seconds):
+            return  # answered in time
         with lock:
             if answered:
                 return
@@ -185,25 +232,13 @@ def _in_time(host: str, seconds: float, decide: Any) -> tuple[str, int, str]:
             finally:
                 os._exit(code)
 
-    timer = threading.Timer(seconds, too_late)
-    timer.daemon = True
-    timer.start()
+    _thread.start_new_thread(too_late, ())
     try:
         reply: tuple[str, int, str] = decide()
     finally:
         with lock:
             late, answered = answered, True
-        timer.cancel()
+        done.release()
     if late:  # (the watchdog is exiting the process)
         threading.Event().wait()
     return reply
-
-
-def _last_resort(host: str, message: str) -> tuple[str, int, str]:
-    """A refusal in ``host``'s own format, for when even ``guard.integrations.hosts`` may be what failed."""
-    import json
-
-    from guard import hookclient
-
-    output, code = hookclient.refusal(hookclient.canonical_host(host) or host, message)
-    return json.dumps(output) + "\n", code, message + "\n"

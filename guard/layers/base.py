@@ -9,7 +9,7 @@ to it; the chain appends verdicts.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import attrs
 
@@ -17,13 +17,14 @@ from guard.model import Risk, ToolCall, Verdict
 
 if TYPE_CHECKING:
     from guard.config import Config
+    from guard.state import State
 
 
 @attrs.define
 class Context:
     config: Config
     now: datetime
-    state: Any = None  # guard.state.State: stores, sessions, memory (None in pure use)
+    state: State | None = None  # stores, sessions, memory (None in pure use: the layers then stay neutral)
     human_present: bool = True
     verdicts: list[Verdict] = attrs.field(factory=list)
     deadline: float | None = None  # ``time.perf_counter()`` by which the decision must be made (the chain sets it)

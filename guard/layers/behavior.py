@@ -41,8 +41,8 @@ class BehaviorLayer:
 
     def __call__(self, call: ToolCall, ctx: Context) -> Verdict:
         state = ctx.state
-        tracker: Any = getattr(state, "sessions", None)
-        if not isinstance(tracker, SessionTracker):
+        tracker = state.sessions if state is not None else None
+        if state is None or not isinstance(tracker, SessionTracker):
             return Verdict(self.name, data=dict(_NEUTRAL))
         # ctx.tags and ctx.static_risk in one pass over the earlier verdicts
         tags: frozenset[str] = frozenset()

@@ -17,7 +17,26 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from guard.behavior.signals import Assessment
-    from guard.layers.fusion import Component
+
+
+class Component(NamedTuple):
+    """One dimension: its value 0-100, how much evidence stands behind it (0-1), a note.
+
+    A named tuple, not an attrs record: four are made per decision, and a tuple is made in a
+    third of the time (immutable all the same).
+    """
+
+    value: float
+    confidence: float = 1.0
+    note: str = ""
+    available: bool = True
+    matched: int | None = None
+    # guard mode: the value after shrinkage, when the evaluator computed it (hierarchical
+    # evidence); None lets the layer shrink ``value`` towards the prior by ``confidence``.
+    effective: float | None = None
+    # the evidence behind it, as the record shows it: any mapping, or the built-in evaluators'
+    # ``Levels`` (turned into the same dict only when the record's data is read)
+    levels: Mapping[str, Any] | Levels | None = None
 
 
 class _Lazy(Mapping[str, Any]):

@@ -33,12 +33,12 @@ memory to 0.20 without renormalising (seed), so an unhealthy session scores lowe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from guard.config import Config
 from guard.layers.base import Context
-from guard.layers.data import FusionData, Level, Levels
+from guard.layers.data import Component, FusionData, Level, Levels
 from guard.model import AUTO_ALLOW, BLOCK, COMPONENT_KEYS, REQUEST_CONFIRM, Decision, Reason, Risk, ToolCall, Verdict
 from guard.signature import family_of
 
@@ -52,26 +52,6 @@ PRIORS = {Risk.SAFE: 90.0, Risk.LOW: 80.0, Risk.MEDIUM: 55.0, Risk.HIGH: 50.0, R
 NEUTRAL = 50.0
 _OUTCOMES = ("memory", "cmd_success")
 DAY = 86_400.0
-
-
-class Component(NamedTuple):
-    """One dimension: its value 0-100, how much evidence stands behind it (0-1), a note.
-
-    A named tuple, not an attrs record: four are made per decision, and a tuple is made in a
-    third of the time (immutable all the same).
-    """
-
-    value: float
-    confidence: float = 1.0
-    note: str = ""
-    available: bool = True
-    matched: int | None = None
-    # guard mode: the value after shrinkage, when the evaluator computed it (hierarchical
-    # evidence); None lets the layer shrink ``value`` towards the prior by ``confidence``.
-    effective: float | None = None
-    # the evidence behind it, as the record shows it: any mapping, or the built-in evaluators'
-    # ``Levels`` (turned into the same dict only when the record's data is read)
-    levels: Mapping[str, Any] | Levels | None = None
 
 
 Evaluator = Callable[[ToolCall, Context], Component]

@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
-from guard import hookclient
+from guard import hookclient, lazyre
 from guard.errors import InputError
 
 if TYPE_CHECKING:
-    from guard.integrations.hosts.host_rules import RuleFile
+    from guard.integrations.hosts.host_rule_files import RuleFile
 
 PRE = "pre"
 PERMISSION = "permission"
@@ -193,8 +193,8 @@ def _describe(value: Any) -> str:
 
 # How shells report their exit status in a tool's text output: Claude Code's ``Exit code 2``, Codex's
 # ``Exit code: 1`` / ``Process exited with code 1`` header lines, Gemini CLI's ``Exit Code: 2`` line.
-_EXIT_LINE = re.compile(r"^[ \t]*(?:exit[ _]code|process exited with code)\b[ \t:=]*(-?\d+)[ \t]*$", re.I | re.M)
-_HEADER_END = re.compile(r"^Output:", re.M)
+_EXIT_LINE = lazyre.compile(r"^[ \t]*(?:exit[ _]code|process exited with code)\b[ \t:=]*(-?\d+)[ \t]*$", re.I | re.M)
+_HEADER_END = lazyre.compile(r"^Output:", re.M)
 _TAIL = 2048
 
 

@@ -92,7 +92,7 @@ def test_groovy_is_still_a_projects_local_bin_for_npm_exec() -> None:
 # lower them when a cycle is broken, never raise them. Issue 18's target is 4 anywhere. On main the
 # static layer was one cycle of 33 modules, closed through ``scan.engine``'s type and the families'
 # function-level imports; with the ``Interpreter`` protocol the families no longer reach the engine.
-LARGEST_CYCLE = 9  # guard.cli.hook, guard.hookclient and the daemon's modules
+LARGEST_CYCLE = 4  # guard.errors, guard.model, guard.signature, guard.toolnames
 LARGEST_STATIC_CYCLE = 3
 
 

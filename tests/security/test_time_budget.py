@@ -259,9 +259,14 @@ def test_work_grows_linearly_with_the_input(make: Any) -> None:
 
 # -- hosts' timeouts: the hook answers first ---------------------------------------------------
 def test_hook_answers_with_a_refusal_when_it_cannot_decide_in_time(tmp_path: Path) -> None:
-    """Past hooks.timeout_seconds a watchdog prints a deny: the host never times the hook out."""
+    """Past hooks.timeout_seconds a watchdog prints a deny: the host never times the hook out.
+    (The decision is held up for sure, not by being slow: its log line waits on a lock we hold.)"""
+    import fcntl
+
     assert claude_hook(tmp_path, "ls")["permissionDecision"] == "allow"
-    out = claude_hook(tmp_path, "ls", GUARD_HOOKS_TIMEOUT_SECONDS="0.05")
+    with open(tmp_path / "ws" / ".fusion-decisions.jsonl", "ab") as log:
+        fcntl.flock(log, fcntl.LOCK_EX)
+        out = claude_hook(tmp_path, "ls", GUARD_HOOKS_TIMEOUT_SECONDS="0.05")
     assert out["permissionDecision"] == "deny" and "no decision within" in out["permissionDecisionReason"]
 
 

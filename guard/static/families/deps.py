@@ -20,9 +20,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import tomllib
 from collections.abc import Iterable
 from functools import lru_cache
+
+from guard import lazyre
 
 LOCKED = "locked"  # installs from the manifest or lockfile, names nothing
 NPM, PY, CARGO, GO = "npm", "python", "cargo", "go"
@@ -68,11 +69,11 @@ _VALUED = frozenset(
     | {"--features", "-F", "--group", "-G", "--upgrade-strategy", "--only", "--with", "--without", "--target-dir"}
     | {"-P", "--upgrade-package"}
 )
-_PY_NAME = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[\w,.\s-]*\])?\s*(?:[=<>!~;].*)?$")
-_NPM_NAME = re.compile(r"^((?:@[a-z0-9][\w.-]*/)?[a-z0-9][\w.-]*)(?:@[\w.^~<>=*|\s-]+)?$", re.I)
-_CARGO_NAME = re.compile(r"^([A-Za-z0-9][\w-]*)(?:@[\w.^~<>=*-]+)?$")
-_GO_NAME = re.compile(r"^([a-z0-9][\w.-]*(?:\.[a-z]+)(?:/[\w.~-]+)+)(?:@[\w.+-]+)?$")
-_LOCAL_PY = re.compile(r"^\.{1,2}(?:/[\w./-]*)?(?:\[[\w,.\s-]*\])?$")
+_PY_NAME = lazyre.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[\w,.\s-]*\])?\s*(?:[=<>!~;].*)?$")
+_NPM_NAME = lazyre.compile(r"^((?:@[a-z0-9][\w.-]*/)?[a-z0-9][\w.-]*)(?:@[\w.^~<>=*|\s-]+)?$", re.I)
+_CARGO_NAME = lazyre.compile(r"^([A-Za-z0-9][\w-]*)(?:@[\w.^~<>=*-]+)?$")
+_GO_NAME = lazyre.compile(r"^([a-z0-9][\w.-]*(?:\.[a-z]+)(?:/[\w.~-]+)+)(?:@[\w.+-]+)?$")
+_LOCAL_PY = lazyre.compile(r"^\.{1,2}(?:/[\w./-]*)?(?:\[[\w,.\s-]*\])?$")
 
 
 def classify(manager: str, sub: str, args: Iterable[str]) -> str | tuple[str, tuple[str, ...]] | None:
@@ -216,6 +217,8 @@ def _parse(eco: str, base: str, raw: bytes) -> list[str]:
         ]
     if base == "setup.cfg":
         return []
+    import tomllib  # (1.6 ms, for the rare pyproject read: not at every hook's import)
+
     data = tomllib.loads(raw.decode("utf-8", "replace"))
     if base == "Cargo.toml":
         tables = [data.get(k) for k in ("dependencies", "dev-dependencies", "build-dependencies")]

@@ -7,7 +7,6 @@ records the effect (for user path rules such as ``Edit(~/.ssh/**)``) and returns
 
 from __future__ import annotations
 
-import html
 import posixpath
 import re
 
@@ -418,6 +417,8 @@ def _dangerous_content(scan: Scan, flow: Flow, kind: str = "") -> bool:
         values = (_GIT_VALUE if kind == "git_config" else _SSH_VALUE).findall(text)
         return any(scan.subscan(unquoted(v.strip())) >= Risk.CRITICAL for v in values[:64])
     # systemd units and desktop entries (``Exec…=``), launchd property lists (``<string>``): what runs
+    import html  # (1 ms of entity tables, for the rare unit file: not at every hook's import)
+
     programs = _UNIT_EXEC.findall(flow.text) + [html.unescape(p) for p in _PLIST_STRING.findall(flow.text)]
     if programs and any(scan.subscan(p) >= Risk.CRITICAL for p in programs[:64]):
         return True

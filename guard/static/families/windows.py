@@ -11,7 +11,6 @@ the registry, execution policy, and the download-cradle idiom ``iex (New-Object 
 
 from __future__ import annotations
 
-import base64
 import binascii
 import re
 
@@ -235,6 +234,8 @@ def _ps_command(scan: Scan, code: str, cmd: Cmd) -> Flow:
 
 
 def _decode(value: str) -> str | None:
+    import base64  # (with struct: not at every hook's import, for the rare -EncodedCommand)
+
     try:
         raw = base64.b64decode(value.strip() + "=" * (-len(value.strip()) % 4), validate=True)
         return raw.decode("utf-16-le")

@@ -23,6 +23,8 @@ from typing import Any
 
 import attrs
 
+from guard import lazyre
+
 MAX_CODE = 32768
 MAX_VALUE = 4096
 MAX_EFFECTS = 64
@@ -421,8 +423,8 @@ _TOKEN_TEXT = (
     r"""|(?P<name>[$@%]?[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_]\w*)*)"""
     r"""|(?P<num>-?\d+)|(?P<nl>\n)|(?P<op>=>|==|=~|!=|\.=|\+=|[-+.,;=(){}\[\]:!])|(?P<sp>[ \t\r]+)|(?P<other>.)"""
 )
-_TOKEN = re.compile(_TOKEN_TEXT.replace("RUBY", ""), re.S)
-_RUBY_TOKEN = re.compile(_TOKEN_TEXT.replace("RUBY", r"#\{[^}\n]*\}|"), re.S)  # ``"#{ENV["HOME"]}"``
+_TOKEN = lazyre.compile(_TOKEN_TEXT.replace("RUBY", ""), re.S)
+_RUBY_TOKEN = lazyre.compile(_TOKEN_TEXT.replace("RUBY", r"#\{[^}\n]*\}|"), re.S)  # ``"#{ENV["HOME"]}"``
 _HOME_NAMES = frozenset(
     {"os.homedir", "Dir.home", "process.env.HOME", "Etc.getpwuid", "homedir", "Deno.env.get", "Bun.env.HOME"}
 )
