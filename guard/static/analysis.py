@@ -91,7 +91,7 @@ def analyse(
             if text is None:
                 scan.hit("G195", "no command given")
             else:
-                size = len(text.encode("utf-8", "replace"))
+                size = len(text) if text.isascii() else len(text.encode("utf-8", "replace"))
                 if size > limits.max_bytes:  # not read in full: a cheap look for what is plainly critical
                     scan.hit("G198", f"{size} bytes")
                     oversized.glance(engine, text)
@@ -139,20 +139,20 @@ def finish(scan: Scan, kind: str, lines: int | None = None, text: str | None = N
             tags |= rule.tags  # the scan is finished: its own set can take the rule tags
     if risk is Risk.SAFE and read_only:
         tags.add("read_only")
-    return Analysis(
-        kind=kind,
-        risk=risk,
-        hits=hits,
-        tags=frozenset(tags),
-        commands=tuple(scan.commands),
-        segments=tuple(scan.segments),
-        effects=tuple(dict.fromkeys(scan.effects)) if scan.effects else (),
-        urls=tuple(scan.urls),
-        ceiling=ceiling,
-        lines_written=lines,
-        text=text,
-        targets=tuple(dict.fromkeys(scan.targets)) if scan.targets else (),
-        installs=tuple(scan.installs),
+    return Analysis(  # (in field order, not by keyword: the keywords cost a fifth of the record)
+        kind,
+        risk,
+        hits,
+        frozenset(tags),
+        tuple(scan.commands),
+        tuple(scan.segments),
+        tuple(dict.fromkeys(scan.effects)) if scan.effects else (),
+        tuple(scan.urls),
+        ceiling,
+        lines,
+        text,
+        tuple(dict.fromkeys(scan.targets)) if scan.targets else (),
+        tuple(scan.installs),
     )
 
 

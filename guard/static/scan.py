@@ -176,6 +176,7 @@ class Scan:
         "max_depth",
         "moved",
         "netdev",
+        "places",
         "privileged",
         "resolver",
         "segments",
@@ -209,6 +210,7 @@ class Scan:
         self.functions: set[str] = set()
         self.substs: list[Subst] = []
         self.shown: dict[str, str] = {}  # display() memo: text -> shown
+        self.places: dict[tuple[str, str | None], Place] = {}  # place() memo for words without runtime values
         self.written: dict[str, Flow] = {}
         self.moved: dict[str, Place] = {}
         self.fds: dict[str, tuple[str, str]] = {}  # ``exec 3>~/.bashrc``: descriptor -> (how, file word)
@@ -222,14 +224,17 @@ class Scan:
         self.netdev = False
         self.tty = False  # the host runs the command on a terminal it can type into later (Codex ``tty``)
         self.engine: Interpreter = None  # type: ignore[assignment]  # set by the interpreter that runs this scan
-        self.subscan: Callable[[str], Risk] = lambda text: Risk.SAFE
-        self.subcode: Callable[[str, str], Risk] = lambda text, lang: Risk.SAFE
+        self.subscan: Callable[[str], Risk] = _no_risk
+        self.subcode: Callable[[str, str], Risk] = _no_risk
 
     # -- findings
     def hit(self, rule_id: str, detail: str = "") -> None:
         if rule_id not in CATALOG:  # a typo in a detector must fail loudly in tests, not silently pass
             raise KeyError(f"unknown rule id {rule_id}")
-        self.hits.append(Hit(rule_id, display(self, detail)[:160], emitter(_getframe(1)), self.argv))
+        if DYN_OPEN in detail:
+            detail = display(self, detail)
+        frame = _getframe(1)
+        self.hits.append(Hit(rule_id, detail[:160], _EMITTERS.get(frame.f_code) or emitter(frame), self.argv))
 
     def tag(self, *tags: str) -> None:
         self.tags.update(tags)
@@ -273,9 +278,19 @@ class Scan:
     def place(self, word: str, cwd: str | Any | None = attrs.NOTHING) -> Place:
         self.budget.tick()  # (a glob resolved against guard's known places costs tens of microseconds)
         base = self.cwd if cwd is attrs.NOTHING else cwd
-        if DYN_OPEN in word and self.guarded(word):
-            word = strip_markers(word, "guarded")
-        return self.resolver.place(word, base)
+        if DYN_OPEN in word:
+            if self.guarded(word):
+                word = strip_markers(word, "guarded")
+            return self.resolver.place(word, base)
+        # the same word from the same folder is the same place for the whole call (a handler and
+        # the effect it records often resolve one word twice)
+        key = (word, base)
+        place = self.places.get(key)
+        if place is None:
+            place = self.resolver.place(word, base)
+            if len(self.places) < _MEMO_SIZE:
+                self.places[key] = place
+        return place
 
     def target(self, op: str, word: str) -> None:
         """Record a path this call writes, deletes, moves or links to, for :mod:`guard.static.facts.ondisk`."""
@@ -294,6 +309,10 @@ class Scan:
         self.cwd = path if path is not None else UNKNOWN_CWD
         if self.cwd is not None and not self.cwd.startswith("/") and self.cwd in (".", ""):
             self.cwd = None
+
+
+def _no_risk(*_text: str) -> Risk:
+    return Risk.SAFE
 
 
 def display(scan: Scan, text: str) -> str:

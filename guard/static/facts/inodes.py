@@ -46,15 +46,19 @@ class _Built:
     __slots__ = ("checks", "table", "trusted")
 
     def __init__(self, table: Table, checks: list[tuple[str, _Sig]], trusted: bool) -> None:
-        self.table, self.checks, self.trusted = table, checks, trusted
+        self.table, self.trusted = table, trusted
+        # each folder with its parent, worked out once (a dirname per folder per decision cost
+        # more than the two stat calls)
+        self.checks = [(path, posixpath.dirname(path), sig) for path, sig in checks]
 
     def still_valid(self) -> bool:
         if not self.trusted:
             return False
         unchanged: set[str] = set()
-        for path, sig in self.checks:
-            if sig is None and posixpath.dirname(path) in unchanged:
-                continue  # still missing: making it would have changed its parent
+        for path, parent, sig in self.checks:
+            if sig is None and parent in unchanged:
+                unchanged.add(path)  # still missing (making it would have changed its parent), so
+                continue  # its own folders are still missing too
             if _sig(path) != sig:
                 return False
             unchanged.add(path)

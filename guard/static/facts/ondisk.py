@@ -17,7 +17,6 @@ Reads are not recorded: reading a host's settings through a link is what reading
 from __future__ import annotations
 
 import os
-import posixpath
 import stat
 from collections.abc import Iterable
 
@@ -121,7 +120,7 @@ def resolve(path: str, op: str, protected: Protected, cwd: str = "/") -> str | N
             continue
         except (OSError, ValueError) as exc:  # ValueError: a NUL byte, which no file name holds
             raise Unresolvable(f"{candidate}: {getattr(exc, 'strerror', None) or type(exc).__name__}") from exc
-        last = not any(p not in ("", ".") for p in parts)
+        last = not parts or (parts[-1] in ("", ".") and not any(p not in ("", ".") for p in parts))
         if stat.S_ISLNK(st.st_mode) and (follow_last or not last):
             hops += 1
             if hops > MAX_HOPS:
@@ -168,12 +167,12 @@ def check(targets: Iterable[tuple[str, str]], resolver: Resolver, cwd: str | Non
         except Unresolvable as exc:
             found.append(("G417", str(exc)))
             continue
-        if real is None or real == posixpath.normpath(path):
+        if real is None or real == P.normpath(path):
             continue  # the text rules saw this very path
         place = resolver.place(real)
         if place.tier != P.PROTECTED:
             continue
-        if resolver.place(posixpath.normpath(path)).tier == P.PROTECTED:
+        if resolver.place(P.normpath(path)).tier == P.PROTECTED:
             continue  # already refused by its name (G156)
         shown = raw if len(raw) < 80 else "…" + raw[-79:]
         if op == LINK:

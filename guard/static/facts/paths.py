@@ -110,9 +110,32 @@ _SECRET_NAMES = lazyre.compile(
     r"|\.(bash|zsh|sh|python|psql|mysql|node_repl|sqlite|rediscli|irb|pry)_?history|\.histfile)$",
     re.I,
 )
+# Necessary for a match of the patterns above (each alternative starts with ``id_`` or ``.``, ends with
+# one of these, or is one of these names): the cheap test in front of them in ``secret_level``.
+_KEY_ENDINGS = (".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk", ".kdbx", ".pem")
+_KEY_EXACT = frozenset({"kubeconfig", ".vault-token"})
+_SECRET_ENDINGS = (".env", ".tfstate", ".tfstate.backup", ".tfvars", ".pem")
+_SECRET_DATA = (
+    ".json",
+    ".yaml",
+    ".yml",
+    ".toml",
+    ".ini",
+)  # only ``secrets.*``, ``credentials.json``, ``*service_account*``
 _BROAD_GLOB = lazyre.compile(r"^[*?.\[\]!^]*\*[*?.\[\]!^]*$")
 # ``/proc/self/root``, ``/proc/1/cwd``: a process's links to its root and working directories
 _PROC_LINK = lazyre.compile(r"^/proc/(?:self|thread-self|\d+)(?:/task/\d+)?/(root|cwd)(?=/|$)")
+
+
+_DOT_PART = lazyre.compile(r"(?:^|/)\.\.?(?:/|$)")
+
+
+def normpath(path: str) -> str:
+    """``posixpath.normpath``, with no work for a path that is already normal (most words are)."""
+    if path and "//" not in path and path[-1] != "/":
+        if ("/." not in path and path[0] != ".") or not _DOT_PART.search(path):  # (a ``.`` or ``..`` part
+            return path  # starts the path or follows a slash)
+    return posixpath.normpath(path)
 
 
 def proc_link(path: str) -> re.Match[str] | None:
@@ -137,6 +160,19 @@ def secret_level(name: str) -> int:
         if "*" not in name and "?" not in name
         else [name.replace("*", fill).replace("?", "x") for fill in ("", "x", ".local", "rsa")]
     )  # a glob that could match one
+    if len(candidates) == 1:  # (no generator for the common case: it cost more than the match)
+        if name.isascii():  # what each pattern's matches start or end with, before the patterns
+            low = name.lower()
+            low = low[:-1] if low.endswith("\n") else low  # (``$`` matches before a last newline)
+            if not (low.startswith("id_") or low.endswith(_KEY_ENDINGS) or low in _KEY_EXACT):
+                maybe = (
+                    low[:1] == "."
+                    or low == "credentials"
+                    or low.endswith(_SECRET_ENDINGS)
+                    or (low.endswith(_SECRET_DATA) and (low.startswith(("secret", "credentials")) or "service" in low))
+                )
+                return 1 if maybe and _SECRET_NAMES.match(name) else 0
+        return 2 if _KEY_NAMES.match(name) else 1 if _SECRET_NAMES.match(name) else 0
     if any(_KEY_NAMES.match(c) for c in candidates):
         return 2
     return 1 if any(_SECRET_NAMES.match(c) for c in candidates) else 0
@@ -160,14 +196,14 @@ class Resolver:
         if DYN_OPEN in path:
             path = _MARKER_RE.sub(_DYNSEG, path)
         if path.startswith("/"):
-            path = posixpath.normpath(path) if path != "//" else "/"
+            path = normpath(path) if path != "//" else "/"
             return self._proc_link(path, cwd) if path.startswith("/proc/") else path
         if cwd == UNKNOWN_CWD or (cwd and _DYNSEG in cwd):
             return None
         base = cwd if cwd is not None else self.project
         if base is None:
-            return posixpath.normpath(path or ".")
-        return posixpath.normpath(posixpath.join(base, path or "."))
+            return normpath(path or ".")
+        return normpath(posixpath.join(base, path or "."))
 
     def _proc_link(self, path: str, cwd: str | None) -> str | None:
         """``/proc/self/root/home/u/.ssh`` is ``/home/u/.ssh``, ``/proc/self/cwd/.env`` is ``./.env``:
@@ -197,7 +233,7 @@ class Resolver:
             return Place(_display(word), DYNAMIC, kind="cwd", dynamic=True)
         dynamic = False
         head, _, last = path.rpartition("/")
-        contents = bool(_BROAD_GLOB.match(last)) if last else False
+        contents = "*" in last and bool(_BROAD_GLOB.match(last))  # (a broad glob has a ``*``)
         if last == _DYNSEG:
             contents, dynamic = True, True
         if contents:
@@ -242,9 +278,9 @@ class Resolver:
                 return self._windows(shown, [c.lower() for c in drive if c])
         if path in ("/home", "/Users"):
             return Place(shown, HOME, kind="all_homes", critical=True)
-        for prefix, kind in _SYSTEM_PERSIST_IX.get(comps[0], ()):
-            if _under(path, prefix):
-                return Place(shown, PERSIST, kind=kind)
+        found = _first_under(_SYSTEM_PERSIST_IX, comps[0], path)
+        if found is not None:
+            return Place(shown, PERSIST, kind=found[1])
         if any(r.search(path) for r in _SECRET_SYSTEM):
             return Place(shown, SYSTEM, kind="critical" if path in CRITICAL_FILES else "secret", secret=2)
         for temp in TEMP_ROOTS:
@@ -296,15 +332,15 @@ class Resolver:
         if _PUBLIC_IN_SSH.match(rest):
             return Place(shown, HOME_OTHER)
         first = rest.split("/", 1)[0]
-        if any(_under(rest, c) for c, _ in _HOME_CACHE_IX.get(first, ())):
+        if _first_under(_HOME_CACHE_IX, first, rest) is not None:
             return Place(shown, HOME_OTHER, kind="cache")
-        for prefix, kind in _HOME_PERSIST_IX.get(first, ()):
-            if _under(rest, prefix):
-                return Place(shown, PERSIST, kind=kind)
-        for prefix, _ in _HOME_CRED_IX.get(first, ()):
-            if _under(rest, prefix):
-                store = rest == prefix.rstrip("/")
-                return Place(shown, CREDENTIAL, kind="store" if store else "file", secret=2, critical=store)
+        found = _first_under(_HOME_PERSIST_IX, first, rest)
+        if found is not None:
+            return Place(shown, PERSIST, kind=found[1])
+        found = _first_under(_HOME_CRED_IX, first, rest)
+        if found is not None:
+            store = rest == found[0].rstrip("/")
+            return Place(shown, CREDENTIAL, kind="store" if store else "file", secret=2, critical=store)
         if rest.rstrip("/") in USER_DATA_DIRS:
             return Place(shown, HOME_OTHER, kind="user_data", critical=True)
         return self._project_like(shown, rest, HOME_OTHER)
@@ -413,12 +449,34 @@ def _match_one(pattern: str, names: Iterable[str]) -> str:
 _LENIENT = frozenset({PROJECT_ROOT, PROJECT, GITDIR, TEMP, HOME_OTHER, OTHER, OUTSIDE})
 
 
-def _index(pairs: Iterable[tuple[str, str]]) -> dict[str, tuple[tuple[str, str], ...]]:
-    """Tables indexed by their first path component, so a lookup tries a handful of prefixes, not all."""
+_Index = dict[str, tuple[re.Pattern[str], tuple[tuple[str, str], ...]]]
+
+
+def _index(pairs: Iterable[tuple[str, str]]) -> _Index:
+    """Tables indexed by their first path component, each index one pattern: the prefixes under that
+    component as alternatives in table order (``_under`` for each, tried in one match, not a loop)."""
     out: dict[str, list[tuple[str, str]]] = {}
     for prefix, value in pairs:
         out.setdefault(prefix.strip("/").split("/", 1)[0], []).append((prefix, value))
-    return {k: tuple(v) for k, v in out.items()}
+    return {k: (lazyre.compile("|".join(_alternative(p) for p, _ in v)), tuple(v)) for k, v in out.items()}
+
+
+def _alternative(prefix: str) -> str:
+    """``_under(path, prefix)`` as a pattern matched at the start, one group per alternative."""
+    if prefix.endswith("/"):
+        return "(" + re.escape(prefix[:-1]) + r")(?:/|\Z)"
+    if prefix.endswith("."):
+        return "(" + re.escape(prefix) + ")"
+    return "(" + re.escape(prefix) + r")\Z"
+
+
+def _first_under(index: _Index, first: str, path: str) -> tuple[str, str] | None:
+    """The first ``(prefix, value)`` under component ``first`` that covers ``path`` (see ``_under``)."""
+    entry = index.get(first)
+    if entry is None:
+        return None
+    m = entry[0].match(path)
+    return None if m is None or m.lastindex is None else entry[1][m.lastindex - 1]
 
 
 _TOP_NAMES = ("root", *SYSTEM_ROOTS)

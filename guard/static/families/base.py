@@ -25,7 +25,7 @@ class Opts:
     operands: tuple[str, ...]
 
     def has(self, *names: str) -> bool:
-        return any(n in self.flags for n in names)
+        return not self.flags.isdisjoint(names)
 
     def value(self, *names: str) -> str | None:
         for n in names:

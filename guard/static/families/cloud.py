@@ -71,7 +71,7 @@ def _by_verb(cmd: Cmd, scan: Scan, destroy_rule: str = "G166") -> Flow:
 
 
 def _aws(cmd: Cmd, scan: Scan) -> Flow:
-    words = _words(cmd.args, frozenset({"--profile", "--region", "--output", "--endpoint-url", "--query"}))
+    words = _words(cmd.args, wordset("--profile --region --output --endpoint-url --query"))
     if words[:1] == ["s3"] and len(words) >= 2:
         return _object_store(cmd, scan, words[1], words[2:], "s3://")
     return _by_verb(cmd, scan)

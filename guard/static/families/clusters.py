@@ -64,7 +64,7 @@ def _kubectl(cmd: Cmd, scan: Scan) -> Flow:
 
 
 def _helm(cmd: Cmd, scan: Scan) -> Flow:
-    words = _words(cmd.args, frozenset({"-n", "--namespace", "--kube-context", "-f", "--values", "--set", "--version"}))
+    words = _words(cmd.args, wordset("-n --namespace --kube-context -f --values --set --version"))
     verb = words[0] if words else ""
     scan.tag("network")
     shown = display(scan, " ".join(cmd.argv))
@@ -94,7 +94,7 @@ def _helm(cmd: Cmd, scan: Scan) -> Flow:
 
 
 def _terraform(cmd: Cmd, scan: Scan) -> Flow:
-    words = _words(cmd.args, frozenset({"-var", "-var-file", "-target", "-chdir", "-out", "-state"}))
+    words = _words(cmd.args, wordset("-var -var-file -target -chdir -out -state"))
     verb = words[0] if words else ""
     shown = display(scan, " ".join(cmd.argv))
     auto = any(a.split("=", 1)[0].lstrip("-") == "auto-approve" and not a.endswith("=false") for a in cmd.args)
@@ -139,7 +139,7 @@ def _terraform(cmd: Cmd, scan: Scan) -> Flow:
 
 
 def _pulumi(cmd: Cmd, scan: Scan) -> Flow:
-    words = _words(cmd.args, frozenset({"-s", "--stack", "-C", "--cwd"}))
+    words = _words(cmd.args, wordset("-s --stack -C --cwd"))
     verb = words[0] if words else ""
     shown = display(scan, " ".join(cmd.argv))
     scan.tag("network")

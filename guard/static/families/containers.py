@@ -29,7 +29,7 @@ _SENSITIVE_MOUNTS = lazyre.compile(
 
 def _docker(cmd: Cmd, scan: Scan) -> Flow:
     args = list(cmd.args)
-    words = _words(tuple(args), frozenset({"-H", "--host", "--context", "-c", "--config", "-l", "--log-level"}))
+    words = _words(tuple(args), wordset("-H --host --context -c --config -l --log-level"))
     shown = display(scan, " ".join(cmd.argv))
     if cmd.name in ("docker-compose", "podman-compose") or words[:1] == ["compose"]:
         return _compose(words[1:] if words[:1] == ["compose"] else words, cmd, scan, shown)

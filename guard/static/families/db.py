@@ -107,7 +107,7 @@ _SQLITE_SHELL = lazyre.compile(r"(?m)^\s*\.(?:shell|system)\b[ \t]*(.*)$")
 
 
 def _sqlite(cmd: Cmd, scan: Scan) -> Flow:
-    opts = parse_opts(cmd.args, frozenset({"-cmd", "-separator", "-newline", "-nullvalue"}))
+    opts = parse_opts(cmd.args, wordset("-cmd -separator -newline -nullvalue"))
     texts = list(opts.operands[1:]) + opts.all("-cmd")
     if cmd.stdin.text:
         texts.append(cmd.stdin.text)

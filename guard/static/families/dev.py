@@ -369,9 +369,7 @@ def _runner(cmd: Cmd, scan: Scan, inner: list[str], shown: str) -> Flow | None:
 
 
 def _npx(cmd: Cmd, scan: Scan) -> Flow | None:
-    opts = parse_opts(
-        cmd.args, frozenset({"-p", "--package", "--from", "--with", "-c", "--call"}), stop_at_operand=True
-    )
+    opts = parse_opts(cmd.args, wordset("-p --package --from --with -c --call"), stop_at_operand=True)
     package = opts.operands[0] if opts.operands else ""
     shown = display(scan, " ".join(cmd.argv))
     if cmd.name == "pipx" and selfguard.replaces_guard(cmd, scan):

@@ -68,7 +68,7 @@ def _unlink(cmd: Cmd, scan: Scan) -> Flow:
 
 
 def _shred(cmd: Cmd, scan: Scan) -> Flow:
-    opts = parse_opts(cmd.args, frozenset({"-n", "-s", "--iterations", "--size", "--random-source"}))
+    opts = parse_opts(cmd.args, wordset("-n -s --iterations --size --random-source"))
     recursive = cmd.name != "shred" and opts.has("-r", "-R", "--recursive")  # ``srm -r``, ``wipe -r``
     for target in opts.operands:
         place = scan.place(target)
@@ -88,7 +88,7 @@ def _shred(cmd: Cmd, scan: Scan) -> Flow:
 
 
 def _truncate(cmd: Cmd, scan: Scan) -> Flow:
-    opts = parse_opts(cmd.args, frozenset({"-s", "--size", "-r", "--reference"}))
+    opts = parse_opts(cmd.args, wordset("-s --size -r --reference"))
     big = _fills_disk(opts.value("-s", "--size"))
     for target in opts.operands:
         place = effects.write(scan, target, EMPTY, "write")
@@ -118,7 +118,7 @@ def _dd(cmd: Cmd, scan: Scan) -> Flow:
 
 
 def _fallocate(cmd: Cmd, scan: Scan) -> Flow:
-    opts = parse_opts(cmd.args, frozenset({"-l", "--length", "-o", "--offset"}))
+    opts = parse_opts(cmd.args, wordset("-l --length -o --offset"))
     length = opts.value("-l", "--length")
     for target in opts.operands:
         effects.write(scan, target, EMPTY, "write")
@@ -207,7 +207,7 @@ def _sources_dest(cmd: Cmd, takes: frozenset[str]) -> tuple[list[str], str | Non
 
 
 def _mv(cmd: Cmd, scan: Scan) -> Flow:
-    sources, dest, _ = _sources_dest(cmd, frozenset({"-S", "--suffix", "-b"}))
+    sources, dest, _ = _sources_dest(cmd, wordset("-S --suffix -b"))
     dest_place = scan.place(dest) if dest else None
     for src in sources:
         if dest_place is not None and dest_place.tier == P.SPECIAL:
@@ -247,7 +247,7 @@ def _cp(cmd: Cmd, scan: Scan) -> Flow:
 
 
 def _ln(cmd: Cmd, scan: Scan) -> Flow:
-    sources, dest, _ = _sources_dest(cmd, frozenset({"-S", "--suffix"}))
+    sources, dest, _ = _sources_dest(cmd, wordset("-S --suffix"))
     if dest:
         effects.write(scan, dest, EMPTY, "write")
         symbolic = any(a == "--symbolic" or (a[:1] == "-" and a[1:2] != "-" and "s" in a) for a in cmd.args)
@@ -263,7 +263,7 @@ def _ln(cmd: Cmd, scan: Scan) -> Flow:
 
 
 def _tee(cmd: Cmd, scan: Scan) -> Flow:
-    opts = parse_opts(cmd.args, frozenset({"--output-error"}))
+    opts = parse_opts(cmd.args, wordset("--output-error"))
     how = "append" if opts.has("-a", "--append") else "write"
     for target in opts.operands:
         effects.write(scan, target, cmd.stdin, how)
@@ -283,7 +283,7 @@ def _create(cmd: Cmd, scan: Scan) -> Flow:
 
 def _mktemp(cmd: Cmd, scan: Scan) -> Flow:
     """A fresh temporary path: ``d=$(mktemp -d) … rm -rf "$d"`` is cleanup, not a blind delete."""
-    opts = parse_opts(cmd.args, frozenset({"-p", "--tmpdir", "--suffix", "-t"}))
+    opts = parse_opts(cmd.args, wordset("-p --tmpdir --suffix -t"))
     base = opts.value("-p", "--tmpdir") or "/tmp"
     template = opts.operands[0] if opts.operands else "tmp.guard"
     path = template if "/" in template else f"{base.rstrip('/')}/{template}"

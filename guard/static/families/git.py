@@ -159,7 +159,7 @@ _PROGRAM_OPTS = ("--upload-pack", "--receive-pack", "--exec")
 
 def _network(sub: str, rest: tuple[str, ...], scan: Scan) -> Flow:
     """``git fetch``/``pull`` from the repository's own remotes is low; a URL or a path is a download."""
-    opts = parse_opts(rest, frozenset({"--upload-pack", "--depth", "-j", "--jobs", "-o", "--server-option", "-s"}))
+    opts = parse_opts(rest, wordset("--upload-pack --depth -j --jobs -o --server-option -s"))
     for program in opts.all(*_PROGRAM_OPTS):  # runs that program (locally, for a path remote)
         scan.engine.script(program)
     if opts.has(*_PROGRAM_OPTS):
@@ -174,14 +174,14 @@ def _network(sub: str, rest: tuple[str, ...], scan: Scan) -> Flow:
 
 
 def _read_only(sub: str, rest: tuple[str, ...], scan: Scan) -> Flow:
-    opts = parse_opts(rest, frozenset({"-O", "--open-files-in-pager"}))
+    opts = parse_opts(rest, wordset("-O --open-files-in-pager"))
     if opts.has("--ext-diff", "-O", "--open-files-in-pager"):
         scan.hit("G181", f"git {sub} runs an external program")
     for out in opts.all("--output"):
         effects.write(scan, out)
     if sub == "ls-remote":
         scan.tag("network")
-        for program in parse_opts(rest, frozenset({"--upload-pack", "-u"})).all("--upload-pack", "-u"):
+        for program in parse_opts(rest, wordset("--upload-pack -u")).all("--upload-pack", "-u"):
             scan.engine.script(program)  # runs that program (locally, for a path remote)
     scan.hit("G180", f"git {sub}")
     if sub == "ls-files" or (sub in ("diff", "show", "log") and opts.has("--name-only")):
@@ -257,7 +257,7 @@ def _remote(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
 
 
 def _config_sub(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
-    opts = parse_opts(rest, frozenset({"--file", "-f", "--blob", "--type", "--default"}))
+    opts = parse_opts(rest, wordset("--file -f --blob --type --default"))
     if opts.has(
         "--get",
         "--get-all",

@@ -23,7 +23,7 @@ def _reset(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
 
 
 def _clean(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
-    opts = parse_opts(rest, frozenset({"-e", "--exclude"}))
+    opts = parse_opts(rest, wordset("-e --exclude"))
     if opts.has("-n", "--dry-run"):
         scan.hit("G180", "git clean -n")
     elif opts.has("-f", "--force", "-i", "--interactive"):
@@ -36,7 +36,7 @@ _PATHISH = lazyre.compile(r"(^\.{1,2}/?$|^\*|/$|^\./|\.[A-Za-z0-9]{1,5}$)")
 
 
 def _checkout(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
-    opts = parse_opts(rest, frozenset({"-b", "-B", "--orphan", "--conflict", "--pathspec-from-file"}))
+    opts = parse_opts(rest, wordset("-b -B --orphan --conflict --pathspec-from-file"))
     shown = f"git {sub} {' '.join(rest)}"
     if opts.has("-f", "--force", "--discard-changes"):
         scan.hit("G137", shown)
@@ -65,7 +65,7 @@ def _rm(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
 
 
 def _push(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
-    opts = parse_opts(rest, frozenset({"-o", "--push-option", "--repo", "--receive-pack", "--exec"}))
+    opts = parse_opts(rest, wordset("-o --push-option --repo --receive-pack --exec"))
     shown = f"git push {' '.join(rest)}"
     if opts.has("-n", "--dry-run"):
         scan.tag("network")

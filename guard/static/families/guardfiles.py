@@ -32,7 +32,8 @@ def is_guard_program(scan: Scan, word: str, place: Place) -> bool:
     """``word`` (resolved to ``place``) names guard's console script or one of its packages."""
     if DYN_OPEN in word and (_FOUND_BY_NAME.search(display(scan, word)) or scan.flow_of(word).bits & GUARD_PATH):
         return True
-    return bool(_PROGRAM_PATH.search(place.path))
+    path = place.path  # (every spelling of guard's program has one of these in it: no pattern otherwise)
+    return ("/guard" in path or "-packages/" in path) and bool(_PROGRAM_PATH.search(path))
 
 
 _LOCATORS = frozenset({"which", "whereis", "type", "command", "where"})

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from guard.static.families import effects
 from guard.static.families.base import parse_opts
+from guard.static.reading.text import wordset
 from guard.static.scan import EMPTY, Cmd, Flow, Scan
 
 PAGERS = "less more most zless zmore"
 _PAGER_LOG = ("-o", "-O", "--log-file", "--LOG-FILE")
+_PAGER_LOG_EQ = tuple(o + "=" for o in _PAGER_LOG[2:])  # ``--log-file=x``
 
 
 def without_escapes(cmd: Cmd, scan: Scan) -> Cmd:
@@ -24,7 +26,7 @@ def without_escapes(cmd: Cmd, scan: Scan) -> Cmd:
         if a.startswith("+") and ("!" in a or "|" in a):
             shell = a.lstrip("+").split("!", 1)[-1] if "!" in a else a.split("|", 1)[1]
             scan.engine.script(shell)
-        elif a in _PAGER_LOG or a.startswith(tuple(o + "=" for o in _PAGER_LOG[2:])) or a[:2] in ("-o", "-O"):
+        elif a in _PAGER_LOG or a.startswith(_PAGER_LOG_EQ) or a[:2] in ("-o", "-O"):
             target = a.split("=", 1)[1] if "=" in a else a[2:] if len(a) > 2 and a[:2] in ("-o", "-O") else None
             effects.write(scan, target if target is not None else next(args, ""))
         elif not a.startswith("+"):
@@ -34,7 +36,7 @@ def without_escapes(cmd: Cmd, scan: Scan) -> Cmd:
 
 def man(cmd: Cmd, scan: Scan) -> Flow:
     """``man``: read-only, except a pager or browser it is told to run (``-P cmd``, ``--html=cmd``)."""
-    opts = parse_opts(cmd.args, frozenset({"-P", "--pager", "-H", "--html", "-M", "-m", "-L", "-S", "-s", "-C"}))
+    opts = parse_opts(cmd.args, wordset("-P --pager -H --html -M -m -L -S -s -C"))
     for program in opts.all("-P", "--pager", "-H", "--html"):
         if program:
             scan.engine.script(program)

@@ -50,8 +50,20 @@ _WORD = lazyre.compile(r"(?i)" + _PROD)
 DESTRUCTIVE = frozenset({"G160", "G161", "G162", "G163", "G164", "G165", "G166", "G433", "G436", "G437"})
 
 
+def _may_name_prod(text: str) -> bool:
+    """False only when no marker can be in ``text``: every one spells ``prod``/``prd`` but the
+    framework switch (a substring test, where the patterns cost tens of microseconds per call;
+    text that is not ASCII always goes to the patterns, whose case folding is wider)."""
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return "prod" in low or "prd" in low or "disable_database_environment_check" in low
+
+
 def marker(text: str) -> str | None:
     """The production marker in ``text``: ``marker("RAILS_ENV=production rails db:drop")`` names it."""
+    if not _may_name_prod(text):
+        return None
     m = _MARKERS.search(text)
     return m.group(0).strip() if m else None
 
@@ -77,7 +89,7 @@ def target(words: Iterable[str]) -> str | None:
     """The first word that names a production target: ``app_production``, ``$PROD_DATABASE_URL``,
     ``s3://prod-backups``; a word with whitespace in it (a statement, a message) is not a target."""
     for word in words:
-        if len(word) <= 512 and not any(c.isspace() for c in word) and _WORD.search(word):
+        if len(word) <= 512 and word.split() == [word] and _may_name_prod(word) and _WORD.search(word):
             return word
     return None
 

@@ -78,7 +78,7 @@ def _lister(cmd: Cmd, scan: Scan) -> Flow:
 
 def _read(cmd: Cmd, scan: Scan) -> Flow:
     """``read x <<< /``: the names hold the words of the first line, when guard knows the input."""
-    opts = parse_opts(cmd.args, frozenset({"-a", "-d", "-i", "-n", "-N", "-p", "-t", "-u"}))
+    opts = parse_opts(cmd.args, wordset("-a -d -i -n -N -p -t -u"))
     names = list(opts.operands)
     text = cmd.stdin.text
     if names and text is not None and not opts.has("-a", "-d", "-n", "-N", "-u"):
@@ -136,7 +136,7 @@ def _cd(cmd: Cmd, scan: Scan) -> Flow:
 
 
 def _date(cmd: Cmd, scan: Scan) -> Flow:
-    opts = parse_opts(cmd.args, frozenset({"-d", "--date", "-f", "--file", "-r", "--reference", "-I"}))
+    opts = parse_opts(cmd.args, wordset("-d --date -f --file -r --reference -I"))
     if opts.has("-s", "--set") or any(not o.startswith("+") for o in opts.operands):
         scan.hit("G177", " ".join(cmd.argv))  # sets the clock
     else:
@@ -144,8 +144,8 @@ def _date(cmd: Cmd, scan: Scan) -> Flow:
     return EMPTY
 
 
-def _reader(cmd: Cmd, scan: Scan) -> Flow:
-    takes = {
+_READER_TAKES = frozenset(
+    {
         "-n",
         "-c",
         "-f",
@@ -178,15 +178,22 @@ def _reader(cmd: Cmd, scan: Scan) -> Flow:
         "-X",
         "-I",
     }
+)
+_JQ_TAKES = frozenset({"-L", "--indent", "-f", "--from-file"})
+
+
+def _reader(cmd: Cmd, scan: Scan) -> Flow:
+    takes = _READER_TAKES
     args = cmd.args
     if cmd.name == "jq":  # its own options: ``-n`` is a flag, ``--arg``/``--rawfile`` take two values
-        takes = {"-L", "--indent", "-f", "--from-file"}
+        takes = _JQ_TAKES
         args = _jq_files(args)
-    opts = parse_opts(args, frozenset(takes))
+    opts = parse_opts(args, takes)
     files = list(opts.operands)
     if cmd.name in ("jq", "gron") and files:
         files = files[1:] if cmd.name == "jq" and not opts.has("-f", "--from-file") else files
-    files += opts.all("--rawfile", "--slurpfile")
+    if opts.values:
+        files += opts.all("--rawfile", "--slurpfile")
     if cmd.name == "tr":
         files = []
     if cmd.name in ("rev", "tr") and not files and cmd.stdin.text is not None:
@@ -195,7 +202,7 @@ def _reader(cmd: Cmd, scan: Scan) -> Flow:
         if spelled is None:
             return Flow(cmd.stdin.bits | OPAQUE)
         return Flow(cmd.stdin.bits | SPELLED, spelled)
-    stdin_only = all(f == "-" for f in files) and cmd.stdin.text is not None
+    stdin_only = cmd.stdin.text is not None and all(f == "-" for f in files)
     flow = Flow(cmd.stdin.bits, _filtered(cmd) if stdin_only else None)
     for f in files:
         if f == "-":
@@ -347,7 +354,7 @@ _SED_WRITE = lazyre.compile(r"(?:^|[;{}\n]|/[gpI0-9]*)[ \t]*[wW]\s+(\S+)")
 
 
 def _sed(cmd: Cmd, scan: Scan) -> Flow:
-    opts = parse_opts(cmd.args, frozenset({"-e", "-f", "--expression", "--file", "-l", "--line-length"}))
+    opts = parse_opts(cmd.args, wordset("-e -f --expression --file -l --line-length"))
     operands = list(opts.operands)
     scripts = opts.all("-e", "--expression")
     if not scripts and not opts.has("-f", "--file") and operands:

@@ -377,6 +377,9 @@ def replaces_guard(cmd: Cmd, scan: Scan) -> bool:
     another build in its place, switches guard off (G418). ``pip show``/``list`` and uninstalling any
     other package are judged as before; a plain ``pip install guard-preflight`` (a no-op once installed)
     stays an ordinary install."""
+    joined = " ".join(cmd.args)  # (every spelling of guard's distribution names ``preflight``; runtime
+    if joined.isascii() and "preflight" not in joined.lower():  # values are not ASCII: they go on)
+        return False
     name = "pip" if re.fullmatch(r"pip[\d.]*", cmd.name) else cmd.name
     words = [display(scan, a) for a in cmd.args]
     if name == "uv" and words[:1] == ["tool"]:

@@ -237,7 +237,7 @@ def scheduled_text_rule(scan: Scan, text: str | None, cron: bool, bits: int = 0)
 
 
 def _crontab(cmd: Cmd, scan: Scan) -> Flow:
-    opts = parse_opts(cmd.args, frozenset({"-u"}))
+    opts = parse_opts(cmd.args, wordset("-u"))
     if opts.has("-l"):
         scan.hit("G180", "crontab -l")
         return EMPTY

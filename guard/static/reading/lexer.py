@@ -27,6 +27,8 @@ def split(text: str, home: str, cwd: str | None) -> list[tuple[str, list[str]]] 
         words = text.split()
         if words[0] in _RESERVED:
             return None
+        if "~" not in text and "{" not in text:  # no quotes either (``_BARE``): every word is itself
+            return [("", words)]
         return [("", [w for raw in words for w in _word(raw, home, cwd, False)])]
     pos, n = 0, len(text)
     out: list[tuple[str, list[str]]] = []

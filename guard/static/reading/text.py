@@ -9,6 +9,7 @@ characters around an index into the scan's substitution table, so an argument st
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -30,8 +31,12 @@ _INVISIBLE_RE = lazyre.compile(
 )
 
 
+@functools.cache
 def wordset(text: str) -> frozenset[str]:
-    """A table of names written as one string: ``wordset("ls cat head")``."""
+    """A table of names written as one string: ``wordset("ls cat head")``.
+
+    Made once per string (a handler's option table written inline is a lookup, not a split and a
+    set per call); the strings are literals in guard's source, so the cache holds a fixed few."""
     return frozenset(text.split())
 
 

@@ -219,16 +219,16 @@ class Engine:
         scan.cmd_secret = False
         name = command_name(head)
         before = len(scan.hits)
-        outer, scan.argv = scan.argv, tuple(argv)
+        outer, scan.argv = scan.argv, (words := tuple(argv))
         if env:  # ``CDPATH=/ cd etc``: the command sees its prefix assignments (its words are already expanded)
             saved = dict(scan.vars)
             scan.vars.update(env)
             try:
-                out = self.dispatch(name, tuple(argv), stdin)
+                out = self.dispatch(name, words, stdin)
             finally:
                 scan.vars = saved | {k: v for k, v in scan.vars.items() if k not in env and saved.get(k) != v}
         else:
-            out = self.dispatch(name, tuple(argv), stdin)
+            out = self.dispatch(name, words, stdin)
         if len(scan.hits) == before:
             scan.hit("G182", shown)
         scan.argv = outer
