@@ -22,6 +22,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from guard import lazyre
 from guard.digest import blake2b
 from guard.secretshapes import SHAPES, Shape, name_strength
 
@@ -150,6 +151,52 @@ _ROOTS_SHORT, _ROOTS, _WAKES = _triggers()
 _LONG = 59
 
 
+def _trie(words: tuple[str, ...]) -> str:
+    """One regular expression that matches any of ``words`` (none of them holds another), as
+    a trie: at each position only the branch of its first character is tried, so one scan in C
+    costs a few times less than one ``in`` per word (71 of them)."""
+    trie: dict[str, Any] = {}
+    for word in words:
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict[str, Any]) -> str:
+        if "" in node:  # a word ends here; no word goes on (none holds another)
+            return ""
+        alts = [re.escape(ch) + build(sub) for ch, sub in sorted(node.items())]
+        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+    return build(trie)
+
+
+_ANY_SHORT = lazyre.compile(_trie(_ROOTS_SHORT))
+_ANY = lazyre.compile(_trie(_ROOTS))
+_HITS = 64  # after this many occurrences, the remaining roots are looked for one by one
+
+
+def _present(low: str, long: bool) -> list[str]:
+    """The roots that occur in ``low``: each occurrence found by the trie in turn (searching on
+    from the next character, so overlapping ones count), the same set as ``[r for r in roots
+    if r in low]``."""
+    search = (_ANY if long else _ANY_SHORT).search
+    found: list[str] = []
+    m = search(low)
+    hits = 0
+    while m is not None:
+        root = m.group()
+        if root not in found:
+            found.append(root)
+        hits += 1
+        if hits >= _HITS:  # a text full of roots: one scan per remaining root from here on
+            rest = low[m.start() + 1 :]
+            found += [r for r in (_ROOTS if long else _ROOTS_SHORT) if r not in found and r in rest]
+            break
+        m = search(low, m.start() + 1)
+    return found
+
+
 def _long_token(text: str) -> bool:
     """Could ``text`` hold a Discord token (the one shape "." wakes)? It takes 59+ characters
     without a space and two dots: most long texts with a dot (a file name, "3.8") hold none."""
@@ -165,9 +212,8 @@ def _redact(text: str) -> str:
         return text
     low = text.lower()
     woken: set[int] = set()
-    for root in _ROOTS if _long_token(text) else _ROOTS_SHORT:
-        if root in low:
-            woken.update(_WAKES[root])
+    for root in _present(low, _long_token(text)):
+        woken.update(_WAKES[root])
     if not woken:
         return text
     for i in sorted(woken):
