@@ -22,7 +22,6 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from guard import lazyre
 from guard.digest import blake2b
 from guard.secretshapes import SHAPES, Shape, name_strength
 
@@ -171,16 +170,31 @@ def _trie(words: tuple[str, ...]) -> str:
     return build(trie)
 
 
-_ANY_SHORT = lazyre.compile(_trie(_ROOTS_SHORT))
-_ANY = lazyre.compile(_trie(_ROOTS))
+@functools.cache
+def _any(long: bool) -> re.Pattern[str]:
+    return re.compile(_trie(_ROOTS if long else _ROOTS_SHORT))
+
+
+# Building and compiling the trie costs a millisecond or two, about a hundred scans' worth: a
+# process (a hook's, deciding once) scans trigger by trigger for its first texts (those the
+# short-text cache did not answer) and builds the trie only after this many.
+_WARM = 100
+_scans = [0]
 _HITS = 64  # after this many occurrences, the remaining roots are looked for one by one
 
 
 def _present(low: str, long: bool) -> list[str]:
-    """The roots that occur in ``low``: each occurrence found by the trie in turn (searching on
-    from the next character, so overlapping ones count), the same set as ``[r for r in roots
-    if r in low]``."""
-    search = (_ANY if long else _ANY_SHORT).search
+    """The roots that occur in ``low``, the same set as ``[r for r in roots if r in low]``."""
+    if _scans[0] < _WARM:
+        _scans[0] += 1
+        return [r for r in (_ROOTS if long else _ROOTS_SHORT) if r in low]
+    return _present_by_trie(low, long)
+
+
+def _present_by_trie(low: str, long: bool) -> list[str]:
+    """:func:`_present` by the trie: each occurrence found in turn (searching on from the next
+    character, so overlapping ones count)."""
+    search = _any(long).search
     found: list[str] = []
     m = search(low)
     hits = 0

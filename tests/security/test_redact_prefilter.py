@@ -1,10 +1,12 @@
-"""Redaction's prefilter (one trie scan for the shapes' triggers) masks exactly what one ``in``
-per trigger did, on random text, text full of triggers and text carrying real secret shapes."""
+"""Redaction's prefilter (one trie scan for the shapes' triggers, once a process has redacted
+enough long texts to pay for building it) masks exactly what one ``in`` per trigger did, on
+random text, text full of triggers and text carrying real secret shapes."""
 
 from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -31,6 +33,12 @@ def _present_by_scans(low: str, long: bool) -> list[str]:
     return [r for r in (redact._ROOTS if long else redact._ROOTS_SHORT) if r in low]
 
 
+@pytest.fixture(autouse=True)
+def warm(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in a long-lived process: past the warm-up, the trie answers."""
+    monkeypatch.setattr(redact, "_scans", [redact._WARM])
+
+
 # Texts made of the triggers themselves (overlapping, glued, in any case), secret-looking
 # values and filler, so that many roots occur, next to each other and inside each other.
 _ROOT = st.sampled_from(redact._ROOTS)
@@ -51,7 +59,7 @@ def test_the_prefilter_masks_what_one_scan_per_trigger_masked(text: str) -> None
     if text.isascii():
         low = text.lower()
         for long in (False, True):
-            assert sorted(redact._present(low, long)) == sorted(_present_by_scans(low, long))
+            assert sorted(redact._present_by_trie(low, long)) == sorted(_present_by_scans(low, long))
         assert redact._redact(text) == _woken_by_scans(text)
 
 
@@ -67,7 +75,7 @@ def test_every_secret_case_redacts_as_before() -> None:
 def test_text_packed_with_triggers_falls_back_to_scanning_and_still_finds_all() -> None:
     """More occurrences than the trie follows one by one: the rest are scanned for, none lost."""
     low = ("gh" * (redact._HITS + 5)) + "bearer token key"
-    got = sorted(redact._present(low, False))
+    got = sorted(redact._present_by_trie(low, False))
     assert got == sorted(_present_by_scans(low, False))
     assert {"gh", "bearer", "token", "key"} <= set(got)
 
@@ -75,5 +83,18 @@ def test_text_packed_with_triggers_falls_back_to_scanning_and_still_finds_all() 
 def test_a_write_without_any_trigger_is_returned_unchanged() -> None:
     """The benchmark's write content: no trigger, nothing masked, nothing found."""
     text = "print('hello')\n" * 20
-    assert redact._present(text.lower(), False) == []
+    assert redact._present_by_trie(text.lower(), False) == []
     assert redact.redact_text(text) is text
+
+
+def test_a_fresh_process_scans_until_warm_then_uses_the_trie(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first long texts are scanned trigger by trigger (no trie built), later ones by the trie."""
+    monkeypatch.setattr(redact, "_scans", [0])
+    redact._any.cache_clear()
+    text = "x" * 250 + " --password hunter2x " + "gh " * 10
+    expected = _woken_by_scans(text)
+    for _ in range(redact._WARM):
+        assert redact.redact_text(text) == expected
+    assert redact._any.cache_info().currsize == 0
+    assert redact.redact_text(text) == expected
+    assert redact._any.cache_info().currsize == 1
