@@ -31,22 +31,33 @@ class JsonlLog:
         self._after_ours: tuple[int, int] | None = None
         self._file: tuple[int, int] | None = None  # (st_dev, st_ino) of the open descriptor
 
-    def _open(self) -> int:
-        """The descriptor, reopened when the path no longer names the file it was opened on:
-        after the log was moved away or replaced, appends must still land in the workspace."""
-        if self._fd is not None:
+    def _locked(self) -> tuple[int, os.stat_result]:
+        """The descriptor, locked, and its file's stat, taken under the lock.
+
+        One ``stat`` of the path answers both questions: is the path still the file the
+        descriptor was opened on (after the log was moved away or replaced, appends must still
+        land in the workspace: reopen), and how long is it (the same inode, so the same answer
+        ``fstat`` would give).
+        """
+        while True:
+            if self._fd is None:
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+                st = os.fstat(fd)
+                self._fd, self._file = fd, (st.st_dev, st.st_ino)
+            fd = self._fd
+            fcntl.flock(fd, fcntl.LOCK_EX)
             try:
                 st = os.stat(self.path)
                 if (st.st_dev, st.st_ino) == self._file:
-                    return self._fd
+                    return fd, st
             except FileNotFoundError:
                 pass
-            os.close(self._fd)
+            except BaseException:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+                raise
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
             self._fd = self._file = self._after_ours = None
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        st = os.fstat(fd)
-        self._fd, self._file = fd, (st.st_dev, st.st_ino)
-        return fd
 
     def append(self, record: Mapping[str, Any]) -> tuple[int, int, int] | None:
         """Write one record as one line; raises OSError (disk full, read-only) to the caller.
@@ -64,10 +75,8 @@ class JsonlLog:
         # be UTF-8; written as its JSON escape it reads back as the same string.
         data = text.encode("utf-8", "backslashreplace")
         with self._lock:
-            fd = self._open()
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            fd, st = self._locked()
             try:
-                st = os.fstat(fd)
                 start = st.st_size
                 if st.st_size and (st.st_size, st.st_mtime_ns) != self._after_ours:
                     if _last_byte(self.path, st.st_size) != b"\n":
