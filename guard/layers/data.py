@@ -200,3 +200,30 @@ class BehaviorData(_Lazy):
         if self.taint is not None:
             out["taint"] = {"untrusted": self.taint[0], "secret": self.taint[1]}
         return out
+
+
+class StaticData(_Lazy):
+    """The static verdict's data: ``commands`` (up to 8, each cut at 120 characters), ``rules``
+    (the rule ids that fired, sorted), and when they apply ``lines_written`` (a shell write the
+    layer measured) and ``user_rules`` (the person's rules that matched, ``"action: rule"``).
+    Made once per analysis (the layer caches its verdicts); ``lines_written`` is an attribute,
+    the session's write facts read it on every write."""
+
+    __slots__ = ("commands", "lines_written", "rules", "user_rules")
+
+    def __init__(
+        self,
+        commands: tuple[str, ...],
+        rules: tuple[str, ...],
+        lines_written: int | None = None,
+        user_rules: tuple[str, ...] = (),
+    ) -> None:
+        self.commands, self.rules, self.lines_written, self.user_rules = commands, rules, lines_written, user_rules
+
+    def _build(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"commands": list(self.commands), "rules": list(self.rules)}
+        if self.lines_written is not None:
+            out["lines_written"] = self.lines_written
+        if self.user_rules:
+            out["user_rules"] = list(self.user_rules)
+        return out

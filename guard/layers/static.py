@@ -23,6 +23,7 @@ from typing import Any
 from guard import docsites
 from guard.config import Config
 from guard.layers.base import Context
+from guard.layers.data import StaticData
 from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM, Reason, Risk, ToolCall, Verdict
 from guard.static.analysis import DEFAULT_LIMITS, Analysis, Limits, analyse, cache_key, declared_installs, on_disk
 from guard.static.budget import Budget
@@ -240,14 +241,12 @@ def verdict_for(call: ToolCall | None, analysis: Analysis, rules: userrules.Rule
         tags = tags - {"read_only"}
     if rules.ignored:
         reasons.append(Reason("G193", f"{CATALOG['G193'].message} ({', '.join(rules.ignored[:3])})"))
-    data: dict[str, Any] = {
-        "commands": [c[:120] for c in analysis.commands[:8]],
-        "rules": sorted({h.rule_id for h in analysis.hits}),
-    }
-    if analysis.lines_written is not None:
-        data["lines_written"] = analysis.lines_written
-    if applied:
-        data["user_rules"] = [f"{m.action}: {m.rule.text}" for m in applied]
+    data = StaticData(
+        tuple(c[:120] for c in analysis.commands[:8]),
+        tuple(sorted({h.rule_id for h in analysis.hits})),
+        analysis.lines_written,
+        tuple(f"{m.action}: {m.rule.text}" for m in applied),
+    )
     return Verdict(
         layer=NAME,
         risk=risk,

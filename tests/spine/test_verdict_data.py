@@ -13,7 +13,7 @@ from typing import Any
 from freezegun import freeze_time
 
 from guard.core import Guard
-from guard.layers.data import BehaviorData, FusionData
+from guard.layers.data import BehaviorData, FusionData, StaticData
 from guard.model import BLOCK, REQUEST_CONFIRM, DecisionRecord, Reason, Risk, ToolCall, Verdict
 
 CONFIG = {"system.health": 90, "memory.backend": "history"}
@@ -116,3 +116,23 @@ def test_built_records_equal_constructed_ones() -> None:
     )
     built, made = DecisionRecord.built(**fields), DecisionRecord(**fields)
     assert built == made and built.to_dict() == made.to_dict() and built.reasons == made.reasons == layers[0].reasons
+
+
+def test_static_data_reads_as_its_dict(tmp_path: Path) -> None:
+    """commands and rules always; lines_written only for a measured write; user_rules only
+    when the person's rule matched (written by hand: the dicts the static layer used to build)."""
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "guard.toml").write_text('[permissions]\nask = ["Bash(git push:*)"]\n')
+    with Guard(tmp_path / "ws", CONFIG) as g:
+        read = g.decide("bash", {"command": "ls -la"}, session_id="s").layer("static")
+        write = g.decide("write", {"file_path": "notes.txt", "content": "a\nb\n"}, session_id="s").layer("static")
+        asked = g.decide("bash", {"command": "git push origin feature"}, session_id="s").layer("static")
+    assert read is not None and write is not None and asked is not None
+    for verdict in (read, write, asked):
+        assert isinstance(verdict.data, StaticData)
+        assert type(verdict.data.to_dict()) is dict and json.dumps(verdict.data.to_dict())
+    assert read.data == {"commands": ["ls -la"], "rules": ["G180"]}  # G180: a read-only command
+    assert list(read.data) == ["commands", "rules"] and "lines_written" not in read.data
+    assert write.data.get("lines_written") == 2 and write.data.lines_written == 2  # type: ignore[attr-defined]
+    assert asked.data["user_rules"] == ["ask: Bash(git push:*)"]
+    assert "G191" in {r.rule_id for r in asked.reasons} and asked.data["rules"] == sorted(asked.data["rules"])
