@@ -98,3 +98,20 @@ def test_a_fresh_process_scans_until_warm_then_uses_the_trie(monkeypatch: pytest
     assert redact._any.cache_info().currsize == 0
     assert redact.redact_text(text) == expected
     assert redact._any.cache_info().currsize == 1
+
+
+def test_the_fallback_starts_right_after_the_last_occurrence_followed() -> None:
+    """The 64th occurrence is ``dsn`` in ``dsntr``; ``sntr`` starts one character later and is only
+    found by the scan that takes over there (a scan from two characters on would miss it)."""
+    low = "sk" * (redact._HITS - 1) + "dsntr"
+    got = redact._present_by_trie(low, False)
+    assert sorted(got) == sorted(_present_by_scans(low, False)) == ["dsn", "sk", "sntr"]
+
+
+def test_the_fallback_looks_for_the_long_only_root_only_in_long_texts() -> None:
+    """``.`` (a Discord token's) is a root only when the text is long enough to hold one."""
+    low = "sk" * (redact._HITS + 2) + " a.b.c"
+    assert "." in redact._present_by_trie(low, True)
+    assert "." not in redact._present_by_trie(low, False)
+    assert sorted(redact._present_by_trie(low, True)) == sorted(_present_by_scans(low, True))
+    assert sorted(redact._present_by_trie(low, False)) == sorted(_present_by_scans(low, False))
