@@ -63,7 +63,7 @@ def _global_options(args: tuple[str, ...], scan: Scan) -> tuple[int, str | None,
         elif a.startswith("--work-tree="):
             worktree, i = a.split("=", 1)[1], i + 1
         elif a == "-c" and i + 1 < len(args):
-            _config(scan, args[i + 1], runs_now=True)
+            _config(scan, args[i + 1])
             i += 2
         elif a.startswith("--config-env") or (a.startswith("--exec-path") and ("=" in a or i + 1 < len(args))):
             scan.hit("G139", a)
@@ -92,7 +92,7 @@ def _program(key: str, value: str) -> str | None:
     return value[1:] if value.startswith("!") else value
 
 
-def _config(scan: Scan, pair: str, runs_now: bool) -> None:
+def _config(scan: Scan, pair: str) -> None:
     """``git -c key=value``: the program it names runs now, and is judged as itself."""
     key, _, value = pair.partition("=")
     if _ADDRESS_KEY.match(key):
@@ -339,7 +339,7 @@ def _clone(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
         ),
     )
     for pair in opts.all("-c", "--config"):
-        _config(scan, pair, runs_now=True)
+        _config(scan, pair)
     if opts.has("-u", "--upload-pack", "--template"):
         scan.hit("G139", f"git clone {' '.join(rest)}")
     if len(opts.operands) >= 2:

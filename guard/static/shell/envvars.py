@@ -198,17 +198,17 @@ def _git_config(engine: Interpreter, key: str, value: str, env: Mapping[str, str
         except ValueError:
             pairs = value.split()
         for pair in pairs:
-            config(scan, pair, runs_now=True)
+            config(scan, pair)
         return
     kind, _, n = key[len("GIT_CONFIG_") :].partition("_")
     if kind == "VALUE":  # judged once, with its key from the same command or set earlier
         name = env.get(f"GIT_CONFIG_KEY_{n}", scan.vars.get(f"GIT_CONFIG_KEY_{n}"))
         if name is not None:
-            config(scan, f"{name}={value}", runs_now=True)
+            config(scan, f"{name}={value}")
     elif kind == "KEY" and f"GIT_CONFIG_VALUE_{n}" not in env:
         setting = scan.vars.get(f"GIT_CONFIG_VALUE_{n}")
         if setting is not None:
-            config(scan, f"{value}={setting}", runs_now=True)
+            config(scan, f"{value}={setting}")
 
 
 _JUDGES: dict[str, Callable[[Interpreter, str, str], None]] = {
