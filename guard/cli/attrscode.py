@@ -200,29 +200,23 @@ class CodeCache:
         eval(code, globs, locs)  # attrs' own generated source, evaluated as attrs evaluates it
 
     def save(self) -> None:
-        """Write the file when this run compiled something new (atomically, 0600); a workspace that
+        """Write the file when this run compiled something new (``guard.atomic``, 0600); a workspace that
         cannot take it only means the next hook compiles again."""
         if not (self.installed and self.added) or not os.path.isdir(os.path.dirname(self.path)):
             return
         codes = self.codes
         if len(codes) > MAX_ENTRIES:
             codes = {key: codes[key] for key in self.used}
+        from pathlib import Path
+
+        from guard.atomic import write_atomic  # (loaded by the decision already)
+
         body = marshal.dumps(codes)
         data = b"%s %s %08x\n%s" % (FORMAT, self.tag, binascii.crc32(body), body)
-        tmp = f"{self.path}.{os.getpid()}.tmp"
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        except OSError:  # (a name someone else holds is not ours to write through)
-            return
-        try:
-            with open(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, self.path)
-        except OSError:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+            write_atomic(Path(self.path), data, mode=0o600, keep_mode=False, fsync=False)
+        except OSError:  # a cache: the next hook compiles again
+            pass
 
 
 class _AttrsReady:
