@@ -80,18 +80,16 @@ def program(argv: list[str], read: int | bytes | None) -> None:
     if isinstance(read, int):
         finish(read)
     parsed = parse(argv)
-    cache = None
-    if parsed is not None:
-        from guard.cli.attrscode import CodeCache
-
-        try:
-            cache = CodeCache.open(workspace_of(parsed[1]))
-        except Exception:  # a cache that cannot be had: attrs compiles as usual
-            cache = None
-    code = main(argv, read)
-    if code is None:
+    if parsed is None:  # the full parser explains
         gc.enable()
         return
+    from guard.cli.attrscode import CodeCache
+
+    try:
+        cache: CodeCache | None = CodeCache.open(workspace_of(parsed[1]))
+    except Exception:  # a cache that cannot be had: attrs compiles as usual
+        cache = None
+    code = answer(*parsed, read, asked=read is not None)
     if cache is not None:
         sys.stdout.flush()  # (the answer first)
         cache.save()
