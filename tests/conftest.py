@@ -5,14 +5,17 @@ set here, when pytest imports this file: before any test module imports guard, s
 ``Path.home()`` read at import time sees it too, and every subprocess inherits it. A test that
 truly needs the real HOME (an npm cache, an installed peer tool) reads :data:`REAL_HOME` and
 says why. At the end of the session the run fails if the real HOME gained a ``.guard`` folder
-or a host's configuration folder changed (:mod:`homewatch`).
+or a host's configuration folder changed (:mod:`homewatch`), and the ``guard serve`` daemons
+that the run's hooks started on demand are stopped.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -56,12 +59,39 @@ def _remove(home: Path, creator: int) -> None:
         shutil.rmtree(home, ignore_errors=True)
 
 
+# the outermost run made the fake HOME; a nested run (a test that starts pytest) inherits it
+_MADE_HERE = not (os.environ.get("HOME") and os.environ.get("HOME") == os.environ.get("TESTS_FAKE_HOME"))
 FAKE_HOME = _fake_home()
 _REAL_HOME_AT_START = listing(REAL_HOME)
 
 
+def _reap_daemons() -> list[int]:
+    """Stop the ``guard serve`` daemons this test run started (a hook in ``auto`` mode starts one
+    for the next call, which would idle for 15 minutes after the run): every such process whose
+    environment carries this run's ``TESTS_FAKE_HOME``, which all of the run's subprocesses
+    inherit whatever HOME a test gives them. Returns their ids."""
+    mine = f"TESTS_FAKE_HOME={FAKE_HOME}".encode()
+    reaped = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            environ = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"serve" in argv and any(a.endswith(b"guard") for a in argv) and mine in environ:
+            with contextlib.suppress(OSError):
+                os.kill(int(entry.name), signal.SIGTERM)
+                reaped.append(int(entry.name))
+    return reaped
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Fail the run if anything in it wrote to the real HOME's ``.guard`` or a host's folder."""
+    """Stop the daemons the run left; fail it if anything in it wrote to the real HOME's
+    ``.guard`` or a host's folder."""
+    if _MADE_HERE:  # (not a nested run: the outer one may still be using its daemons)
+        _reap_daemons()
     found = changes(_REAL_HOME_AT_START, listing(REAL_HOME))
     if not found:
         return
