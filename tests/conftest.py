@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import json
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from homewatch import changes, listing
@@ -144,3 +147,18 @@ def guard_cli_env() -> dict[str, str]:
 
 
 GUARD_CMD = [sys.executable, "-m", "guard"]
+
+
+def guard_check(tool: str, params: Any, *, env: dict[str, str], cwd: Path) -> dict[str, Any]:
+    """``guard check TOOL PARAMS --cwd CWD --json`` in a subprocess, run from ``cwd``: its decision
+    record. The exit code must be one of the decisions' (0, 10, 20), not a crash."""
+    proc = subprocess.run(
+        [*GUARD_CMD, "check", tool, json.dumps(params), "--cwd", str(cwd), "--json"],
+        capture_output=True,
+        env=env,
+        cwd=cwd,
+        timeout=60,
+    )
+    assert proc.returncode in (0, 10, 20), proc.stderr.decode()
+    record: dict[str, Any] = json.loads(proc.stdout)
+    return record

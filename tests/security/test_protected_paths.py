@@ -22,7 +22,7 @@ import attrs
 import pytest
 
 from guard import Guard
-from tests.conftest import GUARD_CMD, guard_cli_env
+from tests.conftest import GUARD_CMD, guard_check, guard_cli_env
 
 SENTINEL = '{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "guard hook"}]}]}}\n'
 ALLOW, ASK, BLOCK = "auto_allow", "request_confirm", "block"
@@ -63,15 +63,7 @@ def world(tmp_path: Path) -> World:
 def check(world: World, tool: str, params: dict[str, Any], cwd: Path | None = None) -> tuple[str, set[str]]:
     """``guard check TOOL PARAMS --json`` in the fake home: (decision, rule ids)."""
     cwd = cwd or world.proj
-    proc = subprocess.run(
-        [*GUARD_CMD, "check", tool, json.dumps(params), "--cwd", str(cwd), "--json"],
-        capture_output=True,
-        env=world.env(),
-        cwd=cwd,
-        timeout=60,
-    )
-    assert proc.returncode in (0, 10, 20), proc.stderr.decode()
-    record = json.loads(proc.stdout)
+    record = guard_check(tool, params, env=world.env(), cwd=cwd)
     return record["decision"], {r["id"] for r in record["reasons"]}
 
 

@@ -8,13 +8,11 @@ nothing here runs it.
 
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import GUARD_CMD, guard_cli_env
+from tests.conftest import guard_check, guard_cli_env
 
 CASES = [
     ("sudo ls", "request_confirm", "G430"),
@@ -56,15 +54,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 def test_round3_cold_decision(world: tuple[Path, Path], command: str, decision: str, rule: str | None) -> None:
     home, proj = world
     env = guard_cli_env() | {"HOME": str(home), "GUARD_HOME": str(home / ".guard"), "GUARD_HOOKS_DAEMON": "off"}
-    proc = subprocess.run(
-        [*GUARD_CMD, "check", "bash", json.dumps({"command": command}), "--cwd", str(proj), "--json"],
-        capture_output=True,
-        env=env,
-        cwd=proj,
-        timeout=60,
-    )
-    assert proc.returncode in (0, 10, 20), proc.stderr.decode()
-    record = json.loads(proc.stdout)
+    record = guard_check("bash", {"command": command}, env=env, cwd=proj)
     assert record["decision"] == decision, record
     if rule:
         assert rule in {r["id"] for r in record["reasons"]}, record["reasons"]
