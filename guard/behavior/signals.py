@@ -174,6 +174,25 @@ def assess(
         _tier(state if state is None or now - state.updated < TASK_IDLE_S else None, probe, card, sig)
     if not sig and breaker is None:
         return HEALTHY
+    if breaker is None:
+        # the rest depends on the signals alone: remembered by them (the loop and burst signals
+        # recur as the same objects, see ``_remembered``)
+        key = (s.confirm_below, *sig)
+        done = _ADDED_UP.get(key)
+        if done is None:
+            if len(_ADDED_UP) >= 1024:
+                _ADDED_UP.clear()
+            done = _ADDED_UP[key] = _added_up(sig, s, None)
+        return done
+    return _added_up(sig, s, breaker)
+
+
+# assessments without a breaker, by (confirm_below, *signals)
+_ADDED_UP: dict[tuple[Any, ...], Assessment] = {}
+
+
+def _added_up(sig: list[Signal], s: BehaviorSettings, breaker: dict[str, Any] | None) -> Assessment:
+    """Health from the signals' penalties, the low-health signal, and the decision they impose."""
     health = max(0.0, 100.0 - sum([x.penalty for x in sig]))
     if any([x.effect for x in sig if x.penalty > 0]):
         health = min(health, HARD_CAP)
@@ -220,11 +239,10 @@ def _failures(state: SessionState, now: float, s: BehaviorSettings, out: list[Si
 def _loops(state: SessionState, probe: Probe | None, s: BehaviorSettings, out: list[Signal]) -> None:
     ring: Sequence[str] = state.ring
     if probe is not None:
-        run = state.run_len + 1 if probe.task == state.run_task else 1
-        seq = [*ring, probe.task]
+        task = probe.task
+        run = state.run_len + 1 if task == state.run_task else 1
     else:
         run = state.run_len
-        seq = list(ring)
     # (only called when this call's task is among the recent ones)
     if run >= s.loop_repeats:
         repeats = s.loop_repeats
@@ -241,29 +259,32 @@ def _loops(state: SessionState, probe: Probe | None, s: BehaviorSettings, out: l
             )
         )
         return
-    n = len(seq)
-    for p in range(2, MAX_PERIOD + 1):
-        if n < 3 * p:
-            break
-        if seq[-1] != seq[-1 - p]:
+    seq: list[str] | None = None  # the calls with this one last: made once a period is worth comparing
+    if probe is None:
+        seq = list(ring)
+        task = seq[-1] if seq else ""
+    n = len(ring) + (probe is not None)
+    for p in range(2, min(MAX_PERIOD, n // 3) + 1):
+        if ring[-p if probe is not None else -1 - p] != task:  # this call against the one p calls back
             continue
+        if seq is None:
+            seq = [*ring, task]
         block = seq[-p:]
         if block == seq[-2 * p : -p] == seq[-3 * p : -2 * p] and len(set(block)) > 1:
-            out.append(_cycle(p))
+            out.append(_CYCLES[p])
             return
 
 
-def _cycle(p: int) -> Signal:
-    return _remembered(
-        ("G203", p),
-        lambda: Signal(
-            "G203",
-            20.0,
-            f"a cycle of {p} calls repeated 3 times in a row (a loop)",
-            CONFIRM,
-            "change the approach instead of repeating the same steps",
-        ),
+_CYCLES = {
+    p: Signal(
+        "G203",
+        20.0,
+        f"a cycle of {p} calls repeated 3 times in a row (a loop)",
+        CONFIRM,
+        "change the approach instead of repeating the same steps",
     )
+    for p in range(2, MAX_PERIOD + 1)
+}
 
 
 def _rising_risk(state: SessionState, probe: Probe | None, out: list[Signal]) -> None:

@@ -82,6 +82,10 @@ class _Live:
     stamp: files.Stamp = None
     loaded: bool = False
     last_save: float = 0.0
+    where: str | None = attrs.field(init=False)  # ``path`` as a string: what a stat takes without converting
+
+    def __attrs_post_init__(self) -> None:
+        self.where = None if self.path is None else os.fspath(self.path)
 
 
 class SessionTracker:
@@ -257,11 +261,12 @@ class SessionTracker:
             live = self._live[sid] = _Live(self._fresh(sid, now), path, last_save=now)
             if len(self._live) > MAX_LIVE:
                 self._evict()
-        if self._persist and live.path is not None and (check or not live.loaded):
-            if not live.loaded or files.stamp(live.path) != live.stamp:
+        if live.where is not None and self._persist and (check or not live.loaded):
+            if not live.loaded or files.stamp(live.where) != live.stamp:
                 self._load(sid, live, now)
-        if live.state.expired(now, self.settings.ttl_s):  # idle too long: start afresh
-            ttl = self.settings.ttl_s
+        state = live.state
+        ttl = self.settings.ttl_s
+        if ttl > 0 and state.updated > 0 and now - state.updated > ttl:  # idle too long: start afresh
             live.pending = [ev for ev in live.pending if now - float(ev["t"]) <= ttl]
             live.state = self._fresh(sid, now)
             for ev in live.pending:
