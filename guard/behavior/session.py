@@ -88,20 +88,25 @@ class SessionState:
     # -- folding events -----------------------------------------------------------------
     def apply(self, ev: dict[str, Any], settings: BehaviorSettings) -> None:
         t = float(ev.get("t", 0.0))
+        kind = ev.get("e")
+        if kind == "d":
+            self.dispatched(ev, t, settings)
+            return
         if not self.started:
             self.started = t
-        kind = ev.get("e")
-        if kind == "d" and self.updated and t - self.updated >= TASK_IDLE_S:
-            self.new_task()
         self.updated = max(self.updated, t)
-        if kind == "d":
-            self._dispatch(ev, t, settings)
-        elif kind == "r":
+        if kind == "r":
             self._result(ev, t, settings)
         elif kind == "i":
             self._answer(ev, settings)
 
-    def _dispatch(self, ev: dict[str, Any], t: float, settings: BehaviorSettings) -> None:
+    def dispatched(self, ev: dict[str, Any], t: float, settings: BehaviorSettings) -> None:
+        """``apply`` of a dispatch event whose time ``t`` the caller has already read."""
+        if not self.started:
+            self.started = t
+        if self.updated and t - self.updated >= TASK_IDLE_S:
+            self.new_task()
+        self.updated = max(self.updated, t)
         self.dispatches += 1
         recent = self.recent
         recent.append(t)

@@ -136,9 +136,10 @@ class SessionTracker:
     # -- hooks (called by Guard) ----------------------------------------------------------
     def on_dispatch(self, call: ToolCall, record: DecisionRecord) -> None:
         cached = self._probe
-        synced = cached is not None and cached[0] is call
-        if cached is not None and synced:
+        self._probe = None
+        if cached is not None and cached[0] is call:
             probe = cached[1]
+            synced = True
         else:
             static = record.layer("static")
             tags = frozenset().union(*(v.tags for v in record.layers)) if record.layers else frozenset()
@@ -151,29 +152,44 @@ class SessionTracker:
                 static.data if static else None,
                 self.settings.docs_hosts,
             )
-        self._probe = None
+            synced = False
+        decision = record.decision
+        t = record.timestamp.timestamp()
         ev: dict[str, Any] = {
             "e": "d",
-            "t": record.timestamp.timestamp(),
+            "t": t,
             "task": probe.task,
             "kind": probe.kind,
-            "dec": record.decision,
+            "dec": decision,
             "risk": probe.risk,
             "agent": probe.agent,
         }
         taints = False
-        if probe.facts:
-            ev["facts"] = sorted(probe.facts)
-            taints = bool(probe.facts & _TAINTS)
+        facts = probe.facts
+        if facts:
+            ev["facts"] = sorted(facts)
+            taints = not facts.isdisjoint(_TAINTS)
             if taints:  # may become a taint source: named (redacted when used), and saved at once
                 ev["raw"] = probe.sig
         if probe.path is not None:
             ev["path"] = probe.path
             if probe.local:
                 ev["local"] = 1
-        if record.decision != "auto_allow" and any(r.rule_id in _LIMITS for r in record.reasons):
-            ev["limit"] = 1
-        self._add(call.session_id, ev, save=taints, synced=synced)
+        if decision != "auto_allow":
+            for reason in record.reasons:
+                if reason.rule_id in _LIMITS:
+                    ev["limit"] = 1
+                    break
+        # what ``_add`` does, for a dispatch the layer has just looked at (no second look at the file)
+        sid = call.session_id or DEFAULT_SESSION
+        with self._lock:
+            live = self._get(sid, t, check=not synced)
+            live.state.dispatched(ev, t, self.settings)
+            if self._persist and live.where is not None:
+                pending = live.pending
+                pending.append(ev)
+                if taints or t - float(pending[0]["t"]) >= self.settings.flush_s:
+                    self._save(sid, live)
 
     def on_result(self, call: ToolCall, success: bool, now: datetime) -> None:
         task = task_id(signature(call.tool, call.params))
