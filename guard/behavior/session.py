@@ -65,7 +65,7 @@ class SessionState:
     denied_recent: int = 0  # sum(answers), kept as answers come and go
     refusal_streak: int = 0  # dispatches guard blocked, in a row
     refused: deque[str] = attrs.field(factory=lambda: deque(maxlen=REFUSED))  # tasks the person refused, newest last
-    ring: deque[str] = attrs.field(factory=lambda: deque(maxlen=RING))  # tasks of the calls made, newest last
+    ring: list[str] = attrs.field(factory=list)  # tasks of the last RING calls made, newest last (a list: sliced)
     run_task: str = ""
     run_len: int = 0
     risk_ewma: float = 0.0
@@ -123,7 +123,10 @@ class SessionState:
         agent = ev.get("agent")
         if agent:
             self.agent = agent
-        self.ring.append(task)
+        ring = self.ring
+        ring.append(task)
+        if len(ring) > RING:
+            del ring[0]
         if task == self.run_task:
             self.run_len += 1
         else:
@@ -306,7 +309,7 @@ class SessionState:
         s.denied_recent = sum(s.answers)
         s.refusal_streak = int(raw["refusal_streak"])
         s.refused = deque((str(x) for x in raw.get("refused", ())), maxlen=REFUSED)
-        s.ring = deque((str(x) for x in raw["ring"]), maxlen=RING)
+        s.ring = [str(x) for x in raw["ring"]][-RING:]
         s.run_task, s.run_len = str(raw["run"][0]), int(raw["run"][1])
         s.risk_ewma, s.risk_sum, s.risk_n = float(raw["risk"][0]), float(raw["risk"][1]), int(raw["risk"][2])
         s.recent = deque((float(x) for x in raw["recent"]), maxlen=MAX_RECENT)

@@ -32,7 +32,7 @@ detectors also carry an effect (``confirm`` or ``block``). Health is
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import attrs
@@ -41,7 +41,7 @@ from guard.behavior.breaker import HALF_OPEN, OPEN, TRIAL
 from guard.behavior.facts import RISKY_PATH, SECRET, SUBAGENT, UNTRUSTED, Probe
 from guard.behavior.session import BURST_SECONDS, RISK_ALPHA, TASK_IDLE_S, SessionState
 from guard.behavior.settings import BehaviorSettings
-from guard.behavior.tiers import Scorecard
+from guard.behavior.tiers import Scorecard, Tier
 from guard.behavior.timefmt import iso, span
 from guard.model import BLOCK, REQUEST_CONFIRM, Decision, Reason, Risk
 
@@ -237,7 +237,7 @@ def _failures(state: SessionState, now: float, s: BehaviorSettings, out: list[Si
 
 
 def _loops(state: SessionState, probe: Probe | None, s: BehaviorSettings, out: list[Signal]) -> None:
-    ring: Sequence[str] = state.ring
+    ring = state.ring
     if probe is not None:
         task = probe.task
         run = state.run_len + 1 if task == state.run_task else 1
@@ -259,18 +259,21 @@ def _loops(state: SessionState, probe: Probe | None, s: BehaviorSettings, out: l
             )
         )
         return
-    seq: list[str] | None = None  # the calls with this one last: made once a period is worth comparing
-    if probe is None:
-        seq = list(ring)
-        task = seq[-1] if seq else ""
     n = len(ring) + (probe is not None)
     for p in range(2, min(MAX_PERIOD, n // 3) + 1):
-        if ring[-p if probe is not None else -1 - p] != task:  # this call against the one p calls back
-            continue
-        if seq is None:
-            seq = [*ring, task]
-        block = seq[-p:]
-        if block == seq[-2 * p : -p] == seq[-3 * p : -2 * p] and len(set(block)) > 1:
+        if probe is None:
+            if ring[-1] != ring[-1 - p]:
+                continue
+            block = ring[-p:]
+            found = block == ring[-2 * p : -p] == ring[-3 * p : -2 * p]
+        else:
+            # the same test on ring + [task], read off the ring without making that list: the last
+            # p calls (this one last) repeat the p before them, which repeat the p before those
+            if ring[-p] != task:
+                continue
+            found = ring[1 - p :] == ring[1 - 2 * p : -p] and ring[1 - 2 * p : 1 - p] == ring[1 - 3 * p : 1 - 2 * p]
+            block = ring[-p:]  # the same calls as the last p (this one is ring[-p] again)
+        if found and len(set(block)) > 1:
             out.append(_CYCLES[p])
             return
 
@@ -309,32 +312,36 @@ def _rising_risk(state: SessionState, probe: Probe | None, out: list[Signal]) ->
 
 def _burst(state: SessionState, probe: Probe | None, now: float, s: BehaviorSettings, out: list[Signal]) -> None:
     recent = state.recent
-    if len(recent) + 1 < s.burst_calls:
+    n = len(recent)
+    calls = s.burst_calls
+    if n + 1 < calls:
         return
     since = now - BURST_SECONDS
     stale = 0  # the deque is pruned at each dispatch: only its head can be older than the window
-    for t in recent:
-        if t >= since:
-            break
-        stale += 1
-    count = len(recent) - stale + (probe is not None)
-    if count < s.burst_calls:
+    if n and recent[0] < since:
+        for t in recent:
+            if t >= since:
+                break
+            stale += 1
+    count = n - stale + (probe is not None)
+    if count < calls:
         return
     before = state.dispatches - count + (probe is not None)
     usual = before / max(60.0, since - state.started) * BURST_SECONDS if state.started else 0.0
     if count >= s.burst_factor * max(usual, 1.0):
         shown = f"{usual:.1f}"
-        calls = s.burst_calls
-        out.append(
-            _remembered(
-                ("G205", count, shown, calls),
+        key = ("G205", count, shown, calls)
+        signal = _SIGNALS.get(key)
+        if signal is None:
+            signal = _remembered(
+                key,
                 lambda: Signal(
                     "G205",
                     min(15.0, 5.0 + (count - calls) / 2),
                     f"{count} calls in the last {BURST_SECONDS:.0f} s, far above the session's usual {shown} (a burst)",
                 ),
             )
-        )
+        out.append(signal)
 
 
 def _refusals(state: SessionState, out: list[Signal]) -> None:
@@ -462,7 +469,6 @@ def _tier(state: SessionState | None, probe: Probe, card: Scorecard, out: list[S
     call they were asked about ran), the task goes on without asking again.
     """
     tier = card.tier
-    name = f"{tier.name} ({card.points:g} points)"
     asked = state is not None and state.limit_asked
     scale = LOCAL_SCALE if probe.local else 1.0
     if not asked and probe.lines is not None and probe.lines > tier.max_lines * scale:
@@ -471,7 +477,7 @@ def _tier(state: SessionState | None, probe: Probe, card: Scorecard, out: list[S
             Signal(
                 "G240",
                 0.0,
-                f"this write puts {probe.lines} lines into a file at once; an agent at trust tier {name} "
+                f"this write puts {probe.lines} lines into a file at once; an agent at trust tier {_named(tier, card.points)} "
                 f"writes up to {tier.max_lines * scale:.0f} {where}before a person looks (asked once per task)",
                 CONFIRM,
             )
@@ -488,13 +494,24 @@ def _tier(state: SessionState | None, probe: Probe, card: Scorecard, out: list[S
                         "G241",
                         0.0,
                         f"this task has now changed {outside + inside} files ({outside} outside the project or on "
-                        f"protected paths); an agent at trust tier {name} changes up to {tier.max_files:.0f} "
+                        f"protected paths); an agent at trust tier {_named(tier, card.points)} changes up to {tier.max_files:.0f} "
                         f"(or {tier.max_files * LOCAL_SCALE:.0f} ordinary project files) per task before a person "
                         "looks (asked once per task; a commit starts a new task)",
                         CONFIRM,
                     )
                 )
     if RISKY_PATH in probe.facts and not tier.risky_paths:
-        out.append(Signal("G242", 0.0, f"tier {name} may not touch protected paths without a person", CONFIRM))
+        out.append(
+            Signal(
+                "G242", 0.0, f"tier {_named(tier, card.points)} may not touch protected paths without a person", CONFIRM
+            )
+        )
     if SUBAGENT in probe.facts and not tier.subagents:
-        out.append(Signal("G243", 0.0, f"tier {name} may not start sub-agents without a person", CONFIRM))
+        out.append(
+            Signal("G243", 0.0, f"tier {_named(tier, card.points)} may not start sub-agents without a person", CONFIRM)
+        )
+
+
+def _named(tier: Tier, points: float) -> str:
+    """``Seed (12 points)``: formatted only when a limit is hit."""
+    return f"{tier.name} ({points:g} points)"

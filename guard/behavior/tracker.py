@@ -102,7 +102,8 @@ class SessionTracker:
         self.tiers = TierBook(workspace, self.settings.double_cooldown_s, self.lock_path, self.max_skew_s)
         self._lock: threading.RLock = threading.RLock()
         self._live: dict[str, _Live] = {}  # oldest first; evicted beyond MAX_LIVE
-        self._probe: tuple[ToolCall, Probe] | None = None  # from the layer to the dispatch that follows
+        # from the layer to the dispatch that follows: the call, its probe, the decision's time
+        self._probe: tuple[ToolCall, Probe, tuple[datetime, float] | None] | None = None
         self._persist = self.dir is not None
         self._swept = False
 
@@ -127,10 +128,19 @@ class SessionTracker:
         with self.session(session_id, time.time() if now is None else now) as state:
             return state
 
-    def probe(self, call: ToolCall, sig: str, tags: frozenset[str], risk: Risk, data: Any) -> Probe:
-        """The call as the session sees it; remembered for the dispatch that follows (no second look at the file)."""
+    def probe(
+        self,
+        call: ToolCall,
+        sig: str,
+        tags: frozenset[str],
+        risk: Risk,
+        data: Any,
+        at: tuple[datetime, float] | None = None,
+    ) -> Probe:
+        """The call as the session sees it; remembered for the dispatch that follows (no second look
+        at the file), with ``at``: the decision's time and its POSIX seconds, when worked out."""
         probe = probe_of(call, sig, tags, risk, data, self.settings.docs_hosts)
-        self._probe = (call, probe)
+        self._probe = (call, probe, at)
         return probe
 
     # -- hooks (called by Guard) ----------------------------------------------------------
@@ -154,7 +164,8 @@ class SessionTracker:
             )
             synced = False
         decision = record.decision
-        t = record.timestamp.timestamp()
+        at = cached[2] if synced and cached is not None else None
+        t = at[1] if at is not None and at[0] is record.timestamp else record.timestamp.timestamp()
         ev: dict[str, Any] = {
             "e": "d",
             "t": t,

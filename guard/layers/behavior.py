@@ -61,14 +61,15 @@ class BehaviorLayer:
                     risk = v.risk
                 if v.layer == "static" and static is None:
                     static = v
+        now = ctx.timestamp
         probe = tracker.probe(
             call,
             call.redacted_signature,  # what ``state.signature_of`` answers
             tags,
             Risk.MEDIUM if risk is None else risk,
             static.data if static is not None else None,
+            (ctx.now, now),
         )
-        now = ctx.timestamp
         settings = self.settings
         card = None
         with tracker.lock:
@@ -76,7 +77,7 @@ class BehaviorLayer:
             if settings.tiers:
                 # the tier matters for writes, risky paths and sub-agents: only then look for newer points on disk
                 limited = probe.lines is not None or probe.path is not None or not probe.facts.isdisjoint(_TIER_FACTS)
-                card = tracker.tiers.peek(probe.agent, sync=limited) or tracker.tiers.blank(probe.agent)
+                card = tracker.tiers.shown(probe.agent, sync=limited)
             result = assess(session, probe, now, settings, card, call.session_id)
             taint = None
             if session.taint is not None or session.secret is not None:
