@@ -33,6 +33,7 @@ from guard.digest import blake2b
 from guard.layers.data import StaticData
 from guard.model import Risk, ToolCall
 from guard.redact import redact_text
+from guard.toolnames import canonical_tool
 
 UNTRUSTED = "untrusted_input"
 SECRET = "secret_read"
@@ -200,7 +201,7 @@ def probe_of(
     from, the lines and path it writes, its folder and agent): the probe is remembered by those,
     so a session that repeats a call works out its facts once.
     """
-    kind = call.kind
+    kind = call.declared or _KINDS.get(call.tool) or _kind_of(call.tool)  # ``call.kind``, remembered by name
     params = call.params
     lines: Any = None
     path = None
@@ -232,6 +233,17 @@ def probe_of(
             _PROBES.clear()
         probe = _PROBES[key] = _probe(kind, text, sig, tags, risk, lines, path, cwd, agent, docs)
     return probe
+
+
+_KINDS: dict[str, str] = {}
+
+
+def _kind_of(tool: str) -> str:
+    kind = canonical_tool(tool)
+    if len(_KINDS) >= 1024:
+        _KINDS.clear()
+    _KINDS[tool] = kind
+    return kind
 
 
 # probes by every value ``_probe`` reads (see ``probe_of``)

@@ -141,8 +141,9 @@ class SessionState:
         elif len(task_risk) >= MAX_TASK_RISK:
             del task_risk[next(iter(task_risk))]
         task_risk[task] = risk
-        if "facts" in ev:
-            facts = [f for f in ev["facts"] if f in (UNTRUSTED, SECRET)]
+        named = ev.get("facts", ())
+        if named:
+            facts = [f for f in named if f in (UNTRUSTED, SECRET)]
             if facts:
                 if dec == AUTO_ALLOW:
                     self._take(facts, ev, t)
@@ -157,7 +158,7 @@ class SessionState:
                 written[path] = None
         if ev.get("limit") and dec != AUTO_ALLOW:
             self.limit_task = task
-        if "task_end" in ev.get("facts", ()):
+        if named and "task_end" in named:
             self.new_task()
         if self.breakers:
             b = self.breakers.get(task)

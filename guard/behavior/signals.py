@@ -51,6 +51,7 @@ FAILURE_PRIOR_RATE = 0.1
 MAX_PERIOD = 10
 LOCAL_SCALE = 10.0  # ordinary in-project edits: limits this many times larger
 _TIER_FACTS = frozenset({RISKY_PATH, SUBAGENT})
+_MEDIUM = int(Risk.MEDIUM)
 
 RULES: dict[str, str] = {
     "G201": "failures",
@@ -153,7 +154,7 @@ def assess(
             _failures(state, now, s, sig)
         if probe is None or probe.task in state.ring:
             _loops(state, probe, s, sig)
-        if state.risk_n >= 4 and (probe is None or probe.risk >= Risk.MEDIUM):
+        if state.risk_n >= 4 and (probe is None or probe.risk >= _MEDIUM):
             _rising_risk(state, probe, sig)
         if len(state.recent) + 1 >= s.burst_calls:
             _burst(state, probe, now, s, sig)
