@@ -170,7 +170,7 @@ def assess(
         probe is not None
         and card is not None
         and s.tiers
-        and (probe.lines is not None or probe.path is not None or probe.facts & _TIER_FACTS)
+        and (probe.lines is not None or probe.path is not None or not probe.facts.isdisjoint(_TIER_FACTS))
     ):
         _tier(state if state is None or now - state.updated < TASK_IDLE_S else None, probe, card, sig)
     if not sig and breaker is None:
