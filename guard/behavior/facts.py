@@ -214,7 +214,7 @@ def probe_of(
             lines = lines_of(call, kind)
         path = _first_str(params, _PATH_KEYS)
     elif type(data) is StaticData:  # a shell write the static layer measured
-        lines = data.lines_written
+        lines = data.lines_written if isinstance(data.lines_written, int) else None
     elif data and "lines_written" in data:
         lines = data["lines_written"] if isinstance(data["lines_written"], int) else None
     text = _subject(params, kind)

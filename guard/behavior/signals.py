@@ -319,7 +319,7 @@ def _burst(state: SessionState, probe: Probe | None, now: float, s: BehaviorSett
         return
     since = now - BURST_SECONDS
     stale = 0  # the deque is pruned at each dispatch: only its head can be older than the window
-    if n and recent[0] < since:
+    if n and not recent[0] >= since:  # (a NaN read from a damaged file counts as stale, as it always did)
         for t in recent:
             if t >= since:
                 break
