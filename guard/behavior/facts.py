@@ -30,8 +30,10 @@ from typing import Any, NamedTuple
 
 from guard import docsites, lazyre
 from guard.digest import blake2b
+from guard.layers.data import StaticData
 from guard.model import Risk, ToolCall
 from guard.redact import redact_text
+from guard.toolnames import canonical_tool
 
 UNTRUSTED = "untrusted_input"
 SECRET = "secret_read"
@@ -129,6 +131,7 @@ _MAX_SCAN = 64 * 1024
 _EGRESS_TOOL = lazyre.compile(r"send|post|upload|publish|e?mail|message|webhook|tweet|share", re.I)
 _SUBAGENT_KINDS = frozenset({"task", "agent", "spawn_agent", "subagent", "dispatch_agent", "delegate"})
 _KNOWN = frozenset({"bash", "write", "edit", "read", "glob", "grep", "web_fetch"})
+_URL_KEYS = ("url", "uri", "href")
 _PATH_KEYS = ("file_path", "path", "file", "filePath", "absolute_path", "notebook_path")
 _CONTENT_KEYS = ("content", "contents", "text")
 _NEW_KEYS = ("new_string", "new_str", "newString", "new_text")
@@ -192,26 +195,85 @@ def probe_of(
     data: Mapping[str, Any] | None,
     docs: frozenset[str] | None = None,
 ) -> Probe:
-    """The probe for ``call`` given the earlier layers' tags, risk and data."""
-    kind = call.kind
-    facts = fallback_facts(call, kind, docs)
-    if tags and not tags.isdisjoint(_RELEVANT_TAGS):
-        kept = tags & _KEPT_TAGS
-        if kept & _UNTRUSTED_ONLY and UNTRUSTED not in facts and _ordinary_source(call, kind, docs):
-            kept = kept - _UNTRUSTED_ONLY
-        facts = facts | kept | (_EGRESS_ONLY if not tags.isdisjoint(_EGRESS_TAGS) else _NONE)
+    """The probe for ``call`` given the earlier layers' tags, risk and data.
+
+    Only a few of the call's values count (its kind, the command, URL or path its facts are read
+    from, the lines and path it writes, its folder and agent): the probe is remembered by those,
+    so a session that repeats a call works out its facts once.
+    """
+    kind = call.declared or _KINDS.get(call.tool) or _kind_of(call.tool)  # ``call.kind``, remembered by name
+    params = call.params
     lines: Any = None
     path = None
     if kind == "write" or kind == "edit":
-        lines = data.get("lines_written") if data else None
+        if type(data) is StaticData:
+            lines = data.lines_written
+        else:
+            lines = data.get("lines_written") if data else None
         if not isinstance(lines, int) or isinstance(lines, bool):
             lines = lines_of(call, kind)
-        path = _first_str(call.params, _PATH_KEYS)
-    elif data and "lines_written" in data:  # a shell write the static layer measured
+        path = _first_str(params, _PATH_KEYS)
+    elif type(data) is StaticData:  # a shell write the static layer measured
+        lines = data.lines_written if isinstance(data.lines_written, int) else None
+    elif data and "lines_written" in data:
         lines = data["lines_written"] if isinstance(data["lines_written"], int) else None
-    if kind == "bash" and _COMMIT.search(_command(call.params) or ""):
+    text = _subject(params, kind)
+    cwd, agent = call.cwd, call.agent_id
+    if (
+        type(tags) is not frozenset
+        or type(lines) is bool  # True == 1 as a key, but it reads "True lines"
+        or not (cwd is None or type(cwd) is str)
+        or not (agent is None or type(agent) is str)
+        or (text is not None and len(text) > _MAX_KEPT)  # a huge command is not kept alive as a key
+        or (path is not None and len(path) > _MAX_KEPT)
+    ):
+        return _probe(kind, text, sig, tags, risk, lines, path, cwd, agent, docs)
+    key = (kind, text, sig, tags, risk, lines, path, cwd, agent, docs)
+    probe = _PROBES.get(key)
+    if probe is None:
+        if len(_PROBES) >= 4096:
+            _PROBES.clear()
+        probe = _PROBES[key] = _probe(kind, text, sig, tags, risk, lines, path, cwd, agent, docs)
+    return probe
+
+
+_KINDS: dict[str, str] = {}
+_MAX_KEPT = 4096
+
+
+def _kind_of(tool: str) -> str:
+    kind = canonical_tool(tool)
+    if len(_KINDS) >= 1024:
+        _KINDS.clear()
+    _KINDS[tool] = kind
+    return kind
+
+
+# probes by every value ``_probe`` reads (see ``probe_of``)
+_PROBES: dict[tuple[Any, ...], Probe] = {}
+
+
+def _probe(
+    kind: str,
+    text: str | None,
+    sig: str,
+    tags: frozenset[str],
+    risk: Risk,
+    lines: int | None,
+    path: str | None,
+    cwd: str | None,
+    agent: str | None,
+    docs: frozenset[str] | None,
+) -> Probe:
+    facts = _facts(kind, text, docs)
+    if tags and not tags.isdisjoint(_RELEVANT_TAGS):
+        kept = tags & _KEPT_TAGS
+        if kept & _UNTRUSTED_ONLY and UNTRUSTED not in facts and _ordinary_source(kind, text, docs):
+            kept = kept - _UNTRUSTED_ONLY
+        facts = facts | kept | (_EGRESS_ONLY if not tags.isdisjoint(_EGRESS_TAGS) else _NONE)
+    if kind == "bash" and _COMMIT.search(text or ""):
         facts = facts | _TASK_END_ONLY
-    local = bool(path) and RISKY_PATH not in facts and risk <= Risk.MEDIUM and _inside(path or "", call.cwd)
+    local = bool(path) and RISKY_PATH not in facts and risk <= Risk.MEDIUM and _inside(path or "", cwd)
     return Probe(
         _task_id(sig),
         sig,
@@ -220,7 +282,7 @@ def probe_of(
         facts,
         lines,
         _task_id(path) if path else None,
-        call.agent_id or "default",
+        agent or "default",
         local,
     )
 
@@ -234,17 +296,30 @@ def _inside(path: str, cwd: str | None) -> bool:
     return full.startswith(root.rstrip("/") + "/") and not secret_path(full)
 
 
+def _subject(params: Mapping[str, Any], kind: str) -> str | None:
+    """What a call's facts are read from: the URL fetched, the path read, or the command."""
+    if kind == "web_fetch":
+        return _first_str(params, _URL_KEYS)
+    if kind == "read" or kind == "grep":
+        return _first_str(params, _PATH_KEYS)
+    if kind == "bash":
+        return _command(params)
+    return None
+
+
 def fallback_facts(call: ToolCall, kind: str, docs: frozenset[str] | None = None) -> frozenset[str]:
     """The facts this module recognises in the call itself (see the module docstring)."""
-    params = call.params
+    return _facts(kind, _subject(call.params, kind), docs)
+
+
+def _facts(kind: str, text: str | None, docs: frozenset[str] | None) -> frozenset[str]:
+    """``fallback_facts`` from the call's kind and its ``_subject``."""
     if kind == "web_fetch":
-        url = _first_str(params, ("url", "uri", "href"))
-        return _NONE if url and docsites.is_docs_url(url, docs) else _UNTRUSTED_ONLY
+        return _NONE if text and docsites.is_docs_url(text, docs) else _UNTRUSTED_ONLY
     if kind == "read" or kind == "grep":
-        path = _first_str(params, _PATH_KEYS)
-        return _SECRET_ONLY if path and secret_path(path) else _NONE
+        return _SECRET_ONLY if text and secret_path(text) else _NONE
     if kind == "bash":
-        command = _command(params)
+        command = text
         if command is None:
             return _NONE
         if len(command) > _MAX_SCAN:
@@ -337,16 +412,14 @@ def _command(params: Mapping[str, Any]) -> str | None:
     return command if isinstance(command, str) else None
 
 
-def _ordinary_source(call: ToolCall, kind: str, docs: frozenset[str] | None) -> bool:
+def _ordinary_source(kind: str, text: str | None, docs: frozenset[str] | None) -> bool:
     """The static layer said "untrusted input", but the call reads a docs page or the project's own remote."""
     if kind == "web_fetch":
-        url = _first_str(call.params, ("url", "uri", "href"))
-        return bool(url) and docsites.is_docs_url(url or "", docs)
+        return bool(text) and docsites.is_docs_url(text or "", docs)
     if kind == "bash":
-        command = _command(call.params)
-        if command is None:
+        if text is None:
             return False
-        return own_remote(command) or _ordinary_pages(docsites.urls_in(command), docs)
+        return own_remote(text) or _ordinary_pages(docsites.urls_in(text), docs)
     return False
 
 

@@ -23,7 +23,7 @@ from guard.log import logger
 Stamp = tuple[int, int, int] | None
 
 
-def stamp(path: Path) -> Stamp:
+def stamp(path: str | Path) -> Stamp:
     try:
         st = os.stat(path)
     except FileNotFoundError:

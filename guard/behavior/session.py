@@ -65,7 +65,7 @@ class SessionState:
     denied_recent: int = 0  # sum(answers), kept as answers come and go
     refusal_streak: int = 0  # dispatches guard blocked, in a row
     refused: deque[str] = attrs.field(factory=lambda: deque(maxlen=REFUSED))  # tasks the person refused, newest last
-    ring: deque[str] = attrs.field(factory=lambda: deque(maxlen=RING))  # tasks of the calls made, newest last
+    ring: list[str] = attrs.field(factory=list)  # tasks of the last RING calls made, newest last (a list: sliced)
     run_task: str = ""
     run_len: int = 0
     risk_ewma: float = 0.0
@@ -88,20 +88,25 @@ class SessionState:
     # -- folding events -----------------------------------------------------------------
     def apply(self, ev: dict[str, Any], settings: BehaviorSettings) -> None:
         t = float(ev.get("t", 0.0))
+        kind = ev.get("e")
+        if kind == "d":
+            self.dispatched(ev, t, settings)
+            return
         if not self.started:
             self.started = t
-        kind = ev.get("e")
-        if kind == "d" and self.updated and t - self.updated >= TASK_IDLE_S:
-            self.new_task()
         self.updated = max(self.updated, t)
-        if kind == "d":
-            self._dispatch(ev, t, settings)
-        elif kind == "r":
+        if kind == "r":
             self._result(ev, t, settings)
         elif kind == "i":
             self._answer(ev, settings)
 
-    def _dispatch(self, ev: dict[str, Any], t: float, settings: BehaviorSettings) -> None:
+    def dispatched(self, ev: dict[str, Any], t: float, settings: BehaviorSettings) -> None:
+        """``apply`` of a dispatch event whose time ``t`` the caller has already read."""
+        if not self.started:
+            self.started = t
+        if self.updated and t - self.updated >= TASK_IDLE_S:
+            self.new_task()
+        self.updated = max(self.updated, t)
         self.dispatches += 1
         recent = self.recent
         recent.append(t)
@@ -118,7 +123,10 @@ class SessionState:
         agent = ev.get("agent")
         if agent:
             self.agent = agent
-        self.ring.append(task)
+        ring = self.ring
+        ring.append(task)
+        if len(ring) > RING:
+            del ring[0]
         if task == self.run_task:
             self.run_len += 1
         else:
@@ -133,8 +141,9 @@ class SessionState:
         elif len(task_risk) >= MAX_TASK_RISK:
             del task_risk[next(iter(task_risk))]
         task_risk[task] = risk
-        if "facts" in ev:
-            facts = [f for f in ev["facts"] if f in (UNTRUSTED, SECRET)]
+        named = ev.get("facts", ())
+        if named:
+            facts = [f for f in named if f in (UNTRUSTED, SECRET)]
             if facts:
                 if dec == AUTO_ALLOW:
                     self._take(facts, ev, t)
@@ -149,7 +158,7 @@ class SessionState:
                 written[path] = None
         if ev.get("limit") and dec != AUTO_ALLOW:
             self.limit_task = task
-        if "task_end" in ev.get("facts", ()):
+        if named and "task_end" in named:
             self.new_task()
         if self.breakers:
             b = self.breakers.get(task)
@@ -301,7 +310,7 @@ class SessionState:
         s.denied_recent = sum(s.answers)
         s.refusal_streak = int(raw["refusal_streak"])
         s.refused = deque((str(x) for x in raw.get("refused", ())), maxlen=REFUSED)
-        s.ring = deque((str(x) for x in raw["ring"]), maxlen=RING)
+        s.ring = [str(x) for x in raw["ring"]][-RING:]
         s.run_task, s.run_len = str(raw["run"][0]), int(raw["run"][1])
         s.risk_ewma, s.risk_sum, s.risk_n = float(raw["risk"][0]), float(raw["risk"][1]), int(raw["risk"][2])
         s.recent = deque((float(x) for x in raw["recent"]), maxlen=MAX_RECENT)

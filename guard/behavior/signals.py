@@ -32,7 +32,7 @@ detectors also carry an effect (``confirm`` or ``block``). Health is
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import attrs
@@ -41,7 +41,7 @@ from guard.behavior.breaker import HALF_OPEN, OPEN, TRIAL
 from guard.behavior.facts import RISKY_PATH, SECRET, SUBAGENT, UNTRUSTED, Probe
 from guard.behavior.session import BURST_SECONDS, RISK_ALPHA, TASK_IDLE_S, SessionState
 from guard.behavior.settings import BehaviorSettings
-from guard.behavior.tiers import Scorecard
+from guard.behavior.tiers import Scorecard, Tier
 from guard.behavior.timefmt import iso, span
 from guard.model import BLOCK, REQUEST_CONFIRM, Decision, Reason, Risk
 
@@ -51,6 +51,7 @@ FAILURE_PRIOR_RATE = 0.1
 MAX_PERIOD = 10
 LOCAL_SCALE = 10.0  # ordinary in-project edits: limits this many times larger
 _TIER_FACTS = frozenset({RISKY_PATH, SUBAGENT})
+_MEDIUM = int(Risk.MEDIUM)
 
 RULES: dict[str, str] = {
     "G201": "failures",
@@ -153,7 +154,7 @@ def assess(
             _failures(state, now, s, sig)
         if probe is None or probe.task in state.ring:
             _loops(state, probe, s, sig)
-        if state.risk_n >= 4 and (probe is None or probe.risk >= Risk.MEDIUM):
+        if state.risk_n >= 4 and (probe is None or probe.risk >= _MEDIUM):
             _rising_risk(state, probe, sig)
         if len(state.recent) + 1 >= s.burst_calls:
             _burst(state, probe, now, s, sig)
@@ -169,11 +170,30 @@ def assess(
         probe is not None
         and card is not None
         and s.tiers
-        and (probe.lines is not None or probe.path is not None or probe.facts & _TIER_FACTS)
+        and (probe.lines is not None or probe.path is not None or not probe.facts.isdisjoint(_TIER_FACTS))
     ):
         _tier(state if state is None or now - state.updated < TASK_IDLE_S else None, probe, card, sig)
     if not sig and breaker is None:
         return HEALTHY
+    if breaker is None:
+        # the rest depends on the signals alone: remembered by them (the loop and burst signals
+        # recur as the same objects, see ``_remembered``)
+        key = (s.confirm_below, *sig)
+        done = _ADDED_UP.get(key)
+        if done is None:
+            if len(_ADDED_UP) >= 1024:
+                _ADDED_UP.clear()
+            done = _ADDED_UP[key] = _added_up(sig, s, None)
+        return done
+    return _added_up(sig, s, breaker)
+
+
+# assessments without a breaker, by (confirm_below, *signals)
+_ADDED_UP: dict[tuple[Any, ...], Assessment] = {}
+
+
+def _added_up(sig: list[Signal], s: BehaviorSettings, breaker: dict[str, Any] | None) -> Assessment:
+    """Health from the signals' penalties, the low-health signal, and the decision they impose."""
     health = max(0.0, 100.0 - sum([x.penalty for x in sig]))
     if any([x.effect for x in sig if x.penalty > 0]):
         health = min(health, HARD_CAP)
@@ -218,13 +238,12 @@ def _failures(state: SessionState, now: float, s: BehaviorSettings, out: list[Si
 
 
 def _loops(state: SessionState, probe: Probe | None, s: BehaviorSettings, out: list[Signal]) -> None:
-    ring: Sequence[str] = state.ring
+    ring = state.ring
     if probe is not None:
-        run = state.run_len + 1 if probe.task == state.run_task else 1
-        seq = [*ring, probe.task]
+        task = probe.task
+        run = state.run_len + 1 if task == state.run_task else 1
     else:
         run = state.run_len
-        seq = list(ring)
     # (only called when this call's task is among the recent ones)
     if run >= s.loop_repeats:
         repeats = s.loop_repeats
@@ -241,29 +260,35 @@ def _loops(state: SessionState, probe: Probe | None, s: BehaviorSettings, out: l
             )
         )
         return
-    n = len(seq)
-    for p in range(2, MAX_PERIOD + 1):
-        if n < 3 * p:
-            break
-        if seq[-1] != seq[-1 - p]:
-            continue
-        block = seq[-p:]
-        if block == seq[-2 * p : -p] == seq[-3 * p : -2 * p] and len(set(block)) > 1:
-            out.append(_cycle(p))
+    n = len(ring) + (probe is not None)
+    for p in range(2, min(MAX_PERIOD, n // 3) + 1):
+        if probe is None:
+            if ring[-1] != ring[-1 - p]:
+                continue
+            block = ring[-p:]
+            found = block == ring[-2 * p : -p] == ring[-3 * p : -2 * p]
+        else:
+            # the same test on ring + [task], read off the ring without making that list: the last
+            # p calls (this one last) repeat the p before them, which repeat the p before those
+            if ring[-p] != task:
+                continue
+            found = ring[1 - p :] == ring[1 - 2 * p : -p] and ring[1 - 2 * p : 1 - p] == ring[1 - 3 * p : 1 - 2 * p]
+            block = ring[-p:]  # the same calls as the last p (this one is ring[-p] again)
+        if found and len(set(block)) > 1:
+            out.append(_CYCLES[p])
             return
 
 
-def _cycle(p: int) -> Signal:
-    return _remembered(
-        ("G203", p),
-        lambda: Signal(
-            "G203",
-            20.0,
-            f"a cycle of {p} calls repeated 3 times in a row (a loop)",
-            CONFIRM,
-            "change the approach instead of repeating the same steps",
-        ),
+_CYCLES = {
+    p: Signal(
+        "G203",
+        20.0,
+        f"a cycle of {p} calls repeated 3 times in a row (a loop)",
+        CONFIRM,
+        "change the approach instead of repeating the same steps",
     )
+    for p in range(2, MAX_PERIOD + 1)
+}
 
 
 def _rising_risk(state: SessionState, probe: Probe | None, out: list[Signal]) -> None:
@@ -288,32 +313,36 @@ def _rising_risk(state: SessionState, probe: Probe | None, out: list[Signal]) ->
 
 def _burst(state: SessionState, probe: Probe | None, now: float, s: BehaviorSettings, out: list[Signal]) -> None:
     recent = state.recent
-    if len(recent) + 1 < s.burst_calls:
+    n = len(recent)
+    calls = s.burst_calls
+    if n + 1 < calls:
         return
     since = now - BURST_SECONDS
     stale = 0  # the deque is pruned at each dispatch: only its head can be older than the window
-    for t in recent:
-        if t >= since:
-            break
-        stale += 1
-    count = len(recent) - stale + (probe is not None)
-    if count < s.burst_calls:
+    if n and not recent[0] >= since:  # (a NaN read from a damaged file counts as stale, as it always did)
+        for t in recent:
+            if t >= since:
+                break
+            stale += 1
+    count = n - stale + (probe is not None)
+    if count < calls:
         return
     before = state.dispatches - count + (probe is not None)
     usual = before / max(60.0, since - state.started) * BURST_SECONDS if state.started else 0.0
     if count >= s.burst_factor * max(usual, 1.0):
         shown = f"{usual:.1f}"
-        calls = s.burst_calls
-        out.append(
-            _remembered(
-                ("G205", count, shown, calls),
+        key = ("G205", count, shown, calls)
+        signal = _SIGNALS.get(key)
+        if signal is None:
+            signal = _remembered(
+                key,
                 lambda: Signal(
                     "G205",
                     min(15.0, 5.0 + (count - calls) / 2),
                     f"{count} calls in the last {BURST_SECONDS:.0f} s, far above the session's usual {shown} (a burst)",
                 ),
             )
-        )
+        out.append(signal)
 
 
 def _refusals(state: SessionState, out: list[Signal]) -> None:
@@ -441,7 +470,6 @@ def _tier(state: SessionState | None, probe: Probe, card: Scorecard, out: list[S
     call they were asked about ran), the task goes on without asking again.
     """
     tier = card.tier
-    name = f"{tier.name} ({card.points:g} points)"
     asked = state is not None and state.limit_asked
     scale = LOCAL_SCALE if probe.local else 1.0
     if not asked and probe.lines is not None and probe.lines > tier.max_lines * scale:
@@ -450,7 +478,7 @@ def _tier(state: SessionState | None, probe: Probe, card: Scorecard, out: list[S
             Signal(
                 "G240",
                 0.0,
-                f"this write puts {probe.lines} lines into a file at once; an agent at trust tier {name} "
+                f"this write puts {probe.lines} lines into a file at once; an agent at trust tier {_named(tier, card.points)} "
                 f"writes up to {tier.max_lines * scale:.0f} {where}before a person looks (asked once per task)",
                 CONFIRM,
             )
@@ -467,13 +495,24 @@ def _tier(state: SessionState | None, probe: Probe, card: Scorecard, out: list[S
                         "G241",
                         0.0,
                         f"this task has now changed {outside + inside} files ({outside} outside the project or on "
-                        f"protected paths); an agent at trust tier {name} changes up to {tier.max_files:.0f} "
+                        f"protected paths); an agent at trust tier {_named(tier, card.points)} changes up to {tier.max_files:.0f} "
                         f"(or {tier.max_files * LOCAL_SCALE:.0f} ordinary project files) per task before a person "
                         "looks (asked once per task; a commit starts a new task)",
                         CONFIRM,
                     )
                 )
     if RISKY_PATH in probe.facts and not tier.risky_paths:
-        out.append(Signal("G242", 0.0, f"tier {name} may not touch protected paths without a person", CONFIRM))
+        out.append(
+            Signal(
+                "G242", 0.0, f"tier {_named(tier, card.points)} may not touch protected paths without a person", CONFIRM
+            )
+        )
     if SUBAGENT in probe.facts and not tier.subagents:
-        out.append(Signal("G243", 0.0, f"tier {name} may not start sub-agents without a person", CONFIRM))
+        out.append(
+            Signal("G243", 0.0, f"tier {_named(tier, card.points)} may not start sub-agents without a person", CONFIRM)
+        )
+
+
+def _named(tier: Tier, points: float) -> str:
+    """``Seed (12 points)``: formatted only when a limit is hit."""
+    return f"{tier.name} ({points:g} points)"

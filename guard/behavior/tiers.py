@@ -205,6 +205,13 @@ class TierBook:
             self._sync()
         return self.cards.get(agent)
 
+    def shown(self, agent: str, *, sync: bool = True) -> Scorecard:
+        """``peek(agent, sync=sync)``, or the agent's ``blank`` card when it has none: what a decision reads."""
+        if sync or not self._loaded:
+            self._sync()
+        card = self.cards.get(agent)
+        return card if card is not None else self.blank(agent)
+
     def record(self, agent: str, event: dict[str, Any]) -> bool:
         """Apply one result in memory (saved at :meth:`flush`); True when it promoted the agent."""
         card = self.card(agent)

@@ -82,6 +82,10 @@ class _Live:
     stamp: files.Stamp = None
     loaded: bool = False
     last_save: float = 0.0
+    where: str | None = attrs.field(init=False)  # ``path`` as a string: what a stat takes without converting
+
+    def __attrs_post_init__(self) -> None:
+        self.where = None if self.path is None else os.fspath(self.path)
 
 
 class SessionTracker:
@@ -98,7 +102,8 @@ class SessionTracker:
         self.tiers = TierBook(workspace, self.settings.double_cooldown_s, self.lock_path, self.max_skew_s)
         self._lock: threading.RLock = threading.RLock()
         self._live: dict[str, _Live] = {}  # oldest first; evicted beyond MAX_LIVE
-        self._probe: tuple[ToolCall, Probe] | None = None  # from the layer to the dispatch that follows
+        # from the layer to the dispatch that follows: the call, its probe, the decision's time
+        self._probe: tuple[ToolCall, Probe, tuple[datetime, float] | None] | None = None
         self._persist = self.dir is not None
         self._swept = False
 
@@ -123,18 +128,28 @@ class SessionTracker:
         with self.session(session_id, time.time() if now is None else now) as state:
             return state
 
-    def probe(self, call: ToolCall, sig: str, tags: frozenset[str], risk: Risk, data: Any) -> Probe:
-        """The call as the session sees it; remembered for the dispatch that follows (no second look at the file)."""
+    def probe(
+        self,
+        call: ToolCall,
+        sig: str,
+        tags: frozenset[str],
+        risk: Risk,
+        data: Any,
+        at: tuple[datetime, float] | None = None,
+    ) -> Probe:
+        """The call as the session sees it; remembered for the dispatch that follows (no second look
+        at the file), with ``at``: the decision's time and its POSIX seconds, when worked out."""
         probe = probe_of(call, sig, tags, risk, data, self.settings.docs_hosts)
-        self._probe = (call, probe)
+        self._probe = (call, probe, at)
         return probe
 
     # -- hooks (called by Guard) ----------------------------------------------------------
     def on_dispatch(self, call: ToolCall, record: DecisionRecord) -> None:
         cached = self._probe
-        synced = cached is not None and cached[0] is call
-        if cached is not None and synced:
+        self._probe = None
+        if cached is not None and cached[0] is call:
             probe = cached[1]
+            synced = True
         else:
             static = record.layer("static")
             tags = frozenset().union(*(v.tags for v in record.layers)) if record.layers else frozenset()
@@ -147,29 +162,45 @@ class SessionTracker:
                 static.data if static else None,
                 self.settings.docs_hosts,
             )
-        self._probe = None
+            synced = False
+        decision = record.decision
+        at = cached[2] if synced and cached is not None else None
+        t = at[1] if at is not None and at[0] is record.timestamp else record.timestamp.timestamp()
         ev: dict[str, Any] = {
             "e": "d",
-            "t": record.timestamp.timestamp(),
+            "t": t,
             "task": probe.task,
             "kind": probe.kind,
-            "dec": record.decision,
+            "dec": decision,
             "risk": probe.risk,
             "agent": probe.agent,
         }
         taints = False
-        if probe.facts:
-            ev["facts"] = sorted(probe.facts)
-            taints = bool(probe.facts & _TAINTS)
+        facts = probe.facts
+        if facts:
+            ev["facts"] = sorted(facts)
+            taints = not facts.isdisjoint(_TAINTS)
             if taints:  # may become a taint source: named (redacted when used), and saved at once
                 ev["raw"] = probe.sig
         if probe.path is not None:
             ev["path"] = probe.path
             if probe.local:
                 ev["local"] = 1
-        if record.decision != "auto_allow" and any(r.rule_id in _LIMITS for r in record.reasons):
-            ev["limit"] = 1
-        self._add(call.session_id, ev, save=taints, synced=synced)
+        if decision != "auto_allow":
+            for reason in record.reasons:
+                if reason.rule_id in _LIMITS:
+                    ev["limit"] = 1
+                    break
+        # what ``_add`` does, for a dispatch the layer has just looked at (no second look at the file)
+        sid = call.session_id or DEFAULT_SESSION
+        with self._lock:
+            live = self._get(sid, t, check=not synced)
+            live.state.dispatched(ev, t, self.settings)
+            if self._persist and live.where is not None:
+                pending = live.pending
+                pending.append(ev)
+                if taints or t - float(pending[0]["t"]) >= self.settings.flush_s:
+                    self._save(sid, live)
 
     def on_result(self, call: ToolCall, success: bool, now: datetime) -> None:
         task = task_id(signature(call.tool, call.params))
@@ -257,11 +288,12 @@ class SessionTracker:
             live = self._live[sid] = _Live(self._fresh(sid, now), path, last_save=now)
             if len(self._live) > MAX_LIVE:
                 self._evict()
-        if self._persist and live.path is not None and (check or not live.loaded):
-            if not live.loaded or files.stamp(live.path) != live.stamp:
+        if live.where is not None and self._persist and (check or not live.loaded):
+            if not live.loaded or files.stamp(live.where) != live.stamp:
                 self._load(sid, live, now)
-        if live.state.expired(now, self.settings.ttl_s):  # idle too long: start afresh
-            ttl = self.settings.ttl_s
+        state = live.state
+        ttl = self.settings.ttl_s
+        if ttl > 0 and state.updated > 0 and now - state.updated > ttl:  # idle too long: start afresh
             live.pending = [ev for ev in live.pending if now - float(ev["t"]) <= ttl]
             live.state = self._fresh(sid, now)
             for ev in live.pending:

@@ -44,33 +44,40 @@ class BehaviorLayer:
         tracker = state.sessions if state is not None else None
         if state is None or not isinstance(tracker, SessionTracker):
             return Verdict(self.name, data=dict(_NEUTRAL))
-        # ctx.tags and ctx.static_risk in one pass over the earlier verdicts
-        tags: frozenset[str] = frozenset()
-        risk = None
-        static = None
-        for v in ctx.verdicts:
-            if v.tags:
-                tags = tags | v.tags
-            if v.risk is not None and (risk is None or v.risk > risk):
-                risk = v.risk
-            if v.layer == "static" and static is None:
-                static = v
+        verdicts = ctx.verdicts
+        if len(verdicts) == 1:  # the default chain: the static verdict alone
+            first = verdicts[0]
+            tags = first.tags
+            risk = first.risk
+            static: Verdict | None = first if first.layer == "static" else None
+        else:  # ctx.tags and ctx.static_risk in one pass over the earlier verdicts
+            tags = frozenset()
+            risk = None
+            static = None
+            for v in verdicts:
+                if v.tags:
+                    tags = tags | v.tags
+                if v.risk is not None and (risk is None or v.risk > risk):
+                    risk = v.risk
+                if v.layer == "static" and static is None:
+                    static = v
+        now = ctx.timestamp
         probe = tracker.probe(
             call,
-            state.signature_of(call),
+            call.redacted_signature,  # what ``state.signature_of`` answers
             tags,
             Risk.MEDIUM if risk is None else risk,
             static.data if static is not None else None,
+            (ctx.now, now),
         )
-        now = ctx.timestamp
         settings = self.settings
         card = None
         with tracker.lock:
             session = tracker.view(call.session_id, now)
             if settings.tiers:
                 # the tier matters for writes, risky paths and sub-agents: only then look for newer points on disk
-                limited = probe.lines is not None or probe.path is not None or bool(probe.facts & _TIER_FACTS)
-                card = tracker.tiers.peek(probe.agent, sync=limited) or tracker.tiers.blank(probe.agent)
+                limited = probe.lines is not None or probe.path is not None or not probe.facts.isdisjoint(_TIER_FACTS)
+                card = tracker.tiers.shown(probe.agent, sync=limited)
             result = assess(session, probe, now, settings, card, call.session_id)
             taint = None
             if session.taint is not None or session.secret is not None:
