@@ -87,6 +87,18 @@ class Aggregates:
     def family_user(self, family: str) -> UserStats | None:
         return self.family_users.get(family)
 
+    def evidence(
+        self, signature: str, family: str
+    ) -> tuple[ToolStats | None, ToolStats | None, UserStats | None, UserStats | None]:
+        """What the fused score weighs for one call, in one look: the operation's and its
+        family's runs, then their answers (``op_tool``, ``family_tool``, ``op_user``, ``family_user``)."""
+        return (
+            self.op_tools.get(signature),
+            self.family_tools.get(family),
+            self.op_users.get(signature),
+            self.family_users.get(family),
+        )
+
     # -- catching up ----------------------------------------------------------------------
     def add(self, log: JsonlLog, record: Mapping[str, Any]) -> None:
         """Append ``record`` to ``log`` (executions or interactions), count it, and catch up.

@@ -38,19 +38,20 @@ from typing import TYPE_CHECKING, Any
 
 from guard.config import Config
 from guard.layers.base import Context
-from guard.layers.data import Component, FusionData, Level, Levels
+from guard.layers.data import BehaviorData, Component, FusionData, Level, Levels
+from guard.memory.base import NO_SIMILAR
 from guard.model import AUTO_ALLOW, BLOCK, COMPONENT_KEYS, REQUEST_CONFIRM, Decision, Reason, Risk, ToolCall, Verdict
 from guard.signature import family_of
 
 if TYPE_CHECKING:
     from guard.counters import ToolStats, UserStats
+    from guard.memory.base import MemoryResult
     from guard.state import State
 
 __all__ = ["PRIORS", "Component", "Evaluators", "FusionData", "FusionLayer", "band", "effective_value"]
 
 PRIORS = {Risk.SAFE: 90.0, Risk.LOW: 80.0, Risk.MEDIUM: 55.0, Risk.HIGH: 50.0, Risk.CRITICAL: 0.0}
 NEUTRAL = 50.0
-_OUTCOMES = ("memory", "cmd_success")
 DAY = 86_400.0
 
 
@@ -66,7 +67,10 @@ def band(score: float, thresholds: dict[str, float]) -> Decision:
 
 
 class Evaluators:
-    """The default dimension evaluators, reading the shared state. Override any of them."""
+    """The default dimension evaluators, reading the shared state. Override any of them (in a
+    subclass: the instance has no ``__dict__``, so the layer can tell the built-ins are in use)."""
+
+    __slots__ = ("m", "seed", "tool_half_life", "user_half_life")
 
     def __init__(self, config: Config) -> None:
         self.seed = config.get("fusion.mode") == "seed"
@@ -77,23 +81,15 @@ class Evaluators:
     def memory(self, call: ToolCall, ctx: Context) -> Component:
         state: State | None = ctx.state
         if state is None or state.memory is None:
-            return Component(40.0, 0.0, "memory: off", available=False)
-        res = state.memory.relevance(call, state.signature_of(call), ctx.static_risk, ctx.now)
-        note = res.note or (f"{res.matched} similar past operation(s)" if res.matched else "no similar past operation")
-        if self.seed or not res.matched or res.success_rate is None:
-            return Component(res.score, 1.0 if self.seed else res.confidence, note, res.available, res.matched)
-        # guard mode: the neighbours' success rate, shrunk towards the static prior by the chain
-        # (the provider's own score is shrunk towards 40 already; shrinking twice would bury it).
-        value, conf = 100.0 * res.success_rate, res.confidence
-        prior = PRIORS[ctx.static_risk]
-        effective = conf * value + (1 - conf) * prior
-        own = state.aggregates.op_tool(state.signature_of(call))
-        if (own is None or own.runs == 0) and effective > prior:
-            # similar is not the same: neighbours may pull a new operation down, never lift it
-            return Component(
-                value, conf, note + "; not this operation: not above the prior", res.available, res.matched, prior
+            return _MEMORY_OFF
+        sig = state.signature_of(call)
+        res = state.memory.relevance(call, sig, ctx.static_risk, ctx.now)
+        if self.seed:
+            note = res.note or (
+                f"{res.matched} similar past operation(s)" if res.matched else "no similar past operation"
             )
-        return Component(value, conf, note, res.available, res.matched)
+            return Component(res.score, 1.0, note, res.available, res.matched)
+        return _memory_of(res, PRIORS[ctx.static_risk], state.aggregates.op_tool(sig))
 
     def cmd_success(self, call: ToolCall, ctx: Context) -> Component:
         state: State | None = ctx.state
@@ -110,7 +106,7 @@ class Evaluators:
         agg, sig = state.aggregates, state.signature_of(call)
         fam = family_of(sig)
         return self._hierarchy(
-            ctx,
+            PRIORS[ctx.static_risk],
             "runs succeeded",
             _run_level(agg.op_tool(sig), ctx, self.tool_half_life),
             _run_level(agg.family_tool(fam), ctx, self.tool_half_life),
@@ -130,15 +126,71 @@ class Evaluators:
         agg, sig = state.aggregates, state.signature_of(call)
         fam = family_of(sig)
         return self._hierarchy(
-            ctx,
+            PRIORS[ctx.static_risk],
             "approved",
             _answer_level(agg.op_user(sig), ctx, self.user_half_life),
             _answer_level(agg.family_user(fam), ctx, self.user_half_life),
             fam,
         )
 
+    def _dimensions(
+        self, call: ToolCall, ctx: Context, state: State, risk: Risk
+    ) -> tuple[Component, Component, Component, Component, str | None]:
+        """guard mode's four dimensions at once, each what its method answers (a failing one
+        unavailable, as the layer's loop makes it), the lookups they share made once; then the
+        family when neither the operation nor its family has any history (cmd_success and
+        user_pref are then a function of the family and the prior alone), else None."""
+        prior = PRIORS[risk]
+        sig = state.signature_of(call)
+        fam = family_of(sig)
+        op_tool, family_tool, op_user, family_user = state.aggregates.evidence(sig, fam)
+        timeless = fam if op_tool is None and family_tool is None and op_user is None and family_user is None else None
+        memory = state.memory
+        try:
+            mem = (
+                _MEMORY_OFF
+                if memory is None
+                else _memory_of(memory.relevance(call, sig, risk, ctx.now), prior, op_tool)
+            )
+        except Exception as exc:
+            mem = _unavailable("memory", exc)
+        try:
+            half_life = self.tool_half_life
+            cmd = self._hierarchy(
+                prior,
+                "runs succeeded",
+                None if op_tool is None else _run_level(op_tool, ctx, half_life),
+                None if family_tool is None else _run_level(family_tool, ctx, half_life),
+                fam,
+            )
+        except Exception as exc:
+            cmd, timeless = _unavailable("cmd_success", exc), None
+        try:
+            half_life = self.user_half_life
+            user = self._hierarchy(
+                prior,
+                "approved",
+                None if op_user is None else _answer_level(op_user, ctx, half_life),
+                None if family_user is None else _answer_level(family_user, ctx, half_life),
+                fam,
+            )
+        except Exception as exc:
+            user, timeless = _unavailable("user_pref", exc), None
+        if risk < Risk.MEDIUM:
+            return mem, cmd, user, _SYSTEM_LOW, timeless
+        try:
+            sample = state.system.sample()
+            system = (
+                Component(sample.score, 1.0, sample.detail)
+                if sample.available
+                else Component(NEUTRAL, 0.0, sample.detail, available=False)
+            )
+        except Exception as exc:
+            system = _unavailable("system", exc)
+        return mem, cmd, user, system, timeless
+
     def _hierarchy(
-        self, ctx: Context, what: str, op: Level | None, family: Level | None, family_name: str
+        self, prior: float, what: str, op: Level | None, family: Level | None, family_name: str
     ) -> Component:
         """guard mode's hierarchical evidence: operation → family → static prior.
 
@@ -147,7 +199,13 @@ class Evaluators:
         the operation's own evidence is shrunk towards that. A shell's tool level mixes
         unrelated programs and is no parent (see docs/fusion.md).
         """
-        prior = PRIORS[ctx.static_risk]
+        if op is None and family is None:
+            # no evidence at all: a function of what, the family and the prior alone (the
+            # common case for a new operation), remembered by them
+            comp = _NO_EVIDENCE.get((what, family_name, prior))
+            if comp is None:
+                comp = _no_evidence((what, family_name, prior))
+            return comp
         m = self.m
         fam_eff = _shrunk(family, prior, m)
         inherited = fam_eff if fam_eff < prior else prior
@@ -185,7 +243,7 @@ class Evaluators:
         # guard mode: an overloaded box makes heavy operations wait, not reads; so for safe and
         # low-risk calls the machine is not even measured (psutil costs a per-call hook ~20 ms).
         if not self.seed and ctx.static_risk < Risk.MEDIUM:
-            return Component(NEUTRAL, 0.0, "system: not weighed for low-risk calls")
+            return _SYSTEM_LOW
         sample = state.system.sample()
         if not sample.available:
             return Component(NEUTRAL, 0.0, sample.detail, available=False)
@@ -210,14 +268,63 @@ class FusionLayer:
             "user_pref": float(config.get("fusion.low_health_user_pref")),
             "memory": float(config.get("fusion.low_health_memory")),
         }
+        # the built-in evaluators in guard mode work the four dimensions out together
+        ev = self.evaluators
+        self._builtin = ev if type(ev) is Evaluators and not ev.seed and not self.seed else None
+        self._memo: dict[tuple[Any, ...], _Fused] = {}
 
     def __call__(self, call: ToolCall, ctx: Context) -> Verdict:
         risk = ctx.static_risk
+        behavior = ctx.verdict("behavior")
+        if behavior is None:
+            health = 100.0
+        else:
+            data = behavior.data
+            health = float(data.health if type(data) is BehaviorData else data.get("health", 100.0))
+        builtin, state = self._builtin, ctx.state
+        key: tuple[Any, ...] | None = None
+        if builtin is not None and builtin is self.evaluators and state is not None:
+            try:
+                mem, cmd, user, system, timeless = builtin._dimensions(call, ctx, state, risk)
+            except Exception:  # what they share failed: each dimension then says so itself
+                mem, cmd, user, system = self._evaluate(call, ctx)
+            else:
+                # No history for the operation or its family: the result is a function of the
+                # risk, the family, memory's and the system's answers and (for a healthy
+                # session) nothing else, so it is remembered by them. (A system value of 0 is
+                # left out: -0.0 equals 0.0 but is written differently.)
+                if timeless is not None and health >= self.low_health and system.value != 0.0:
+                    key = (risk, timeless, mem, system)
+                    fused = self._memo.get(key)
+                    if fused is not None:
+                        return _verdict(fused, health)
+        else:
+            mem, cmd, user, system = self._evaluate(call, ctx)
+        fused = self._fuse(risk, health, mem, cmd, user, system)
+        if key is not None:
+            if len(self._memo) >= 4096:
+                self._memo.clear()
+            self._memo[key] = fused
+        return _verdict(fused, health)
+
+    def _evaluate(self, call: ToolCall, ctx: Context) -> tuple[Component, ...]:
+        """The four dimensions from the evaluators, in ``COMPONENT_KEYS`` order."""
+        evaluators = self.evaluators
+        out = []
+        for key in COMPONENT_KEYS:
+            try:
+                comp = getattr(evaluators, key)(call, ctx)
+            except Exception as exc:  # one broken source must not break the decision
+                comp = _unavailable(key, exc)
+            out.append(comp)
+        return tuple(out)
+
+    def _fuse(
+        self, risk: Risk, health: float, mem: Component, cmd: Component, user: Component, system: Component
+    ) -> _Fused:
         prior = PRIORS[risk]
         weights = dict(self.weights)
         reasons: list[Reason] = []
-        behavior = ctx.verdict("behavior")
-        health = float(behavior.data.get("health", 100.0)) if behavior is not None else 100.0
         if health < self.low_health:
             weights.update(self.low_weights)
             reasons.append(
@@ -227,62 +334,64 @@ class FusionLayer:
                     f"user_pref weight {weights['user_pref']}, memory weight {weights['memory']}",
                 )
             )
-        parts: dict[str, Component] = {}
-        unavailable: list[str] = []
-        for key in COMPONENT_KEYS:
-            try:
-                comp = getattr(self.evaluators, key)(call, ctx)
-            except Exception as exc:  # one broken source must not break the decision
-                comp = Component(NEUTRAL, 0.0, f"{key}: unavailable ({type(exc).__name__}: {exc})", available=False)
-            if not comp.available:
-                unavailable.append(key)
-            parts[key] = comp
+        parts = {"memory": mem, "cmd_success": cmd, "user_pref": user, "system": system}
         seed = self.seed
-        effective: dict[str, float] = {}
-        for k, c in parts.items():  # effective_value, inline (four times a call)
-            if seed:
-                effective[k] = c.value
-            elif c.effective is not None:
-                effective[k] = c.effective
-            else:
-                effective[k] = c.confidence * c.value + (1 - c.confidence) * prior
-        if not self.seed and risk <= Risk.LOW:
-            # A low-risk call that failed before (a test run, a build, a lint) is the ordinary
-            # development loop, not a risk: its failures never pull it below its prior. A real
-            # loop is the session's business (G202/G203, the circuit breaker G210).
-            for k in _OUTCOMES:
-                if parts[k].matched:  # measured outcomes, not a value an evaluator chose
-                    effective[k] = max(effective[k], prior)
-        score = _clip(sum([weights[k] * effective[k] for k in COMPONENT_KEYS]))
-        decision = band(score, self.thresholds)
-        if not self.seed and decision == BLOCK:
+        if seed:
+            e_mem, e_cmd, e_user, e_sys = mem.value, cmd.value, user.value, system.value
+        else:  # effective_value, inline (four times a call)
+            c = mem.confidence
+            e_mem = mem.effective if mem.effective is not None else c * mem.value + (1 - c) * prior
+            c = cmd.confidence
+            e_cmd = cmd.effective if cmd.effective is not None else c * cmd.value + (1 - c) * prior
+            c = user.confidence
+            e_user = user.effective if user.effective is not None else c * user.value + (1 - c) * prior
+            c = system.confidence
+            e_sys = system.effective if system.effective is not None else c * system.value + (1 - c) * prior
+            if risk <= Risk.LOW:
+                # A low-risk call that failed before (a test run, a build, a lint) is the ordinary
+                # development loop, not a risk: its failures never pull it below its prior. A real
+                # loop is the session's business (G202/G203, the circuit breaker G210).
+                # (Only measured outcomes, not a value an evaluator chose.)
+                if mem.matched:
+                    e_mem = max(e_mem, prior)
+                if cmd.matched:
+                    e_cmd = max(e_cmd, prior)
+        score = _clip(
+            sum(
+                [
+                    weights["memory"] * e_mem,
+                    weights["cmd_success"] * e_cmd,
+                    weights["user_pref"] * e_user,
+                    weights["system"] * e_sys,
+                ]
+            )
+        )
+        thresholds = self.thresholds
+        decision = band(score, thresholds)
+        effective = {"memory": e_mem, "cmd_success": e_cmd, "user_pref": e_user, "system": e_sys}
+        if not seed and decision == BLOCK:
             decision = self._soften(score, weights, effective, prior, reasons)
         if decision == BLOCK:
-            reasons.append(Reason("G302", f"fused score {score:.1f} is below {self.thresholds['request_confirm']:.0f}"))
+            reasons.append(Reason("G302", f"fused score {score:.1f} is below {thresholds['request_confirm']:.0f}"))
         elif decision == REQUEST_CONFIRM and not reasons and self._history_asked(score, weights, effective, prior):
             # history, not the call itself, made it ask: say so, with the dimension that pulled it down most
             low = min(COMPONENT_KEYS, key=lambda k: weights[k] * (effective[k] - prior))
             why = parts[low].note or low
             reasons.append(
-                _reason("G302", f"fused score {score:.1f} is below {self.thresholds['auto_allow']:.0f} ({low}: {why})")
+                _reason("G302", f"fused score {score:.1f} is below {thresholds['auto_allow']:.0f} ({low}: {why})")
             )
-        data = FusionData(
-            {k: round(effective[k], 2) for k in COMPONENT_KEYS},
-            weights,
-            health,
-            "seed" if self.seed else "guard",
-            prior,
-            parts,
+        components = {
+            "memory": round(e_mem, 2),
+            "cmd_success": round(e_cmd, 2),
+            "user_pref": round(e_user, 2),
+            "system": round(e_sys, 2),
+        }
+        missing = (
+            ()
+            if mem.available and cmd.available and user.available and system.available
+            else tuple(k for k, c in parts.items() if not c.available)
         )
-        # every field has its final type already (``band`` answers a Decision, the score is clipped)
-        return Verdict.built(
-            self.name,
-            score=score,
-            decision=decision,
-            reasons=tuple(reasons),
-            data=data,
-            unavailable=tuple(unavailable),
-        )
+        return score, decision, tuple(reasons), components, weights, "seed" if seed else "guard", prior, parts, missing
 
     def _history_asked(
         self, score: float, weights: dict[str, float], effective: dict[str, float], prior: float
@@ -315,6 +424,68 @@ class FusionLayer:
                 reasons.append(Reason(rule, why))
                 return REQUEST_CONFIRM
         return BLOCK
+
+
+# what the fused score comes to: score, decision, reasons, components, weights, mode, prior,
+# the dimensions, the missing ones
+_Fused = tuple[
+    float,
+    Decision,
+    tuple[Reason, ...],
+    dict[str, float],
+    dict[str, float],
+    str,
+    float,
+    dict[str, Component],
+    tuple[str, ...],
+]
+
+
+def _verdict(fused: _Fused, health: float) -> Verdict:
+    """The layer's verdict: a new one every call (the chain stamps its time in place), with
+    its own copies of the dicts a reader of the record could change."""
+    score, decision, reasons, components, weights, mode, prior, parts, missing = fused
+    # every field has its final type already (the decision is a Decision, the score is clipped)
+    return Verdict.built(
+        FusionLayer.name,
+        score=score,
+        decision=decision,
+        reasons=reasons,
+        data=FusionData(components.copy(), weights.copy(), health, mode, prior, parts),
+        unavailable=missing,
+    )
+
+
+_MEMORY_OFF = Component(40.0, 0.0, "memory: off", available=False)
+_SYSTEM_LOW = Component(NEUTRAL, 0.0, "system: not weighed for low-risk calls")
+
+
+def _unavailable(key: str, exc: Exception) -> Component:
+    return Component(NEUTRAL, 0.0, f"{key}: unavailable ({type(exc).__name__}: {exc})", available=False)
+
+
+def _memory_of(res: MemoryResult, prior: float, own: ToolStats | None) -> Component:
+    """guard mode's memory dimension from the provider's answer (``own``: this operation's runs)."""
+    if res is NO_SIMILAR:
+        return _NO_SIMILAR
+    note = res.note or (f"{res.matched} similar past operation(s)" if res.matched else "no similar past operation")
+    if not res.matched or res.success_rate is None:
+        return Component(res.score, res.confidence, note, res.available, res.matched)
+    # the neighbours' success rate, shrunk towards the static prior by the chain (the
+    # provider's own score is shrunk towards 40 already; shrinking twice would bury it).
+    value, conf = 100.0 * res.success_rate, res.confidence
+    effective = conf * value + (1 - conf) * prior
+    if (own is None or own.runs == 0) and effective > prior:
+        # similar is not the same: neighbours may pull a new operation down, never lift it
+        return Component(
+            value, conf, note + "; not this operation: not above the prior", res.available, res.matched, prior
+        )
+    return Component(value, conf, note, res.available, res.matched)
+
+
+_NO_SIMILAR = Component(
+    NO_SIMILAR.score, NO_SIMILAR.confidence, NO_SIMILAR.note, NO_SIMILAR.available, NO_SIMILAR.matched
+)
 
 
 def _run_level(stats: ToolStats | None, ctx: Context, half_life: float) -> Level | None:
@@ -365,6 +536,19 @@ def _reason(rule_id: str, message: str) -> Reason:
 
 _LABELS: dict[str, str] = {}
 _NOTES: dict[tuple[Any, ...], str] = {}
+_NO_EVIDENCE: dict[tuple[str, str, float], Component] = {}
+
+
+def _no_evidence(key: tuple[str, str, float]) -> Component:
+    """A hierarchy without any evidence, from ``(what, family, prior)``: neutral, the prior."""
+    what, family_name, prior = key
+    label = _label(family_name)
+    note = _NOTES.get((what, label, None, None, None, prior)) or _note((what, label, None, None, None, prior))
+    comp = Component(NEUTRAL, 0.0, note, effective=prior, levels=Levels(None, prior, None, prior, label, prior, prior))
+    if len(_NO_EVIDENCE) >= 4096:
+        _NO_EVIDENCE.clear()
+    _NO_EVIDENCE[key] = comp
+    return comp
 
 
 def _label(family_name: str) -> str:
