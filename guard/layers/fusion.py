@@ -154,28 +154,11 @@ class Evaluators:
             )
         except Exception as exc:
             mem = _unavailable("memory", exc)
-        try:
-            half_life = self.tool_half_life
-            cmd = self._hierarchy(
-                prior,
-                "runs succeeded",
-                None if op_tool is None else _run_level(op_tool, ctx, half_life),
-                None if family_tool is None else _run_level(family_tool, ctx, half_life),
-                fam,
-            )
-        except Exception as exc:
-            cmd, timeless = _unavailable("cmd_success", exc), None
-        try:
-            half_life = self.user_half_life
-            user = self._hierarchy(
-                prior,
-                "approved",
-                None if op_user is None else _answer_level(op_user, ctx, half_life),
-                None if family_user is None else _answer_level(family_user, ctx, half_life),
-                fam,
-            )
-        except Exception as exc:
-            user, timeless = _unavailable("user_pref", exc), None
+        if timeless is not None:  # (what _hierarchy answers without evidence, remembered)
+            cmd = _NO_EVIDENCE.get(("runs succeeded", fam, prior)) or _no_evidence(("runs succeeded", fam, prior))
+            user = _NO_EVIDENCE.get(("approved", fam, prior)) or _no_evidence(("approved", fam, prior))
+        else:
+            cmd, user = self._levels(ctx, prior, fam, op_tool, family_tool, op_user, family_user)
         if risk < Risk.MEDIUM:
             return mem, cmd, user, _SYSTEM_LOW, timeless
         try:
@@ -188,6 +171,41 @@ class Evaluators:
         except Exception as exc:
             system = _unavailable("system", exc)
         return mem, cmd, user, system, timeless
+
+    def _levels(
+        self,
+        ctx: Context,
+        prior: float,
+        fam: str,
+        op_tool: ToolStats | None,
+        family_tool: ToolStats | None,
+        op_user: UserStats | None,
+        family_user: UserStats | None,
+    ) -> tuple[Component, Component]:
+        """cmd_success and user_pref from the counters (a failing one unavailable)."""
+        try:
+            half_life = self.tool_half_life
+            cmd = self._hierarchy(
+                prior,
+                "runs succeeded",
+                None if op_tool is None else _run_level(op_tool, ctx, half_life),
+                None if family_tool is None else _run_level(family_tool, ctx, half_life),
+                fam,
+            )
+        except Exception as exc:
+            cmd = _unavailable("cmd_success", exc)
+        try:
+            half_life = self.user_half_life
+            user = self._hierarchy(
+                prior,
+                "approved",
+                None if op_user is None else _answer_level(op_user, ctx, half_life),
+                None if family_user is None else _answer_level(family_user, ctx, half_life),
+                fam,
+            )
+        except Exception as exc:
+            user = _unavailable("user_pref", exc)
+        return cmd, user
 
     def _hierarchy(
         self, prior: float, what: str, op: Level | None, family: Level | None, family_name: str
@@ -356,30 +374,38 @@ class FusionLayer:
                     e_mem = max(e_mem, prior)
                 if cmd.matched:
                     e_cmd = max(e_cmd, prior)
-        score = _clip(
-            sum(
-                [
-                    weights["memory"] * e_mem,
-                    weights["cmd_success"] * e_cmd,
-                    weights["user_pref"] * e_user,
-                    weights["system"] * e_sys,
-                ]
-            )
+        # (_clip and band, written out)
+        score = max(
+            0.0,
+            min(
+                100.0,
+                sum(
+                    [
+                        weights["memory"] * e_mem,
+                        weights["cmd_success"] * e_cmd,
+                        weights["user_pref"] * e_user,
+                        weights["system"] * e_sys,
+                    ]
+                ),
+            ),
         )
         thresholds = self.thresholds
-        decision = band(score, thresholds)
-        effective = {"memory": e_mem, "cmd_success": e_cmd, "user_pref": e_user, "system": e_sys}
-        if not seed and decision == BLOCK:
-            decision = self._soften(score, weights, effective, prior, reasons)
-        if decision == BLOCK:
-            reasons.append(Reason("G302", f"fused score {score:.1f} is below {thresholds['request_confirm']:.0f}"))
-        elif decision == REQUEST_CONFIRM and not reasons and self._history_asked(score, weights, effective, prior):
-            # history, not the call itself, made it ask: say so, with the dimension that pulled it down most
-            low = min(COMPONENT_KEYS, key=lambda k: weights[k] * (effective[k] - prior))
-            why = parts[low].note or low
-            reasons.append(
-                _reason("G302", f"fused score {score:.1f} is below {thresholds['auto_allow']:.0f} ({low}: {why})")
-            )
+        if score >= thresholds["auto_allow"]:
+            decision = AUTO_ALLOW
+        else:
+            decision = REQUEST_CONFIRM if score >= thresholds["request_confirm"] else BLOCK
+            effective = {"memory": e_mem, "cmd_success": e_cmd, "user_pref": e_user, "system": e_sys}
+            if not seed and decision == BLOCK:
+                decision = self._soften(score, weights, effective, prior, reasons)
+            if decision == BLOCK:
+                reasons.append(Reason("G302", f"fused score {score:.1f} is below {thresholds['request_confirm']:.0f}"))
+            elif decision == REQUEST_CONFIRM and not reasons and self._history_asked(score, weights, effective, prior):
+                # history, not the call itself, made it ask: say so, with the dimension that pulled it down most
+                low = min(COMPONENT_KEYS, key=lambda k: weights[k] * (effective[k] - prior))
+                why = parts[low].note or low
+                reasons.append(
+                    _reason("G302", f"fused score {score:.1f} is below {thresholds['auto_allow']:.0f} ({low}: {why})")
+                )
         components = {
             "memory": round(e_mem, 2),
             "cmd_success": round(e_cmd, 2),
