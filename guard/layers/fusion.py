@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from guard.counters import ToolStats, UserStats
     from guard.memory.base import MemoryResult
     from guard.state import State
+    from guard.system import SystemSample
 
 __all__ = ["PRIORS", "Component", "Evaluators", "FusionData", "FusionLayer", "band", "effective_value"]
 
@@ -70,13 +71,15 @@ class Evaluators:
     """The default dimension evaluators, reading the shared state. Override any of them (in a
     subclass: the instance has no ``__dict__``, so the layer can tell the built-ins are in use)."""
 
-    __slots__ = ("m", "seed", "tool_half_life", "user_half_life")
+    __slots__ = ("_system", "m", "seed", "tool_half_life", "user_half_life")
 
     def __init__(self, config: Config) -> None:
         self.seed = config.get("fusion.mode") == "seed"
         self.m = float(config.get("fusion.prior_strength"))
         self.tool_half_life = float(config.get("fusion.tool_half_life_days")) * DAY
         self.user_half_life = float(config.get("fusion.user_half_life_days")) * DAY
+        # (the system's last sample, its dimension): the sample is kept while it holds
+        self._system: tuple[SystemSample | None, Component] = (None, _SYSTEM_LOW)
 
     def memory(self, call: ToolCall, ctx: Context) -> Component:
         state: State | None = ctx.state
@@ -163,11 +166,14 @@ class Evaluators:
             return mem, cmd, user, _SYSTEM_LOW, timeless
         try:
             sample = state.system.sample()
-            system = (
-                Component(sample.score, 1.0, sample.detail)
-                if sample.available
-                else Component(NEUTRAL, 0.0, sample.detail, available=False)
-            )
+            seen, system = self._system
+            if sample is not seen:
+                system = (
+                    Component(sample.score, 1.0, sample.detail)
+                    if sample.available
+                    else Component(NEUTRAL, 0.0, sample.detail, available=False)
+                )
+                self._system = (sample, system)
         except Exception as exc:
             system = _unavailable("system", exc)
         return mem, cmd, user, system, timeless
@@ -182,27 +188,37 @@ class Evaluators:
         op_user: UserStats | None,
         family_user: UserStats | None,
     ) -> tuple[Component, Component]:
-        """cmd_success and user_pref from the counters (a failing one unavailable)."""
+        """cmd_success and user_pref from the counters (a failing one unavailable); the levels
+        as ``_run_level`` and ``_answer_level`` make them, written out."""
+        ts = ctx.timestamp
         try:
             half_life = self.tool_half_life
-            cmd = self._hierarchy(
-                prior,
-                "runs succeeded",
-                None if op_tool is None else _run_level(op_tool, ctx, half_life),
-                None if family_tool is None else _run_level(family_tool, ctx, half_life),
-                fam,
-            )
+            op = family = None
+            if op_tool is not None:
+                n, x = op_tool.decayed.at(ts, half_life)
+                if not n <= 0:
+                    op = Level(n, 100.0 * x / n, op_tool.successes, op_tool.runs)
+            if family_tool is not None:
+                n, x = family_tool.decayed.at(ts, half_life)
+                if not n <= 0:
+                    family = Level(n, 100.0 * x / n, family_tool.successes, family_tool.runs)
+            cmd = self._hierarchy(prior, "runs succeeded", op, family, fam)
         except Exception as exc:
             cmd = _unavailable("cmd_success", exc)
         try:
             half_life = self.user_half_life
-            user = self._hierarchy(
-                prior,
-                "approved",
-                None if op_user is None else _answer_level(op_user, ctx, half_life),
-                None if family_user is None else _answer_level(family_user, ctx, half_life),
-                fam,
-            )
+            op = family = None
+            if op_user is not None:
+                n, x = op_user.decayed.at(ts, half_life)
+                if not n <= 0:
+                    op = Level(n, _preference(100.0 * x / n, op_user), op_user.approvals, op_user.interactions)
+            if family_user is not None:
+                n, x = family_user.decayed.at(ts, half_life)
+                if not n <= 0:
+                    family = Level(
+                        n, _preference(100.0 * x / n, family_user), family_user.approvals, family_user.interactions
+                    )
+            user = self._hierarchy(prior, "approved", op, family, fam)
         except Exception as exc:
             user = _unavailable("user_pref", exc)
         return cmd, user
@@ -225,10 +241,11 @@ class Evaluators:
                 comp = _no_evidence((what, family_name, prior))
             return comp
         m = self.m
-        fam_eff = _shrunk(family, prior, m)
+        # (_shrunk, twice, written out)
+        fam_eff = prior if family is None or family.n <= 0 else (family.n * family.raw + m * prior) / (family.n + m)
         inherited = fam_eff if fam_eff < prior else prior
-        op_eff = _shrunk(op, inherited, m)
-        label = _label(family_name)
+        op_eff = inherited if op is None or op.n <= 0 else (op.n * op.raw + m * inherited) / (op.n + m)
+        label = _LABELS.get(family_name) or _label(family_name)
         # the note changes only when a count does: remembered by what it says
         key = (
             what,
