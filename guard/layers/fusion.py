@@ -33,7 +33,8 @@ memory to 0.20 without renormalising (seed), so an unhealthy session scores lowe
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from guard.config import Config
@@ -59,7 +60,7 @@ DAY = 86_400.0
 Evaluator = Callable[[ToolCall, Context], Component]
 
 
-def band(score: float, thresholds: dict[str, float]) -> Decision:
+def band(score: float, thresholds: Mapping[str, float]) -> Decision:
     if score >= thresholds["auto_allow"]:
         return AUTO_ALLOW
     if score >= thresholds["request_confirm"]:
@@ -296,13 +297,17 @@ class FusionLayer:
         self.config = config
         self.evaluators = evaluators or Evaluators(config)
         self.seed = config.get("fusion.mode") == "seed"
-        self.weights = config.weights
-        self.thresholds = config.thresholds
+        # read-only: a layer is frozen once built (the scores it remembers were fused with these)
+        self._weights = config.weights
+        self.weights: Mapping[str, float] = MappingProxyType(self._weights)
+        self.thresholds: Mapping[str, float] = MappingProxyType(config.thresholds)
         self.low_health = float(config.get("fusion.low_health"))
-        self.low_weights = {
-            "user_pref": float(config.get("fusion.low_health_user_pref")),
-            "memory": float(config.get("fusion.low_health_memory")),
-        }
+        self.low_weights: Mapping[str, float] = MappingProxyType(
+            {
+                "user_pref": float(config.get("fusion.low_health_user_pref")),
+                "memory": float(config.get("fusion.low_health_memory")),
+            }
+        )
         # the built-in evaluators in guard mode work the four dimensions out together
         ev = self.evaluators
         self._builtin = ev if type(ev) is Evaluators and not ev.seed and not self.seed else None
@@ -358,10 +363,10 @@ class FusionLayer:
         self, risk: Risk, health: float, mem: Component, cmd: Component, user: Component, system: Component
     ) -> _Fused:
         prior = PRIORS[risk]
-        weights = dict(self.weights)
+        weights = self._weights  # (never changed: the verdict gets a copy)
         reasons: list[Reason] = []
         if health < self.low_health:
-            weights.update(self.low_weights)
+            weights = {**weights, **self.low_weights}
             reasons.append(
                 Reason(
                     "G301",
@@ -437,14 +442,19 @@ class FusionLayer:
         return score, decision, tuple(reasons), components, weights, "seed" if seed else "guard", prior, parts, missing
 
     def _history_asked(
-        self, score: float, weights: dict[str, float], effective: dict[str, float], prior: float
+        self, score: float, weights: Mapping[str, float], effective: dict[str, float], prior: float
     ) -> bool:
         """Would the call have run with every dimension at its prior? Then history asked, not the call."""
         neutral = score + sum(weights[k] * (prior - effective[k]) for k in COMPONENT_KEYS)
         return band(_clip(neutral), self.thresholds) == AUTO_ALLOW
 
     def _soften(
-        self, score: float, weights: dict[str, float], effective: dict[str, float], prior: float, reasons: list[Reason]
+        self,
+        score: float,
+        weights: Mapping[str, float],
+        effective: dict[str, float],
+        prior: float,
+        reasons: list[Reason],
     ) -> Decision:
         """guard mode: outcomes and load make guard ask, they do not refuse.
 
