@@ -47,7 +47,7 @@ class Analysis:
     over_budget: str = ""  # why the analysis stopped early (G420); such an analysis is never cached
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)  # part of every static cache key: hashed once
 class Limits:
     max_bytes: int = MAX_BYTES
     max_depth: int = MAX_DEPTH
