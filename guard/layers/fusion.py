@@ -198,11 +198,11 @@ class Evaluators:
             if op_tool is not None:
                 n, x = op_tool.decayed.at(ts, half_life)
                 if not n <= 0:
-                    op = Level(n, 100.0 * x / n, op_tool.successes, op_tool.runs)
+                    op = _new(Level, (n, 100.0 * x / n, op_tool.successes, op_tool.runs))
             if family_tool is not None:
                 n, x = family_tool.decayed.at(ts, half_life)
                 if not n <= 0:
-                    family = Level(n, 100.0 * x / n, family_tool.successes, family_tool.runs)
+                    family = _new(Level, (n, 100.0 * x / n, family_tool.successes, family_tool.runs))
             cmd = self._hierarchy(prior, "runs succeeded", op, family, fam)
         except Exception as exc:
             cmd = _unavailable("cmd_success", exc)
@@ -212,12 +212,13 @@ class Evaluators:
             if op_user is not None:
                 n, x = op_user.decayed.at(ts, half_life)
                 if not n <= 0:
-                    op = Level(n, _preference(100.0 * x / n, op_user), op_user.approvals, op_user.interactions)
+                    op = _new(Level, (n, _preference(100.0 * x / n, op_user), op_user.approvals, op_user.interactions))
             if family_user is not None:
                 n, x = family_user.decayed.at(ts, half_life)
                 if not n <= 0:
-                    family = Level(
-                        n, _preference(100.0 * x / n, family_user), family_user.approvals, family_user.interactions
+                    family = _new(
+                        Level,
+                        (n, _preference(100.0 * x / n, family_user), family_user.approvals, family_user.interactions),
                     )
             user = self._hierarchy(prior, "approved", op, family, fam)
         except Exception as exc:
@@ -259,17 +260,12 @@ class Evaluators:
         note = _NOTES.get(key)
         if note is None:
             note = _note(key)
-        levels = Levels(op, op_eff, family, fam_eff, label, prior, inherited)
+        levels = _new(Levels, (op, op_eff, family, fam_eff, label, prior, inherited))
         if op is None:
-            return Component(NEUTRAL, 0.0, note, effective=op_eff, levels=levels)
+            return _new(Component, (NEUTRAL, 0.0, note, True, None, op_eff, levels))
         n = op.n
-        return Component(
-            op.raw,
-            n / (n + m) if m else (1.0 if n else 0.0),
-            note,
-            matched=op.total,
-            effective=op_eff,
-            levels=levels,
+        return _new(
+            Component, (op.raw, n / (n + m) if m else (1.0 if n else 0.0), note, True, op.total, op_eff, levels)
         )
 
     def system(self, call: ToolCall, ctx: Context) -> Component:
@@ -509,6 +505,10 @@ def _verdict(fused: _Fused, health: float) -> Verdict:
     )
 
 
+# A named tuple made from all its fields in order, without its Python-level ``__new__`` (the
+# same object in a third of the time; the fused score makes up to nine a call).
+_new = tuple.__new__
+
 _MEMORY_OFF = Component(40.0, 0.0, "memory: off", available=False)
 _SYSTEM_LOW = Component(NEUTRAL, 0.0, "system: not weighed for low-risk calls")
 
@@ -523,17 +523,18 @@ def _memory_of(res: MemoryResult, prior: float, own: ToolStats | None) -> Compon
         return _NO_SIMILAR
     note = res.note or (f"{res.matched} similar past operation(s)" if res.matched else "no similar past operation")
     if not res.matched or res.success_rate is None:
-        return Component(res.score, res.confidence, note, res.available, res.matched)
+        return _new(Component, (res.score, res.confidence, note, res.available, res.matched, None, None))
     # the neighbours' success rate, shrunk towards the static prior by the chain (the
     # provider's own score is shrunk towards 40 already; shrinking twice would bury it).
     value, conf = 100.0 * res.success_rate, res.confidence
     effective = conf * value + (1 - conf) * prior
     if (own is None or own.runs == 0) and effective > prior:
         # similar is not the same: neighbours may pull a new operation down, never lift it
-        return Component(
-            value, conf, note + "; not this operation: not above the prior", res.available, res.matched, prior
+        return _new(
+            Component,
+            (value, conf, note + "; not this operation: not above the prior", res.available, res.matched, prior, None),
         )
-    return Component(value, conf, note, res.available, res.matched)
+    return _new(Component, (value, conf, note, res.available, res.matched, None, None))
 
 
 _NO_SIMILAR = Component(
