@@ -51,7 +51,13 @@ class Analyser:
         self, call: ToolCall, home: str, workspace: str | None, limits: Limits, budget: Budget | None = None
     ) -> tuple[Analysis, Verdict]:
         kind = call.kind
-        text = command_text(call.params) if kind == "bash" else None
+        if kind == "bash":
+            # (command_text, for the common shape first: a non-empty "command" string)
+            text = call.params.get("command")
+            if type(text) is not str or not text:
+                text = command_text(call.params)
+        else:
+            text = None
         key = (
             kind if kind in _KNOWN else call.tool.lower(),
             call.tool.lower() if call.declared else None,  # a declared tool is judged by its name too
