@@ -159,8 +159,7 @@ class Evaluators:
         except Exception as exc:
             mem = _unavailable("memory", exc)
         if timeless is not None:  # (what _hierarchy answers without evidence, remembered)
-            cmd = _NO_EVIDENCE.get(("runs succeeded", fam, prior)) or _no_evidence(("runs succeeded", fam, prior))
-            user = _NO_EVIDENCE.get(("approved", fam, prior)) or _no_evidence(("approved", fam, prior))
+            cmd, user = _NO_HISTORY.get((fam, prior)) or _no_history(fam, prior)
         else:
             cmd, user = self._levels(ctx, prior, fam, op_tool, family_tool, op_user, family_user)
         if risk < Risk.MEDIUM:
@@ -591,6 +590,21 @@ def _reason(rule_id: str, message: str) -> Reason:
 _LABELS: dict[str, str] = {}
 _NOTES: dict[tuple[Any, ...], str] = {}
 _NO_EVIDENCE: dict[tuple[str, str, float], Component] = {}
+_NO_HISTORY: dict[tuple[str, float], tuple[Component, Component]] = {}
+
+
+def _no_history(family_name: str, prior: float) -> tuple[Component, Component]:
+    """cmd_success and user_pref when neither the operation nor its family has any history
+    (what ``_hierarchy`` answers then), remembered by the family and the prior."""
+    pair = (
+        _NO_EVIDENCE.get(("runs succeeded", family_name, prior))
+        or _no_evidence(("runs succeeded", family_name, prior)),
+        _NO_EVIDENCE.get(("approved", family_name, prior)) or _no_evidence(("approved", family_name, prior)),
+    )
+    if len(_NO_HISTORY) >= 4096:
+        _NO_HISTORY.clear()
+    _NO_HISTORY[(family_name, prior)] = pair
+    return pair
 
 
 def _no_evidence(key: tuple[str, str, float]) -> Component:
