@@ -69,8 +69,9 @@ def band(score: float, thresholds: Mapping[str, float]) -> Decision:
 
 
 class Evaluators:
-    """The default dimension evaluators, reading the shared state. Override any of them (in a
-    subclass: the instance has no ``__dict__``, so the layer can tell the built-ins are in use)."""
+    """The default dimension evaluators, reading the shared state. Override any of them in a
+    subclass. (The layer works this class's four dimensions out in one pass, ``_dimensions``;
+    its instances have no ``__dict__``, so a method cannot be swapped on one behind its back.)"""
 
     __slots__ = ("_system", "m", "seed", "tool_half_life", "user_half_life")
 
@@ -357,6 +358,8 @@ class FusionLayer:
     def _fuse(
         self, risk: Risk, health: float, mem: Component, cmd: Component, user: Component, system: Component
     ) -> _Fused:
+        """The dimensions weighted into the score, its band and the reasons (all but the health,
+        which only the record shows, is a function of these arguments)."""
         prior = PRIORS[risk]
         weights = self._weights  # (never changed: the verdict gets a copy)
         reasons: list[Reason] = []
@@ -499,7 +502,7 @@ def _verdict(fused: _Fused, health: float) -> Verdict:
         score=score,
         decision=decision,
         reasons=reasons,
-        data=FusionData(components.copy(), weights.copy(), health, mode, prior, parts),
+        data=FusionData(components.copy(), weights.copy(), health, mode, prior, parts.copy()),
         unavailable=missing,
     )
 
