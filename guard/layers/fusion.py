@@ -358,8 +358,8 @@ class FusionLayer:
     def _fuse(
         self, risk: Risk, health: float, mem: Component, cmd: Component, user: Component, system: Component
     ) -> _Fused:
-        """The dimensions weighted into the score, its band and the reasons (all but the health,
-        which only the record shows, is a function of these arguments)."""
+        """The dimensions weighted into the score, its band and its reasons (the health counts
+        only below ``fusion.low_health``)."""
         prior = PRIORS[risk]
         weights = self._weights  # (never changed: the verdict gets a copy)
         reasons: list[Reason] = []
