@@ -56,6 +56,11 @@ class Aggregates:
         self.family_tools: OrderedDict[str, ToolStats] = OrderedDict()
         self.family_users: OrderedDict[str, UserStats] = OrderedDict()
         self.offsets: dict[str, list[int]] = {}  # file name -> [inode, offset]
+        # what catch_up looks at on every decision, worked out once: (path as a string, file name, log)
+        self._sources = (
+            (str(self.executions.path), self.executions.path.name, self.executions),
+            (str(self.interactions.path), self.interactions.path.name, self.interactions),
+        )
         self.lines_applied = 0
         self._lock = threading.RLock()
         self._dirty = False
@@ -82,6 +87,18 @@ class Aggregates:
     def family_user(self, family: str) -> UserStats | None:
         return self.family_users.get(family)
 
+    def evidence(
+        self, signature: str, family: str
+    ) -> tuple[ToolStats | None, ToolStats | None, UserStats | None, UserStats | None]:
+        """What the fused score weighs for one call, in one look: the operation's and its
+        family's runs, then their answers (``op_tool``, ``family_tool``, ``op_user``, ``family_user``)."""
+        return (
+            self.op_tools.get(signature),
+            self.family_tools.get(family),
+            self.op_users.get(signature),
+            self.family_users.get(family),
+        )
+
     # -- catching up ----------------------------------------------------------------------
     def add(self, log: JsonlLog, record: Mapping[str, Any]) -> None:
         """Append ``record`` to ``log`` (executions or interactions), count it, and catch up.
@@ -105,19 +122,27 @@ class Aggregates:
             self.catch_up()
 
     def catch_up(self) -> int:
-        """Apply lines appended since the last look; returns how many."""
+        """Apply lines appended since the last look; returns how many.
+
+        Called on every decision: a file that is still the inode read, at the size read, is
+        unchanged (one ``stat`` each, the path's, so a file replaced or truncated by another
+        process is noticed), and nothing more is done for it.
+        """
         applied = 0
         with self._lock:
-            for log, apply in ((self.executions, self._apply_execution), (self.interactions, self._apply_interaction)):
-                applied += self._catch_up_one(log, apply)
+            offsets = self.offsets
+            for path, name, log in self._sources:
+                try:
+                    st = os.stat(path)
+                except FileNotFoundError:
+                    continue
+                seen = offsets.get(name)
+                if (st.st_size == 0) if seen is None else (seen[0] == st.st_ino and seen[1] == st.st_size):
+                    continue
+                applied += self._catch_up_one(log, name, st)
         return applied
 
-    def _catch_up_one(self, log: JsonlLog, apply: Any) -> int:
-        name = log.path.name
-        try:
-            st = os.stat(log.path)
-        except FileNotFoundError:
-            return 0
+    def _catch_up_one(self, log: JsonlLog, name: str, st: os.stat_result) -> int:
         inode, offset = self.offsets.get(name, [st.st_ino, 0])
         if inode != st.st_ino or st.st_size < offset:
             logger.warning(f"{log.path} was replaced or truncated; recounting history")
@@ -125,6 +150,7 @@ class Aggregates:
             return self.catch_up()
         if st.st_size == offset:
             return 0
+        apply = self._apply_execution if log is self.executions else self._apply_interaction
         records, new_offset = log.read_from(offset)
         now = time.time()
         for rec in records:

@@ -31,25 +31,33 @@ class SystemHealth:
         self._lock = threading.Lock()
         self._value: float | None = None
         self._at = -1e18
-        self._detail = ""
         self._primed = False
+        # the sample of the value held (frozen: every call shares it while it holds; the fused
+        # score asks on every call that is not low-risk). Set before ``_at``: a reader that
+        # sees the new time sees the new sample.
+        self._sample: SystemSample | None = None
 
     def sample(self) -> SystemSample:
         if self._pinned is not None:
-            return SystemSample(float(self._pinned), detail="pinned by system.health")
+            pinned = self._sample
+            if pinned is None:
+                pinned = self._sample = SystemSample(float(self._pinned), detail="pinned by system.health")
+            return pinned
         now = time.monotonic()
-        if self._value is not None and now - self._at < self._ttl:
-            return SystemSample(self._value, detail=self._detail)
+        if now - self._at < self._ttl and (held := self._sample) is not None:
+            return held
         with self._lock:
-            if self._value is not None and now - self._at < self._ttl:
-                return SystemSample(self._value, detail=self._detail)
+            if now - self._at < self._ttl and (held := self._sample) is not None:
+                return held
             try:
                 raw, detail = self._measure()
             except Exception as exc:  # psutil can fail in containers; never fatal
                 return SystemSample(50.0, available=False, detail=f"system: unavailable ({exc})")
             value = raw if self._value is None else self._alpha * raw + (1 - self._alpha) * self._value
-            self._value, self._at, self._detail = value, now, detail
-            return SystemSample(value, detail=detail)
+            sample = SystemSample(value, detail=detail)
+            self._value, self._sample = value, sample
+            self._at = now
+            return sample
 
     def _measure(self) -> tuple[float, str]:
         import psutil

@@ -155,6 +155,17 @@ class FusionData(_Lazy):
             return self.health
         return self._built()[key]
 
+    def get(self, key: str, default: Any = None) -> Any:
+        """``Mapping.get`` without its two Python calls: the chain reads the components and the
+        weights of every decision this way."""
+        if key == "components":
+            return self.components
+        if key == "weights":
+            return self.weights
+        if key == "health":
+            return self.health
+        return self._built().get(key, default)
+
     def _build(self) -> dict[str, Any]:
         return {
             "components": self.components,

@@ -33,31 +33,34 @@ memory to 0.20 without renormalising (seed), so an unhealthy session scores lowe
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from guard.config import Config
 from guard.layers.base import Context
-from guard.layers.data import Component, FusionData, Level, Levels
+from guard.layers.data import BehaviorData, Component, FusionData, Level, Levels
+from guard.memory.base import NO_SIMILAR
 from guard.model import AUTO_ALLOW, BLOCK, COMPONENT_KEYS, REQUEST_CONFIRM, Decision, Reason, Risk, ToolCall, Verdict
 from guard.signature import family_of
 
 if TYPE_CHECKING:
     from guard.counters import ToolStats, UserStats
+    from guard.memory.base import MemoryResult
     from guard.state import State
+    from guard.system import SystemSample
 
 __all__ = ["PRIORS", "Component", "Evaluators", "FusionData", "FusionLayer", "band", "effective_value"]
 
 PRIORS = {Risk.SAFE: 90.0, Risk.LOW: 80.0, Risk.MEDIUM: 55.0, Risk.HIGH: 50.0, Risk.CRITICAL: 0.0}
 NEUTRAL = 50.0
-_OUTCOMES = ("memory", "cmd_success")
 DAY = 86_400.0
 
 
 Evaluator = Callable[[ToolCall, Context], Component]
 
 
-def band(score: float, thresholds: dict[str, float]) -> Decision:
+def band(score: float, thresholds: Mapping[str, float]) -> Decision:
     if score >= thresholds["auto_allow"]:
         return AUTO_ALLOW
     if score >= thresholds["request_confirm"]:
@@ -66,34 +69,32 @@ def band(score: float, thresholds: dict[str, float]) -> Decision:
 
 
 class Evaluators:
-    """The default dimension evaluators, reading the shared state. Override any of them."""
+    """The default dimension evaluators, reading the shared state. Override any of them in a
+    subclass. (The layer works this class's four dimensions out in one pass, ``_dimensions``;
+    its instances have no ``__dict__``, so a method cannot be swapped on one behind its back.)"""
+
+    __slots__ = ("_system", "m", "seed", "tool_half_life", "user_half_life")
 
     def __init__(self, config: Config) -> None:
         self.seed = config.get("fusion.mode") == "seed"
         self.m = float(config.get("fusion.prior_strength"))
         self.tool_half_life = float(config.get("fusion.tool_half_life_days")) * DAY
         self.user_half_life = float(config.get("fusion.user_half_life_days")) * DAY
+        # (the system's last sample, its dimension): the sample is kept while it holds
+        self._system: tuple[SystemSample | None, Component] = (None, _SYSTEM_LOW)
 
     def memory(self, call: ToolCall, ctx: Context) -> Component:
         state: State | None = ctx.state
         if state is None or state.memory is None:
-            return Component(40.0, 0.0, "memory: off", available=False)
-        res = state.memory.relevance(call, state.signature_of(call), ctx.static_risk, ctx.now)
-        note = res.note or (f"{res.matched} similar past operation(s)" if res.matched else "no similar past operation")
-        if self.seed or not res.matched or res.success_rate is None:
-            return Component(res.score, 1.0 if self.seed else res.confidence, note, res.available, res.matched)
-        # guard mode: the neighbours' success rate, shrunk towards the static prior by the chain
-        # (the provider's own score is shrunk towards 40 already; shrinking twice would bury it).
-        value, conf = 100.0 * res.success_rate, res.confidence
-        prior = PRIORS[ctx.static_risk]
-        effective = conf * value + (1 - conf) * prior
-        own = state.aggregates.op_tool(state.signature_of(call))
-        if (own is None or own.runs == 0) and effective > prior:
-            # similar is not the same: neighbours may pull a new operation down, never lift it
-            return Component(
-                value, conf, note + "; not this operation: not above the prior", res.available, res.matched, prior
+            return _MEMORY_OFF
+        sig = state.signature_of(call)
+        res = state.memory.relevance(call, sig, ctx.static_risk, ctx.now)
+        if self.seed:
+            note = res.note or (
+                f"{res.matched} similar past operation(s)" if res.matched else "no similar past operation"
             )
-        return Component(value, conf, note, res.available, res.matched)
+            return Component(res.score, 1.0, note, res.available, res.matched)
+        return _memory_of(res, PRIORS[ctx.static_risk], state.aggregates.op_tool(sig))
 
     def cmd_success(self, call: ToolCall, ctx: Context) -> Component:
         state: State | None = ctx.state
@@ -110,7 +111,7 @@ class Evaluators:
         agg, sig = state.aggregates, state.signature_of(call)
         fam = family_of(sig)
         return self._hierarchy(
-            ctx,
+            PRIORS[ctx.static_risk],
             "runs succeeded",
             _run_level(agg.op_tool(sig), ctx, self.tool_half_life),
             _run_level(agg.family_tool(fam), ctx, self.tool_half_life),
@@ -130,15 +131,102 @@ class Evaluators:
         agg, sig = state.aggregates, state.signature_of(call)
         fam = family_of(sig)
         return self._hierarchy(
-            ctx,
+            PRIORS[ctx.static_risk],
             "approved",
             _answer_level(agg.op_user(sig), ctx, self.user_half_life),
             _answer_level(agg.family_user(fam), ctx, self.user_half_life),
             fam,
         )
 
+    def _dimensions(
+        self, call: ToolCall, ctx: Context, state: State, risk: Risk
+    ) -> tuple[Component, Component, Component, Component, str | None]:
+        """guard mode's four dimensions at once, each what its method answers (a failing one
+        unavailable, as the layer's loop makes it), the lookups they share made once; then the
+        family when neither the operation nor its family has any history (cmd_success and
+        user_pref are then a function of the family and the prior alone), else None."""
+        prior = PRIORS[risk]
+        sig = state.signature_of(call)
+        fam = family_of(sig)
+        op_tool, family_tool, op_user, family_user = state.aggregates.evidence(sig, fam)
+        timeless = fam if op_tool is None and family_tool is None and op_user is None and family_user is None else None
+        memory = state.memory
+        try:
+            mem = (
+                _MEMORY_OFF
+                if memory is None
+                else _memory_of(memory.relevance(call, sig, risk, ctx.now), prior, op_tool)
+            )
+        except Exception as exc:
+            mem = _unavailable("memory", exc)
+        if timeless is not None:  # (what _hierarchy answers without evidence, remembered)
+            cmd, user = _NO_HISTORY.get((fam, prior)) or _no_history(fam, prior)
+        else:
+            cmd, user = self._levels(ctx, prior, fam, op_tool, family_tool, op_user, family_user)
+        if risk < Risk.MEDIUM:
+            return mem, cmd, user, _SYSTEM_LOW, timeless
+        try:
+            sample = state.system.sample()
+            seen, system = self._system
+            if sample is not seen:
+                system = (
+                    Component(sample.score, 1.0, sample.detail)
+                    if sample.available
+                    else Component(NEUTRAL, 0.0, sample.detail, available=False)
+                )
+                self._system = (sample, system)
+        except Exception as exc:
+            system = _unavailable("system", exc)
+        return mem, cmd, user, system, timeless
+
+    def _levels(
+        self,
+        ctx: Context,
+        prior: float,
+        fam: str,
+        op_tool: ToolStats | None,
+        family_tool: ToolStats | None,
+        op_user: UserStats | None,
+        family_user: UserStats | None,
+    ) -> tuple[Component, Component]:
+        """cmd_success and user_pref from the counters (a failing one unavailable); the levels
+        as ``_run_level`` and ``_answer_level`` make them, written out."""
+        ts = ctx.timestamp
+        try:
+            half_life = self.tool_half_life
+            op = family = None
+            if op_tool is not None:
+                n, x = op_tool.decayed.at(ts, half_life)
+                if not n <= 0:
+                    op = _new(Level, (n, 100.0 * x / n, op_tool.successes, op_tool.runs))
+            if family_tool is not None:
+                n, x = family_tool.decayed.at(ts, half_life)
+                if not n <= 0:
+                    family = _new(Level, (n, 100.0 * x / n, family_tool.successes, family_tool.runs))
+            cmd = self._hierarchy(prior, "runs succeeded", op, family, fam)
+        except Exception as exc:
+            cmd = _unavailable("cmd_success", exc)
+        try:
+            half_life = self.user_half_life
+            op = family = None
+            if op_user is not None:
+                n, x = op_user.decayed.at(ts, half_life)
+                if not n <= 0:
+                    op = _new(Level, (n, _preference(100.0 * x / n, op_user), op_user.approvals, op_user.interactions))
+            if family_user is not None:
+                n, x = family_user.decayed.at(ts, half_life)
+                if not n <= 0:
+                    family = _new(
+                        Level,
+                        (n, _preference(100.0 * x / n, family_user), family_user.approvals, family_user.interactions),
+                    )
+            user = self._hierarchy(prior, "approved", op, family, fam)
+        except Exception as exc:
+            user = _unavailable("user_pref", exc)
+        return cmd, user
+
     def _hierarchy(
-        self, ctx: Context, what: str, op: Level | None, family: Level | None, family_name: str
+        self, prior: float, what: str, op: Level | None, family: Level | None, family_name: str
     ) -> Component:
         """guard mode's hierarchical evidence: operation → family → static prior.
 
@@ -147,12 +235,19 @@ class Evaluators:
         the operation's own evidence is shrunk towards that. A shell's tool level mixes
         unrelated programs and is no parent (see docs/fusion.md).
         """
-        prior = PRIORS[ctx.static_risk]
+        if op is None and family is None:
+            # no evidence at all: a function of what, the family and the prior alone (the
+            # common case for a new operation), remembered by them
+            comp = _NO_EVIDENCE.get((what, family_name, prior))
+            if comp is None:
+                comp = _no_evidence((what, family_name, prior))
+            return comp
         m = self.m
-        fam_eff = _shrunk(family, prior, m)
+        # (_shrunk, twice, written out)
+        fam_eff = prior if family is None or family.n <= 0 else (family.n * family.raw + m * prior) / (family.n + m)
         inherited = fam_eff if fam_eff < prior else prior
-        op_eff = _shrunk(op, inherited, m)
-        label = _label(family_name)
+        op_eff = inherited if op is None or op.n <= 0 else (op.n * op.raw + m * inherited) / (op.n + m)
+        label = _LABELS.get(family_name) or _label(family_name)
         # the note changes only when a count does: remembered by what it says
         key = (
             what,
@@ -165,17 +260,12 @@ class Evaluators:
         note = _NOTES.get(key)
         if note is None:
             note = _note(key)
-        levels = Levels(op, op_eff, family, fam_eff, label, prior, inherited)
+        levels = _new(Levels, (op, op_eff, family, fam_eff, label, prior, inherited))
         if op is None:
-            return Component(NEUTRAL, 0.0, note, effective=op_eff, levels=levels)
+            return _new(Component, (NEUTRAL, 0.0, note, True, None, op_eff, levels))
         n = op.n
-        return Component(
-            op.raw,
-            n / (n + m) if m else (1.0 if n else 0.0),
-            note,
-            matched=op.total,
-            effective=op_eff,
-            levels=levels,
+        return _new(
+            Component, (op.raw, n / (n + m) if m else (1.0 if n else 0.0), note, True, op.total, op_eff, levels)
         )
 
     def system(self, call: ToolCall, ctx: Context) -> Component:
@@ -185,7 +275,7 @@ class Evaluators:
         # guard mode: an overloaded box makes heavy operations wait, not reads; so for safe and
         # low-risk calls the machine is not even measured (psutil costs a per-call hook ~20 ms).
         if not self.seed and ctx.static_risk < Risk.MEDIUM:
-            return Component(NEUTRAL, 0.0, "system: not weighed for low-risk calls")
+            return _SYSTEM_LOW
         sample = state.system.sample()
         if not sample.available:
             return Component(NEUTRAL, 0.0, sample.detail, available=False)
@@ -203,23 +293,78 @@ class FusionLayer:
         self.config = config
         self.evaluators = evaluators or Evaluators(config)
         self.seed = config.get("fusion.mode") == "seed"
-        self.weights = config.weights
-        self.thresholds = config.thresholds
+        # read-only: a layer is frozen once built (the scores it remembers were fused with these)
+        self._weights = config.weights
+        self.weights: Mapping[str, float] = MappingProxyType(self._weights)
+        self.thresholds: Mapping[str, float] = MappingProxyType(config.thresholds)
         self.low_health = float(config.get("fusion.low_health"))
-        self.low_weights = {
-            "user_pref": float(config.get("fusion.low_health_user_pref")),
-            "memory": float(config.get("fusion.low_health_memory")),
-        }
+        self.low_weights: Mapping[str, float] = MappingProxyType(
+            {
+                "user_pref": float(config.get("fusion.low_health_user_pref")),
+                "memory": float(config.get("fusion.low_health_memory")),
+            }
+        )
+        # the built-in evaluators in guard mode work the four dimensions out together
+        ev = self.evaluators
+        self._builtin = ev if type(ev) is Evaluators and not ev.seed and not self.seed else None
+        self._memo: dict[tuple[Any, ...], _Fused] = {}
 
     def __call__(self, call: ToolCall, ctx: Context) -> Verdict:
         risk = ctx.static_risk
-        prior = PRIORS[risk]
-        weights = dict(self.weights)
-        reasons: list[Reason] = []
         behavior = ctx.verdict("behavior")
-        health = float(behavior.data.get("health", 100.0)) if behavior is not None else 100.0
+        if behavior is None:
+            health = 100.0
+        else:
+            data = behavior.data
+            health = float(data.health if type(data) is BehaviorData else data.get("health", 100.0))
+        builtin, state = self._builtin, ctx.state
+        key: tuple[Any, ...] | None = None
+        if builtin is not None and builtin is self.evaluators and state is not None:
+            try:
+                mem, cmd, user, system, timeless = builtin._dimensions(call, ctx, state, risk)
+            except Exception:  # what they share failed: each dimension then says so itself
+                mem, cmd, user, system = self._evaluate(call, ctx)
+            else:
+                # No history for the operation or its family: the result is a function of the
+                # risk, the family, memory's and the system's answers and (for a healthy
+                # session) nothing else, so it is remembered by them. (A system value of 0 is
+                # left out: -0.0 equals 0.0 but is written differently.)
+                if timeless is not None and health >= self.low_health and system.value != 0.0:
+                    key = (risk, timeless, mem, system)
+                    fused = self._memo.get(key)
+                    if fused is not None:
+                        return _verdict(fused, health)
+        else:
+            mem, cmd, user, system = self._evaluate(call, ctx)
+        fused = self._fuse(risk, health, mem, cmd, user, system)
+        if key is not None:
+            if len(self._memo) >= 4096:
+                self._memo.clear()
+            self._memo[key] = fused
+        return _verdict(fused, health)
+
+    def _evaluate(self, call: ToolCall, ctx: Context) -> tuple[Component, ...]:
+        """The four dimensions from the evaluators, in ``COMPONENT_KEYS`` order."""
+        evaluators = self.evaluators
+        out = []
+        for key in COMPONENT_KEYS:
+            try:
+                comp = getattr(evaluators, key)(call, ctx)
+            except Exception as exc:  # one broken source must not break the decision
+                comp = _unavailable(key, exc)
+            out.append(comp)
+        return tuple(out)
+
+    def _fuse(
+        self, risk: Risk, health: float, mem: Component, cmd: Component, user: Component, system: Component
+    ) -> _Fused:
+        """The dimensions weighted into the score, its band and its reasons (the health counts
+        only below ``fusion.low_health``)."""
+        prior = PRIORS[risk]
+        weights = self._weights  # (never changed: the verdict gets a copy)
+        reasons: list[Reason] = []
         if health < self.low_health:
-            weights.update(self.low_weights)
+            weights = {**weights, **self.low_weights}
             reasons.append(
                 Reason(
                     "G301",
@@ -227,72 +372,87 @@ class FusionLayer:
                     f"user_pref weight {weights['user_pref']}, memory weight {weights['memory']}",
                 )
             )
-        parts: dict[str, Component] = {}
-        unavailable: list[str] = []
-        for key in COMPONENT_KEYS:
-            try:
-                comp = getattr(self.evaluators, key)(call, ctx)
-            except Exception as exc:  # one broken source must not break the decision
-                comp = Component(NEUTRAL, 0.0, f"{key}: unavailable ({type(exc).__name__}: {exc})", available=False)
-            if not comp.available:
-                unavailable.append(key)
-            parts[key] = comp
+        parts = {"memory": mem, "cmd_success": cmd, "user_pref": user, "system": system}
         seed = self.seed
-        effective: dict[str, float] = {}
-        for k, c in parts.items():  # effective_value, inline (four times a call)
-            if seed:
-                effective[k] = c.value
-            elif c.effective is not None:
-                effective[k] = c.effective
-            else:
-                effective[k] = c.confidence * c.value + (1 - c.confidence) * prior
-        if not self.seed and risk <= Risk.LOW:
-            # A low-risk call that failed before (a test run, a build, a lint) is the ordinary
-            # development loop, not a risk: its failures never pull it below its prior. A real
-            # loop is the session's business (G202/G203, the circuit breaker G210).
-            for k in _OUTCOMES:
-                if parts[k].matched:  # measured outcomes, not a value an evaluator chose
-                    effective[k] = max(effective[k], prior)
-        score = _clip(sum([weights[k] * effective[k] for k in COMPONENT_KEYS]))
-        decision = band(score, self.thresholds)
-        if not self.seed and decision == BLOCK:
-            decision = self._soften(score, weights, effective, prior, reasons)
-        if decision == BLOCK:
-            reasons.append(Reason("G302", f"fused score {score:.1f} is below {self.thresholds['request_confirm']:.0f}"))
-        elif decision == REQUEST_CONFIRM and not reasons and self._history_asked(score, weights, effective, prior):
-            # history, not the call itself, made it ask: say so, with the dimension that pulled it down most
-            low = min(COMPONENT_KEYS, key=lambda k: weights[k] * (effective[k] - prior))
-            why = parts[low].note or low
-            reasons.append(
-                _reason("G302", f"fused score {score:.1f} is below {self.thresholds['auto_allow']:.0f} ({low}: {why})")
-            )
-        data = FusionData(
-            {k: round(effective[k], 2) for k in COMPONENT_KEYS},
-            weights,
-            health,
-            "seed" if self.seed else "guard",
-            prior,
-            parts,
+        if seed:
+            e_mem, e_cmd, e_user, e_sys = mem.value, cmd.value, user.value, system.value
+        else:  # effective_value, inline (four times a call)
+            c = mem.confidence
+            e_mem = mem.effective if mem.effective is not None else c * mem.value + (1 - c) * prior
+            c = cmd.confidence
+            e_cmd = cmd.effective if cmd.effective is not None else c * cmd.value + (1 - c) * prior
+            c = user.confidence
+            e_user = user.effective if user.effective is not None else c * user.value + (1 - c) * prior
+            c = system.confidence
+            e_sys = system.effective if system.effective is not None else c * system.value + (1 - c) * prior
+            if risk <= Risk.LOW:
+                # A low-risk call that failed before (a test run, a build, a lint) is the ordinary
+                # development loop, not a risk: its failures never pull it below its prior. A real
+                # loop is the session's business (G202/G203, the circuit breaker G210).
+                # (Only measured outcomes, not a value an evaluator chose.)
+                if mem.matched:
+                    e_mem = max(e_mem, prior)
+                if cmd.matched:
+                    e_cmd = max(e_cmd, prior)
+        # (_clip and band, written out)
+        score = max(
+            0.0,
+            min(
+                100.0,
+                sum(
+                    [
+                        weights["memory"] * e_mem,
+                        weights["cmd_success"] * e_cmd,
+                        weights["user_pref"] * e_user,
+                        weights["system"] * e_sys,
+                    ]
+                ),
+            ),
         )
-        # every field has its final type already (``band`` answers a Decision, the score is clipped)
-        return Verdict.built(
-            self.name,
-            score=score,
-            decision=decision,
-            reasons=tuple(reasons),
-            data=data,
-            unavailable=tuple(unavailable),
+        thresholds = self.thresholds
+        if score >= thresholds["auto_allow"]:
+            decision = AUTO_ALLOW
+        else:
+            decision = REQUEST_CONFIRM if score >= thresholds["request_confirm"] else BLOCK
+            effective = {"memory": e_mem, "cmd_success": e_cmd, "user_pref": e_user, "system": e_sys}
+            if not seed and decision == BLOCK:
+                decision = self._soften(score, weights, effective, prior, reasons)
+            if decision == BLOCK:
+                reasons.append(Reason("G302", f"fused score {score:.1f} is below {thresholds['request_confirm']:.0f}"))
+            elif decision == REQUEST_CONFIRM and not reasons and self._history_asked(score, weights, effective, prior):
+                # history, not the call itself, made it ask: say so, with the dimension that pulled it down most
+                low = min(COMPONENT_KEYS, key=lambda k: weights[k] * (effective[k] - prior))
+                why = parts[low].note or low
+                reasons.append(
+                    _reason("G302", f"fused score {score:.1f} is below {thresholds['auto_allow']:.0f} ({low}: {why})")
+                )
+        components = {
+            "memory": round(e_mem, 2),
+            "cmd_success": round(e_cmd, 2),
+            "user_pref": round(e_user, 2),
+            "system": round(e_sys, 2),
+        }
+        missing = (
+            ()
+            if mem.available and cmd.available and user.available and system.available
+            else tuple(k for k, c in parts.items() if not c.available)
         )
+        return score, decision, tuple(reasons), components, weights, "seed" if seed else "guard", prior, parts, missing
 
     def _history_asked(
-        self, score: float, weights: dict[str, float], effective: dict[str, float], prior: float
+        self, score: float, weights: Mapping[str, float], effective: dict[str, float], prior: float
     ) -> bool:
         """Would the call have run with every dimension at its prior? Then history asked, not the call."""
         neutral = score + sum(weights[k] * (prior - effective[k]) for k in COMPONENT_KEYS)
         return band(_clip(neutral), self.thresholds) == AUTO_ALLOW
 
     def _soften(
-        self, score: float, weights: dict[str, float], effective: dict[str, float], prior: float, reasons: list[Reason]
+        self,
+        score: float,
+        weights: Mapping[str, float],
+        effective: dict[str, float],
+        prior: float,
+        reasons: list[Reason],
     ) -> Decision:
         """guard mode: outcomes and load make guard ask, they do not refuse.
 
@@ -315,6 +475,73 @@ class FusionLayer:
                 reasons.append(Reason(rule, why))
                 return REQUEST_CONFIRM
         return BLOCK
+
+
+# what the fused score comes to: score, decision, reasons, components, weights, mode, prior,
+# the dimensions, the missing ones
+_Fused = tuple[
+    float,
+    Decision,
+    tuple[Reason, ...],
+    dict[str, float],
+    dict[str, float],
+    str,
+    float,
+    dict[str, Component],
+    tuple[str, ...],
+]
+
+
+def _verdict(fused: _Fused, health: float) -> Verdict:
+    """The layer's verdict: a new one every call (the chain stamps its time in place), with
+    its own copies of the dicts a reader of the record could change."""
+    score, decision, reasons, components, weights, mode, prior, parts, missing = fused
+    # every field has its final type already (the decision is a Decision, the score is clipped)
+    return Verdict.built(
+        FusionLayer.name,
+        score=score,
+        decision=decision,
+        reasons=reasons,
+        data=FusionData(components.copy(), weights.copy(), health, mode, prior, parts.copy()),
+        unavailable=missing,
+    )
+
+
+# A named tuple made from all its fields in order, without its Python-level ``__new__`` (the
+# same object in a third of the time; the fused score makes up to nine a call).
+_new = tuple.__new__
+
+_MEMORY_OFF = Component(40.0, 0.0, "memory: off", available=False)
+_SYSTEM_LOW = Component(NEUTRAL, 0.0, "system: not weighed for low-risk calls")
+
+
+def _unavailable(key: str, exc: Exception) -> Component:
+    return Component(NEUTRAL, 0.0, f"{key}: unavailable ({type(exc).__name__}: {exc})", available=False)
+
+
+def _memory_of(res: MemoryResult, prior: float, own: ToolStats | None) -> Component:
+    """guard mode's memory dimension from the provider's answer (``own``: this operation's runs)."""
+    if res is NO_SIMILAR:
+        return _NO_SIMILAR
+    note = res.note or (f"{res.matched} similar past operation(s)" if res.matched else "no similar past operation")
+    if not res.matched or res.success_rate is None:
+        return _new(Component, (res.score, res.confidence, note, res.available, res.matched, None, None))
+    # the neighbours' success rate, shrunk towards the static prior by the chain (the
+    # provider's own score is shrunk towards 40 already; shrinking twice would bury it).
+    value, conf = 100.0 * res.success_rate, res.confidence
+    effective = conf * value + (1 - conf) * prior
+    if (own is None or own.runs == 0) and effective > prior:
+        # similar is not the same: neighbours may pull a new operation down, never lift it
+        return _new(
+            Component,
+            (value, conf, note + "; not this operation: not above the prior", res.available, res.matched, prior, None),
+        )
+    return _new(Component, (value, conf, note, res.available, res.matched, None, None))
+
+
+_NO_SIMILAR = Component(
+    NO_SIMILAR.score, NO_SIMILAR.confidence, NO_SIMILAR.note, NO_SIMILAR.available, NO_SIMILAR.matched
+)
 
 
 def _run_level(stats: ToolStats | None, ctx: Context, half_life: float) -> Level | None:
@@ -365,6 +592,34 @@ def _reason(rule_id: str, message: str) -> Reason:
 
 _LABELS: dict[str, str] = {}
 _NOTES: dict[tuple[Any, ...], str] = {}
+_NO_EVIDENCE: dict[tuple[str, str, float], Component] = {}
+_NO_HISTORY: dict[tuple[str, float], tuple[Component, Component]] = {}
+
+
+def _no_history(family_name: str, prior: float) -> tuple[Component, Component]:
+    """cmd_success and user_pref when neither the operation nor its family has any history
+    (what ``_hierarchy`` answers then), remembered by the family and the prior."""
+    pair = (
+        _NO_EVIDENCE.get(("runs succeeded", family_name, prior))
+        or _no_evidence(("runs succeeded", family_name, prior)),
+        _NO_EVIDENCE.get(("approved", family_name, prior)) or _no_evidence(("approved", family_name, prior)),
+    )
+    if len(_NO_HISTORY) >= 4096:
+        _NO_HISTORY.clear()
+    _NO_HISTORY[(family_name, prior)] = pair
+    return pair
+
+
+def _no_evidence(key: tuple[str, str, float]) -> Component:
+    """A hierarchy without any evidence, from ``(what, family, prior)``: neutral, the prior."""
+    what, family_name, prior = key
+    label = _label(family_name)
+    note = _NOTES.get((what, label, None, None, None, prior)) or _note((what, label, None, None, None, prior))
+    comp = Component(NEUTRAL, 0.0, note, effective=prior, levels=Levels(None, prior, None, prior, label, prior, prior))
+    if len(_NO_EVIDENCE) >= 4096:
+        _NO_EVIDENCE.clear()
+    _NO_EVIDENCE[key] = comp
+    return comp
 
 
 def _label(family_name: str) -> str:

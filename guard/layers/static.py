@@ -15,8 +15,8 @@ this module adds the cache, user rules and the verdict shape.
 from __future__ import annotations
 
 import os
+from collections import OrderedDict
 from collections.abc import Mapping
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -36,52 +36,28 @@ NAME = "static"
 _MAX_REASONS = 5
 
 
-class _Key:
-    """Cache key: hashes the canonical parameters, carries the originals (and the budget) for a miss."""
-
-    __slots__ = ("budget", "hash", "key", "params", "text", "tool")
-
-    def __init__(
-        self, key: tuple[Any, ...], tool: str, params: Mapping[str, Any], text: str | None, budget: Budget | None
-    ) -> None:
-        self.key, self.tool, self.params, self.text, self.budget = key, tool, params, text, budget
-        self.hash = hash(key)
-
-    def __hash__(self) -> int:
-        return self.hash
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Key) and self.key == other.key
-
-
-class _Uncached(Exception):
-    """Carries an analysis out of the cache wrapper without storing it (one cut short by its budget
-    says how busy the machine was, not what the call does)."""
-
-    def __init__(self, result: tuple[Analysis, Verdict]) -> None:
-        self.result = result
-
-
-def _compute(k: _Key) -> tuple[Analysis, Verdict]:
-    kind, _declared, _key, cwd, home, workspace, limits = k.key
-    analysis = analyse(kind, k.tool, k.params, cwd, home, workspace, limits, k.text, k.budget)
-    result = analysis, verdict_for(None, analysis, _NO_RULES)  # the verdict when no user rule applies
-    if analysis.over_budget:
-        raise _Uncached(result)
-    return result
-
-
 class Analyser:
-    """Built-in analysis with an LRU cache keyed on (tool kind, canonical params, cwd, home, workspace)."""
+    """Built-in analysis with an LRU cache keyed on (tool kind, canonical params, cwd, home,
+    workspace, limits). An analysis cut short by its budget is not kept: it says how busy the
+    machine was, not what the call does."""
 
     def __init__(self, cache_size: int = 4096) -> None:
-        self.cached = lru_cache(maxsize=cache_size)(_compute) if cache_size > 0 else _compute
+        self.cache_size = cache_size
+        # least recently used first; a hit is one lookup of a plain tuple (the analysis of a
+        # repeated call is most of what a warm static layer does)
+        self._cache: OrderedDict[tuple[Any, ...], tuple[Analysis, Verdict]] = OrderedDict()
 
     def __call__(
         self, call: ToolCall, home: str, workspace: str | None, limits: Limits, budget: Budget | None = None
     ) -> tuple[Analysis, Verdict]:
         kind = call.kind
-        text = command_text(call.params) if kind == "bash" else None
+        if kind == "bash":
+            # (command_text, for the common shape first: a non-empty "command" string)
+            text = call.params.get("command")
+            if type(text) is not str or not text:
+                text = command_text(call.params)
+        else:
+            text = None
         key = (
             kind if kind in _KNOWN else call.tool.lower(),
             call.tool.lower() if call.declared else None,  # a declared tool is judged by its name too
@@ -91,10 +67,24 @@ class Analyser:
             workspace,
             limits,
         )
-        try:
-            analysis, verdict = self.cached(_Key(key, call.tool, call.params, text, budget))
-        except _Uncached as cut_short:
-            analysis, verdict = cut_short.result
+        cache = self._cache
+        result = cache.get(key)
+        if result is not None:
+            try:
+                cache.move_to_end(key)
+            except KeyError:  # another thread's call dropped it meanwhile
+                pass
+        else:
+            analysis = analyse(key[0], call.tool, call.params, call.cwd, home, workspace, limits, text, budget)
+            result = analysis, verdict_for(None, analysis, _NO_RULES)  # the verdict when no user rule applies
+            if not analysis.over_budget and self.cache_size > 0:
+                cache[key] = result
+                if len(cache) > self.cache_size:
+                    try:
+                        cache.popitem(last=False)
+                    except KeyError:  # emptied by another thread meanwhile
+                        pass
+        analysis, verdict = result
         if analysis.installs:  # the project's manifest is read every time: the agent edits it
             declared = declared_installs(analysis, call.cwd)
             if declared is not analysis:
@@ -106,9 +96,7 @@ class Analyser:
         return analysis, verdict
 
     def cache_clear(self) -> None:
-        clear = getattr(self.cached, "cache_clear", None)
-        if clear is not None:
-            clear()
+        self._cache.clear()
 
 
 _KNOWN = frozenset({"bash", "write", "edit", "read", "glob", "grep", "web_fetch"})

@@ -90,6 +90,10 @@ def result_of(found: Neighbours | None, prior: float, seed: bool) -> MemoryResul
     )
 
 
+# what a provider answers for an operation it knows nothing about (frozen: one object will do)
+NO_SIMILAR = MemoryResult(note="no similar past operation")
+
+
 class MemoryProvider(Protocol):
     name: str
 
@@ -121,20 +125,35 @@ class HistoryMemory:
     def __init__(self, aggregates: PatternCounts, prior_strength: float = 4.0) -> None:
         self._aggregates = aggregates
         self._m = prior_strength
+        # (runs, successes, importance sum) -> the answer: the same counts, the same answer
+        self._answers: dict[tuple[int, int, float], MemoryResult] = {}
 
     def relevance(self, call: ToolCall, signature: str, risk: Risk, now: datetime) -> MemoryResult:
         stats = self._aggregates.pattern(signature)
         if stats is None or stats.runs == 0:
-            return MemoryResult(note="no similar past operation")
-        rate = stats.successes / stats.runs
-        imp = stats.importance_sum / stats.runs
+            return NO_SIMILAR
+        runs, successes = stats.runs, stats.successes
+        if type(runs) is not int or type(successes) is not int:  # 3.0 == 3, but the note would differ
+            return self._answer(runs, successes, stats.importance_sum)
+        key = (runs, successes, stats.importance_sum)
+        res = self._answers.get(key)
+        if res is None:
+            res = self._answer(*key)
+            if len(self._answers) >= 4096:
+                self._answers.clear()
+            self._answers[key] = res
+        return res
+
+    def _answer(self, runs: int, successes: int, importance_sum: float) -> MemoryResult:
+        rate = successes / runs
+        imp = importance_sum / runs
         return MemoryResult(
             score=seed_score(imp, rate),
-            matched=stats.runs,
-            confidence=stats.runs / (stats.runs + self._m) if self._m else 1.0,
+            matched=runs,
+            confidence=runs / (runs + self._m) if self._m else 1.0,
             success_rate=rate,
             avg_importance=imp,
-            note=f"{stats.runs} earlier run(s) of this exact call, {rate:.0%} succeeded",
+            note=f"{runs} earlier run(s) of this exact call, {rate:.0%} succeeded",
         )
 
     def remember(self, event: MemoryEvent) -> None:

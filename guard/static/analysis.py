@@ -47,7 +47,7 @@ class Analysis:
     over_budget: str = ""  # why the analysis stopped early (G420); such an analysis is never cached
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)  # part of every static cache key: hashed once
 class Limits:
     max_bytes: int = MAX_BYTES
     max_depth: int = MAX_DEPTH
@@ -198,12 +198,23 @@ def _dedupe(hits: list[Hit]) -> tuple[Hit, ...]:
     return tuple(seen.values())
 
 
-def cache_key(kind: str, params: Mapping[str, Any]) -> str:
-    """Canonical parameters: the command for the shell, sorted JSON for everything else."""
+def cache_key(kind: str, params: Mapping[str, Any]) -> str | tuple[tuple[str, str | int], ...]:
+    """Canonical parameters: the command for the shell, sorted JSON for everything else.
+
+    A plain dict of text and whole numbers (most tool calls: a path, a body, a title) is its
+    sorted items instead: equal exactly when the JSON would be (no bool, no float: ``True == 1``
+    and ``1 == 1.0`` would be, their JSON is not), and never equal to a JSON text.
+    """
     if kind == "bash":
         text = tools.command_text(params)
         if text is not None:
             return text
+    if type(params) is dict:
+        for k, v in params.items():
+            if type(k) is not str or (type(v) is not str and type(v) is not int):
+                break
+        else:
+            return tuple(sorted(params.items()))
     try:
         return json.dumps(params, sort_keys=True, default=str)
     except (TypeError, ValueError):

@@ -1,0 +1,210 @@
+"""What a warm decision remembers is exact: a changed input is never answered from memory.
+
+The fused score of a call with no history, the static analysis of a repeated call, history
+memory's answer for the same counts and the history files' "unchanged" check are remembered
+or skipped by value (session 23). Each test changes one input and compares with a Guard that
+has nothing remembered (the same history, the same frozen time), beside the near-miss where
+the remembered answer is the right one.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from freezegun import freeze_time
+
+from guard import Guard
+from guard.config import Config
+from guard.model import REQUEST_CONFIRM, Risk, ToolCall
+from guard.static.analysis import cache_key
+from guard.system import SystemHealth
+
+T0 = "2026-03-02 12:00:00"
+CONFIG = {"system.health": 90, "memory.backend": "history"}
+
+
+def fused(g: Guard, tool: str, params: dict[str, Any]) -> tuple[Any, ...]:
+    """Everything the fusion verdict says about a call (the record's view of it), decided in a
+    healthy session (the history below is made in another one: an unhealthy session's score
+    is never remembered, and these tests are about the one that is)."""
+    rec = g.decide(tool, params, session_id="deciding")
+    fusion = rec.layer("fusion")
+    behavior = rec.layer("behavior")
+    assert fusion is not None and behavior is not None and behavior.data["health"] >= 40
+    return rec.decision, rec.final_score, rec.components, fusion.data.to_dict(), fusion.reasons
+
+
+def cold(tmp: Path, name: str, history: Any = None, **config: Any) -> Guard:
+    """A Guard with nothing remembered, optionally given the same history first."""
+    g = Guard(tmp / name, CONFIG | config)
+    if history is not None:
+        history(g)
+    return g
+
+
+class TestFusedScore:
+    def test_a_call_without_history_is_answered_the_same_again(self, tmp_path: Path) -> None:
+        """Near-miss: the remembered answer for the same call is what a cold Guard computes."""
+        with freeze_time(T0):
+            g = cold(tmp_path, "a")
+            first = fused(g, "bash", {"command": "frobnicate --all"})
+            again = fused(g, "bash", {"command": "frobnicate --all"})
+            fresh = fused(cold(tmp_path, "b"), "bash", {"command": "frobnicate --all"})
+        assert first == again == fresh
+
+    def test_history_of_the_operation_is_weighed_at_once(self, tmp_path: Path) -> None:
+        call = {"command": "frobnicate --all"}
+
+        def history(g: Guard) -> None:
+            for _ in range(3):
+                g.record_result("bash", call, success=False, session_id="history")
+
+        with freeze_time(T0):
+            g = cold(tmp_path, "a")
+            before = fused(g, "bash", call)
+            history(g)
+            after = fused(g, "bash", call)
+            fresh = fused(cold(tmp_path, "b", history), "bash", call)
+        assert after == fresh
+        assert after[2]["cmd_success"] < before[2]["cmd_success"]
+        assert after[3]["dimensions"]["memory"]["matched"] == 3
+
+    def test_history_of_a_sibling_in_the_family_is_weighed_at_once(self, tmp_path: Path) -> None:
+        """``pip install flask`` failing is family evidence for ``pip install requests``."""
+
+        def history(g: Guard) -> None:
+            for _ in range(4):
+                g.record_result("bash", {"command": "pip install flask"}, success=False, session_id="history")
+                g.record_interaction("bash", {"command": "pip install flask"}, approved=False, session_id="history")
+
+        with freeze_time(T0):
+            g = cold(tmp_path, "a")
+            before = fused(g, "bash", {"command": "pip install requests"})
+            history(g)
+            after = fused(g, "bash", {"command": "pip install requests"})
+            fresh = fused(cold(tmp_path, "b", history), "bash", {"command": "pip install requests"})
+        assert after == fresh
+        assert after[3]["dimensions"]["user_pref"]["levels"]["family"]["n"] == 4.0
+        assert after[2]["user_pref"] < before[2]["user_pref"]
+
+    def test_the_same_family_at_another_risk_is_fused_afresh(self, tmp_path: Path) -> None:
+        """Two writes share the family ``write:``; the second one's risk (prior) differs."""
+        with freeze_time(T0):
+            g = cold(tmp_path, "a")
+            ordinary = fused(g, "write", {"file_path": "src/app.py", "content": "x = 1\n"})
+            risky = fused(g, "write", {"file_path": str(Path.home() / ".bashrc"), "content": "x=1\n"})
+            fresh = fused(cold(tmp_path, "b"), "write", {"file_path": str(Path.home() / ".bashrc"), "content": "x=1\n"})
+        assert risky == fresh
+        assert risky[3]["prior"] != ordinary[3]["prior"]
+
+    def test_a_busier_machine_is_weighed_at_once(self, tmp_path: Path) -> None:
+        """The system dimension changes (here: the pinned value) between two identical calls."""
+        call = {"command": "frobnicate --all"}  # medium risk: the system counts
+        with freeze_time(T0):
+            g = cold(tmp_path, "a")
+            calm = fused(g, "bash", call)
+            g.state.system = SystemHealth(Config.load(tmp_path / "a", env={}, overrides={"system.health": 10}))
+            busy = fused(g, "bash", call)
+            fresh = fused(cold(tmp_path, "b", **{"system.health": 10}), "bash", call)
+        assert busy == fresh
+        assert (calm[2]["system"], busy[2]["system"]) == (90.0, 10.0)
+        assert busy[1] < calm[1]
+
+    def test_an_unhealthy_session_is_fused_afresh(self, tmp_path: Path) -> None:
+        """The session's health falls (another operation failed and was refused); the same
+        call, still without history of its own, is weighed with the low-health weights (G301)."""
+        call = {"command": "pip install requests"}
+
+        def refusals(g: Guard) -> None:
+            for _ in range(4):
+                g.record_result("bash", {"command": "make deploy"}, success=False, session_id="s")
+                g.record_interaction("bash", {"command": "make deploy"}, approved=False, session_id="s")
+
+        with freeze_time(T0):
+            g = cold(tmp_path, "a")
+            healthy = g.decide("bash", call, session_id="s")
+            refusals(g)
+            unhealthy = g.decide("bash", call, session_id="s")
+            fresh = cold(tmp_path, "b", refusals).decide("bash", call, session_id="s")
+        assert "G301" not in {r.rule_id for r in healthy.layer("fusion").reasons}  # type: ignore[union-attr]
+        assert "G301" in {r.rule_id for r in unhealthy.layer("fusion").reasons}  # type: ignore[union-attr]
+        assert unhealthy.layer("fusion").data.to_dict() == fresh.layer("fusion").data.to_dict()  # type: ignore[union-attr]
+        assert (unhealthy.decision, unhealthy.final_score) == (fresh.decision, fresh.final_score)
+
+
+class TestHistoryMemory:
+    def test_the_answer_follows_the_counts(self, tmp_path: Path) -> None:
+        call = {"command": "frobnicate --all"}
+        with freeze_time(T0):
+            g = cold(tmp_path, "a")
+            g.record_result("bash", call, success=True, session_id="history")
+            one = fused(g, "bash", call)[3]["dimensions"]["memory"]
+            same = fused(g, "bash", call)[3]["dimensions"]["memory"]
+            g.record_result("bash", call, success=False, session_id="history")
+            two = fused(g, "bash", call)[3]["dimensions"]["memory"]
+        assert one == same
+        assert (one["matched"], two["matched"]) == (1, 2)
+        assert "100% succeeded" in one["note"] and "50% succeeded" in two["note"]
+
+
+class TestStaticCache:
+    def test_keys_tell_types_apart_as_the_json_does(self) -> None:
+        keys = [cache_key("mcp", {"n": v}) for v in (1, True, 1.0, "1", None, [1])]
+        assert len(set(keys)) == len(keys)
+        # near-miss: the order of the keys is not part of the call
+        assert cache_key("mcp", {"a": "x", "b": 2}) == cache_key("mcp", {"b": 2, "a": "x"})
+        assert cache_key("mcp", {"a": "x"}) != cache_key("mcp", {"a": "x", "b": ""})
+
+    def test_another_target_is_analysed_afresh(self, tmp_path: Path) -> None:
+        g = cold(tmp_path, "a")
+        ordinary = g.decide("write", {"file_path": "src/app.py", "content": "x = 1\n"})
+        risky = g.decide("write", {"file_path": str(Path.home() / ".bashrc"), "content": "x = 1\n"})
+        again = g.decide("write", {"file_path": "src/app.py", "content": "x = 1\n"})
+        assert risky.risk > ordinary.risk
+        assert (again.decision, again.risk, again.reasons) == (ordinary.decision, ordinary.risk, ordinary.reasons)
+
+    def test_an_analysis_cut_short_is_not_kept(self, tmp_path: Path) -> None:
+        layer = cold(tmp_path, "a").chain.layer("static")
+        assert layer is not None
+        call = ToolCall("Bash", {"command": " && ".join(f"ls dir{i}" for i in range(300))})
+        rushed = layer.judge(call, deadline=time.perf_counter() - 1.0)  # type: ignore[attr-defined]
+        calm = layer.judge(call)  # type: ignore[attr-defined]
+        assert rushed.ceiling == REQUEST_CONFIRM and "G420" in {r.rule_id for r in rushed.reasons}
+        assert calm.risk == Risk.SAFE and "G420" not in {r.rule_id for r in calm.reasons}
+
+
+class TestHistoryFiles:
+    def test_a_file_replaced_by_one_of_the_same_size_is_recounted(self, tmp_path: Path) -> None:
+        g = cold(tmp_path, "a")
+        call = {"command": "frobnicate --all"}
+        g.record_result("bash", call, success=True)
+        g.decide("bash", call)
+        applied = g.state.aggregates.lines_applied
+        g.decide("bash", call)  # near-miss: unchanged, nothing read again
+        assert g.state.aggregates.lines_applied == applied
+        path = tmp_path / "a" / ".command-execution.jsonl"
+        text = path.read_bytes()
+        assert b'"status":"success"' in text
+        replacement = tmp_path / "replacement.jsonl"
+        replacement.write_bytes(text.replace(b'"status":"success"', b'"status":"failure"'))
+        os.replace(replacement, path)  # another process (guard tidy, an editor) swapped the file
+        g.decide("bash", call)
+        stats = g.state.aggregates.tool("bash")
+        assert stats is not None and (stats.runs, stats.successes) == (1, 0)
+        g.close()
+
+    def test_lines_another_writer_appended_are_counted(self, tmp_path: Path) -> None:
+        g = cold(tmp_path, "a")
+        call = {"command": "frobnicate --all"}
+        g.record_result("bash", call, success=True)
+        g.decide("bash", call)
+        path = tmp_path / "a" / ".command-execution.jsonl"
+        with path.open("ab") as f:
+            f.write(path.read_bytes().replace(b'"status":"success"', b'"status":"failure"'))
+        g.decide("bash", call)
+        stats = g.state.aggregates.tool("bash")
+        assert stats is not None and (stats.runs, stats.successes) == (2, 1)
+        g.close()
