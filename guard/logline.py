@@ -89,30 +89,87 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
         # an extra field replaces one of the line's, or its name is no string: the plain way
         return dumps(decision_line(record) | dict(extra))
     call = record.call
+    session_id = call.session_id
+    weights = tuple(record.weights.items())
+    risk = record.risk
+    head = _HEADS.get((risk, weights))  # risk and weights: the same on almost every call
+    if head is None:
+        head = _head(risk, weights)
+    get = record.components.get
     layers = record.layers
-    numbers: list[Any] = [
-        round(record.final_score, 2),
-        *[round(v.elapsed_us, 1) for v in layers],
-        round(record.elapsed_us, 1),
-    ]
-    if not all([type(x) is float for x in numbers]) or not math.isfinite(sum(numbers)):
-        numbers = [_number(x) for x in numbers]  # (a float's ``%s`` is its repr, as JSON writes it)
-    text: str = _frame(record) % (
+    args: list[Any] = [
         _iso(record.timestamp),
         _text(call.tool),
-        "null" if call.session_id is None else _text(call.session_id),
-        numbers[0],
+        "null" if session_id is None else _text(session_id),
+        round(record.final_score, 2),
         _DECISIONS.get(record.decision) or dumps(record.decision),
-        _components(record.components),
-        *numbers[1:-1],
+        round(float(get("memory", 0.0)), 2),
+        round(float(get("cmd_success", 0.0)), 2),
+        round(float(get("user_pref", 0.0)), 2),
+        round(float(get("system", 0.0)), 2),
+        head,
+        "",  # the record's reasons, below
+    ]
+    said: list[tuple[Any, str]] = []  # (verdict, its reasons' JSON) for the record's reasons
+    floats = True  # every layer's time a float (``%r`` writes it as JSON does when finite)
+    total = 0.0
+    for v in layers:
+        reasons, vrisk, vdecision = v.reasons, v.risk, v.decision
+        key = (v.layer, id(reasons), id(vrisk), id(vdecision))
+        hit = _PIECES.get(key)
+        if hit is None or hit[0] is not reasons or hit[1] is not vrisk or hit[2] is not vdecision:
+            hit = _piece(key, v)
+        if hit[4]:
+            said.append((v, hit[4]))
+        elapsed = round(v.elapsed_us, 1)
+        if type(elapsed) is float:
+            total += elapsed
+        else:
+            floats = False
+        args += (hit[3], elapsed, _error(v.error) if v.error else "}")
+    if said:
+        # every layer's reasons, the deciding layers' first (``record.reasons``)
+        order = record.in_order()
+        if order is layers or len(said) == 1:
+            args[10] = ",".join([text for _, text in said]) if len(said) > 1 else said[0][1]
+        else:
+            by_id = {id(v): text for v, text in said}
+            args[10] = ",".join([by_id[id(v)] for v in order if id(v) in by_id])
+    elapsed = round(record.elapsed_us, 1)
+    args += (
         _strings(record.unavailable),
         _strings(record.notes),
-        numbers[-1],
-        _params(logged_params(call)),
+        elapsed,
+        _params_of(call),
+        "".join([f",{dumps(key)}:{dumps(value)}" for key, value in extra.items()]) if extra else "",
     )
-    if extra:
-        text = text[:-1] + "".join([f",{dumps(key)}:{dumps(value)}" for key, value in extra.items()]) + "}"
-    return text
+    n = len(layers)
+    fast, plain, where = _TEMPLATES.get(n) or _template(n)
+    # a finite float's ``%r`` is its repr, as JSON writes it (and an int's, as well)
+    numbers = (args[3], args[5], args[6], args[7], args[8], elapsed)
+    if floats and all([type(x) is float for x in numbers]) and math.isfinite(sum(numbers) + total):
+        return fast % tuple(args)
+    for i in where:
+        args[i] = dumps(args[i])
+    return plain % tuple(args)
+
+
+# The line as a %-format per number of layers: with ``%r`` where the numbers go (the usual
+# line: every number a finite float) and with ``%s`` (the numbers as ``dumps`` writes them),
+# and the places of the numbers among its arguments.
+_TEMPLATES: dict[int, tuple[str, str, tuple[int, ...]]] = {}
+
+
+def _template(n: int) -> tuple[str, str, tuple[int, ...]]:
+    text = (
+        '{"timestamp":"%s","tool":%s,"session_id":%s,"fusion_score":%r,"decision":%s,'
+        '"components":{"memory":%r,"cmd_success":%r,"user_pref":%r,"system":%r}%s%s],"layers":['
+        + ",".join(["%s%r%s"] * n)
+        + '],"unavailable":%s,"notes":%s,"elapsed_us":%r,"params":%s%s}'
+    )
+    where = (3, 5, 6, 7, 8, 11 + 3 * n + 2, *[11 + 3 * i + 1 for i in range(n)])
+    out = _TEMPLATES[n] = (text, text.replace("%r", "%s"), where)
+    return out
 
 
 _LAST_SECOND: tuple[tuple[Any, ...], str] = ((), "")
@@ -130,60 +187,41 @@ def _iso(ts: datetime) -> str:
     return text
 
 
-# A decision's frame: the line as a %-format, everything but the call, the times, the scores,
-# the components, the notes and the missing parts written out (risk, weights, the reasons, each
-# layer's head and reasons). It recurs call after call (the same rules fire, the same layers
-# decide), so it is written once per distinct frame.
-_FRAMES: dict[tuple[Any, ...], str] = {}
+def _error(error: str) -> str:
+    return ',"error":' + dumps(redact(error)) + "}"  # an error's text is the call's: not kept
 
 
-def _frame(record: DecisionRecord) -> str:
-    weights = tuple(record.weights.items())
-    layers = record.layers
-    if any([v.error for v in layers]):  # an error's text is the call's: not kept
-        return _frame_of(record, weights)
-    key = (
-        record.decision,
-        record.risk,
-        weights,
-        record.reasons,
-        tuple([(v.layer, v.risk, v.decision, v.reasons) for v in layers]),
+# The risk and weights part of the line (``,"risk":…,"weights":{…},"reasons":[``), by value.
+_HEADS: dict[tuple[Any, ...], str] = {}
+
+
+def _head(risk: Risk, weights: tuple[tuple[str, Any], ...]) -> str:
+    text = (
+        ',"risk":"' + risk.label + '","weights":' + dumps({k: round(float(w), 4) for k, w in weights}) + ',"reasons":['
     )
-    frame = _FRAMES.get(key)
-    if frame is None:
-        if len(_FRAMES) >= 1024:
-            _FRAMES.clear()
-        frame = _FRAMES[key] = _frame_of(record, weights)
-    return frame
+    # 0.0 and -0.0 (and 1 and 1.0) are one key but read differently: only positive floats kept
+    if all([type(w) is float and w > 0.0 for _, w in weights]):
+        if len(_HEADS) >= 64:
+            _HEADS.clear()
+        _HEADS[(risk, weights)] = text
+    return text
 
 
-def _frame_of(record: DecisionRecord, weights: tuple[tuple[str, Any], ...]) -> str:
-    literal = [
-        ',"risk":"',
-        record.risk.label,
-        '","weights":',
-        _weights(weights)
-        if min([w for _, w in weights], default=0.0) > 0.0
-        else dumps({k: round(float(w), 4) for k, w in weights}),
-        # every layer's reasons, the deciding layers' first (``record.reasons``)
-        ',"reasons":[',
-        ",".join([_reason_json(r) for r in record.reasons]),
-        '],"layers":[',
-    ]
-    pieces: list[str] = []  # the text between the layers' times
-    for i, v in enumerate(record.layers):
-        if i:
-            literal.append(",")
-        literal += (_layer_head(v.layer, v.risk, v.decision), "[", _reason_list(v.reasons), '],"elapsed_us":')
-        pieces.append("".join(literal))
-        literal = [',"error":', dumps(redact(v.error)), "}"] if v.error else ["}"]
-    literal.append('],"unavailable":')
-    pieces.append("".join(literal))
-    return (
-        '{"timestamp":"%s","tool":%s,"session_id":%s,"fusion_score":%s,"decision":%s,"components":%s'
-        + "%s".join([p.replace("%", "%%") for p in pieces])
-        + '%s,"notes":%s,"elapsed_us":%s,"params":%s}'
-    )
+# Each layer's part of the line up to its time (``{"layer":…,"reasons":[…],"elapsed_us":``) and
+# its reasons' JSON, remembered by the identity of what it is made of: a layer hands the same
+# reasons tuple call after call (the static layer's cache, a rule's constant reasons), so a
+# look-up hashes no ``Reason``. The entry keeps the objects it was made from (an id is only
+# unique while its object lives) and is taken only when they are those very objects.
+_PIECES: dict[tuple[Any, ...], tuple[Any, Any, Any, str, str]] = {}
+
+
+def _piece(key: tuple[Any, ...], v: Any) -> tuple[Any, Any, Any, str, str]:
+    said = _reason_list(v.reasons)
+    head = _layer_head(v.layer, v.risk, v.decision) + "[" + said + '],"elapsed_us":'
+    if len(_PIECES) >= 4096:
+        _PIECES.clear()
+    out = _PIECES[key] = (v.reasons, v.risk, v.decision, head, said)
+    return out
 
 
 _DECISIONS = {d: dumps(d) for d in DECISIONS}
@@ -196,9 +234,10 @@ def logged_params(call: ToolCall) -> dict[str, Any]:
 
 def clear() -> None:
     """Forget the remembered pieces (the redaction key changed: placeholders read differently)."""
-    for cached in (_reason_line, _reason_json, _short_text, _layer_head, _weights, _component_values, _short_strings):
+    for cached in (_reason_line, _reason_json, _short_text, _layer_head, _short_strings, _text_params):
         cached.cache_clear()
-    _FRAMES.clear()
+    _HEADS.clear()
+    _PIECES.clear()
 
 
 _string = json.encoder.encode_basestring  # what ``dumps`` writes a str with (ensure_ascii off)
@@ -211,27 +250,19 @@ def _params(params: Mapping[str, Any]) -> str:
     return dumps(params)
 
 
-def _number(x: float) -> str:
-    return float.__repr__(x) if math.isfinite(x) else dumps(x)
+def _params_of(call: ToolCall) -> str:
+    """``_params(call.redacted_params)``; text-only params of a usual size remembered by value
+    (the same commands come back: their redaction and JSON are one look-up)."""
+    params = call.params
+    if len(params) <= 8 and all([type(k) is str and type(v) is str for k, v in params.items()]):
+        if sum(map(len, params.values())) <= 2048:
+            return _text_params(tuple(params.items()))
+    return _params(call.redacted_params)
 
 
-def _components(components: Mapping[str, float]) -> str:
-    get = components.get
-    raw = tuple([get(k, 0.0) for k in COMPONENT_KEYS])
-    if all([type(x) is float and x > 0.0 for x in raw]):
-        # the fusion layer's components are rounded already and recur (priors, the same
-        # history): remembered by value (0.0 and -0.0 are one key but read differently: not kept)
-        return _component_values(raw)
-    return _component_json(raw)
-
-
-@functools.lru_cache(maxsize=1024)
-def _component_values(raw: tuple[float, ...]) -> str:
-    return _component_json(raw)
-
-
-def _component_json(raw: tuple[Any, ...]) -> str:
-    return dumps({k: round(float(x), 2) for k, x in zip(COMPONENT_KEYS, raw, strict=True)})
+@functools.lru_cache(maxsize=512)
+def _text_params(items: tuple[tuple[str, str], ...]) -> str:
+    return _params(redact(dict(items)))
 
 
 def _reason_list(reasons: tuple[Reason, ...]) -> str:
@@ -285,8 +316,3 @@ def _short_text(value: str) -> str:
 def _layer_head(layer: str, risk: Risk | None, decision: str | None) -> str:
     head = dumps({"layer": layer, "risk": risk.label if risk is not None else None, "decision": decision})
     return head[:-1] + ',"reasons":'
-
-
-@functools.lru_cache(maxsize=64)
-def _weights(weights: tuple[tuple[str, float], ...]) -> str:
-    return dumps({k: round(float(w), 4) for k, w in weights})

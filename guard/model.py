@@ -302,6 +302,7 @@ class DecisionRecord:
     # ``reasons``, worked out on first read (a plain slot: a cached_property on a slotted class
     # goes through ``__getattr__``, which costs as much as the work)
     _reasons: tuple[Reason, ...] | None = attrs.field(default=None, init=False, eq=False, repr=False)
+    _order: tuple[Verdict, ...] | None = attrs.field(default=None, init=False, eq=False, repr=False)
 
     @classmethod
     def built(
@@ -334,6 +335,7 @@ class DecisionRecord:
         s["timestamp"](new, timestamp)
         s["elapsed_us"](new, elapsed_us)
         s["_reasons"](new, None)
+        s["_order"](new, None)
         return new
 
     @property
@@ -361,6 +363,13 @@ class DecisionRecord:
         at ``request_confirm`` or, when none did, by the layer whose score asked. Without a
         person present an ask becomes a block: the layers that asked still decided it.
         """
+        out = self._order
+        if out is None:
+            out = self._in_order()
+            object.__setattr__(self, "_order", out)  # worked out once: the log line and the session read it
+        return out
+
+    def _in_order(self) -> tuple[Verdict, ...]:
         layers = self.layers
         decision = self.decision
         if decision == AUTO_ALLOW or len(layers) < 2:
