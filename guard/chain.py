@@ -95,29 +95,35 @@ class Chain:
         return self._by_name.get(name)
 
     def run(self, call: ToolCall, ctx: Context) -> DecisionRecord:
-        start = time.perf_counter()
-        if ctx.deadline is None:
+        clock = time.perf_counter
+        start = clock()
+        deadline = ctx.deadline
+        if deadline is None:
             config, ms = self._budget
             if config is not ctx.config:  # a configuration does not change once loaded
                 ms = _budget_ms(ctx)
                 self._budget = (ctx.config, ms)
-            ctx.deadline = start + ms / 1000 if ms else None
+            if ms:
+                deadline = ctx.deadline = start + ms / 1000
+        append = ctx.verdicts.append
+        fresh = self._fresh
         for i, layer in enumerate(self.layers):
-            t0 = time.perf_counter()
-            if i and ctx.deadline is not None and t0 > ctx.deadline:  # the layers so far used the whole budget
-                ctx.verdicts.append(_out_of_time(ctx, self.names[i:], (t0 - start) * 1000))
+            t0 = clock()
+            if i and deadline is not None and t0 > deadline:  # the layers so far used the whole budget
+                append(_out_of_time(ctx, self.names[i:], (t0 - start) * 1000))
                 break
             try:
                 verdict = layer(call, ctx)
-                fresh = self._fresh[i]
             except Exception as exc:
-                verdict, fresh = _failed(self.names[i], exc, ctx), True
-            elapsed_us = (time.perf_counter() - t0) * 1e6
-            ctx.verdicts.append(_stamped(verdict, elapsed_us) if fresh else _with_elapsed(verdict, elapsed_us))
-            if verdict.decision == BLOCK:
+                verdict = _stamped(_failed(self.names[i], exc, ctx), (clock() - t0) * 1e6)
+            else:
+                elapsed_us = (clock() - t0) * 1e6
+                verdict = _stamped(verdict, elapsed_us) if fresh[i] else _with_elapsed(verdict, elapsed_us)
+            append(verdict)
+            if verdict.decision is BLOCK:  # (a verdict's decision is a ``Decision`` member or None)
                 self._score_for_record(i, call, ctx)
                 break
-        return combine(call, ctx, elapsed_us=(time.perf_counter() - start) * 1e6, fusion=self.fusion)
+        return combine(call, ctx, elapsed_us=(clock() - start) * 1e6, fusion=self.fusion)
 
     def _score_for_record(self, blocker: int, call: ToolCall, ctx: Context) -> None:
         """After a block, still run the layers that only score (``scores_for_record``: fusion)
@@ -176,8 +182,7 @@ def _with_elapsed(verdict: Verdict, elapsed_us: float) -> Verdict:
     """``attrs.evolve(verdict, elapsed_us=...)`` without re-running converters and validators.
 
     The layer's verdict was validated when it was built and ``elapsed_us`` has no validator:
-    a copier made once per class copies the fields as they are (about 1 µs instead of 6,
-    three times per decision).
+    a copier made once per class copies the fields as they are (about 0.6 µs instead of 6).
     """
     cls = type(verdict)
     copier = _COPIERS.get(cls)
@@ -189,23 +194,31 @@ def _with_elapsed(verdict: Verdict, elapsed_us: float) -> Verdict:
 
 def _make_copier(cls: type) -> Callable[[Any, float], Any]:
     names = [a.name for a in attrs.fields(cls) if a.name != "elapsed_us"]
-    values = operator.attrgetter(*names)
     slots: list[Any] = [getattr(cls, name, None) for name in (*names, "elapsed_us")]
-    if all(hasattr(d, "__set__") for d in slots):  # slotted: set each slot directly
-        setters = [d.__set__ for d in slots[:-1]]
-        set_elapsed = slots[-1].__set__
-    else:
+    if not all(hasattr(d, "__set__") and hasattr(d, "__get__") for d in slots):  # not slotted
+        values = operator.attrgetter(*names)
         setters = [functools.partial(_set, name) for name in names]
-        set_elapsed = functools.partial(_set, "elapsed_us")
 
-    def copy(verdict: Any, elapsed_us: float) -> Any:
-        new: Any = object.__new__(cls)
-        for set_one, value in zip(setters, values(verdict), strict=True):
-            set_one(new, value)
-        set_elapsed(new, elapsed_us)
-        return new
+        def copy(verdict: Any, elapsed_us: float) -> Any:
+            new: Any = object.__new__(cls)
+            for set_one, value in zip(setters, values(verdict), strict=True):
+                set_one(new, value)
+            _set("elapsed_us", new, elapsed_us)
+            return new
 
-    return copy
+        return copy
+    # slotted: one line per field, each slot read and set through its own descriptor (what
+    # attrs' generated ``__init__`` does, without the converters and validators)
+    env: dict[str, Any] = {"new": object.__new__, "cls": cls}
+    lines = ["def copy(verdict, elapsed_us):", "    out = new(cls)"]
+    for i, (name, d) in enumerate(zip((*names, "elapsed_us"), slots, strict=True)):
+        env[f"get{i}"], env[f"set{i}"] = d.__get__, d.__set__
+        value = "elapsed_us" if name == "elapsed_us" else f"get{i}(verdict)"
+        lines.append(f"    set{i}(out, {value})")
+    lines.append("    return out")
+    exec("\n".join(lines), env)  # fixed text built from the class's own field names
+    made: Callable[[Any, float], Any] = env["copy"]
+    return made
 
 
 def _set(name: str, obj: Any, value: Any) -> None:
@@ -262,11 +275,11 @@ def combine(call: ToolCall, ctx: Context, elapsed_us: float = 0.0, *, fusion: st
     for v in verdicts:
         if scored is None and v.score is not None and v.layer == fusion:
             scored = v
-        if v.decision == BLOCK:
+        if v.decision is BLOCK:  # (verdicts hold ``Decision`` members or None)
             blocked = True
         if v.ceiling is not None:
             ceilings.append(v)
-        if v.floor == AUTO_ALLOW:
+        if v.floor is AUTO_ALLOW:
             floored = True
         if v.risk is not None and (risk is None or v.risk > risk):
             risk = v.risk

@@ -144,6 +144,32 @@ class ToolCall:
     _redacted_params: dict[str, Any] | None = attrs.field(default=None, init=False, eq=False, repr=False)
     _redacted_signature: str | None = attrs.field(default=None, init=False, eq=False, repr=False)
 
+    @classmethod
+    def built(
+        cls,
+        tool: str,
+        params: Mapping[str, Any],
+        session_id: str | None,
+        cwd: str | None,
+        agent_id: str | None,
+        timestamp: datetime | None,
+        declared: str | None,
+    ) -> ToolCall:
+        """``ToolCall(...)`` for ``Guard.make_call``, which checked the fields, without attrs'
+        ``__init__`` (params copied as the converter does, ``declared`` checked by it when set)."""
+        new: ToolCall = object.__new__(cls)
+        s = _CALL_SLOTS
+        s[0](new, tool)
+        s[1](new, dict(params))
+        s[2](new, session_id)
+        s[3](new, cwd)
+        s[4](new, agent_id)
+        s[5](new, timestamp)
+        s[6](new, None if declared is None else declared_kind(declared))
+        s[7](new, None)
+        s[8](new, None)
+        return new
+
     @property
     def kind(self) -> str:
         return self.declared or canonical_tool(self.tool)
@@ -167,6 +193,12 @@ class ToolCall:
             out = redact_text(signature(self.tool, self.params))
             object.__setattr__(self, "_redacted_signature", out)
         return out
+
+
+# ``ToolCall``'s slot setters in field order (``ToolCall.built``; a test holds it equal to the constructor)
+_CALL_SLOTS: tuple[Callable[[ToolCall, Any], None], ...] = tuple(
+    getattr(ToolCall, a.name).__set__ for a in attrs.fields(ToolCall)
+)
 
 
 @attrs.frozen(cache_hash=True)  # reasons key the log line's caches: hashed once each

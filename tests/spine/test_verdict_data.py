@@ -10,9 +10,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import attrs
+import pytest
 from freezegun import freeze_time
 
+from guard.chain import _with_elapsed
 from guard.core import Guard
+from guard.errors import ConfigError
 from guard.layers.data import BehaviorData, FusionData, StaticData
 from guard.model import BLOCK, REQUEST_CONFIRM, DecisionRecord, Reason, Risk, ToolCall, Verdict
 
@@ -136,3 +140,36 @@ def test_static_data_reads_as_its_dict(tmp_path: Path) -> None:
     assert write.data.get("lines_written") == 2 and write.data.lines_written == 2  # type: ignore[attr-defined]
     assert asked.data["user_rules"] == ["ask: Bash(git push:*)"]
     assert "G191" in {r.rule_id for r in asked.reasons} and asked.data["rules"] == sorted(asked.data["rules"])
+
+
+@freeze_time("2026-04-11 10:30:00")
+def test_built_calls_equal_constructed_ones() -> None:
+    """``ToolCall.built`` (``Guard.make_call``'s) fills every slot as the constructor would: params
+    copied (the caller's dict may change later), ``declared`` canonical, the redacted forms unmade."""
+    params = {"command": "ls", "n": [1, 2]}
+    now = datetime.now().astimezone()
+    built = ToolCall.built("Bash", params, "s", "/w", "a", now, "Read")
+    made = ToolCall(tool="Bash", params=params, session_id="s", cwd="/w", agent_id="a", timestamp=now, declared="Read")
+    assert built == made and built.declared == "read" and built.params is not params
+    for field in attrs.fields(ToolCall):
+        assert getattr(built, field.name) == getattr(made, field.name)
+    params["command"] = "rm -rf /"  # data: never run
+    assert built.params["command"] == "ls"
+    assert ToolCall.built("x", {}, None, None, None, None, None) == ToolCall("x")
+    with pytest.raises(ConfigError):
+        ToolCall.built("x", {}, None, None, None, None, "no-such-kind")
+
+
+def test_a_timed_copy_of_a_verdict_keeps_every_field(tmp_path: Path) -> None:
+    """The chain times a cached verdict into a copy: every field but ``elapsed_us`` as it was, the
+    original untouched (the static layer hands it out again)."""
+    original = Verdict(
+        "static", risk=Risk.HIGH, score=12.5, ceiling=REQUEST_CONFIRM, reasons=[Reason("G100", "m", "alt")],
+        tags={"write"}, data={"k": 1}, error=None, unavailable=("x",),
+    )  # fmt: skip
+    copy = _with_elapsed(original, 7.5)
+    assert copy is not original and copy.elapsed_us == 7.5 and original.elapsed_us == 0.0
+    assert attrs.evolve(copy, elapsed_us=0.0) == original
+    for field in attrs.fields(Verdict):
+        if field.name != "elapsed_us":
+            assert getattr(copy, field.name) is getattr(original, field.name)
