@@ -29,17 +29,17 @@ from __future__ import annotations
 import functools
 import operator
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
 
 from guard.errors import ConfigError
 from guard.layers.base import Context, Layer
+from guard.layers.data import FusionData
 from guard.model import (
     AUTO_ALLOW,
     BLOCK,
-    COMPONENT_KEYS,
     REQUEST_CONFIRM,
     Decision,
     DecisionRecord,
@@ -304,15 +304,26 @@ def combine(call: ToolCall, ctx: Context, elapsed_us: float = 0.0, *, fusion: st
         notes.append("no human present: request_confirm acts as block")
     if scored is None:
         notes.append("components not computed: no scoring layer ran")
-    components = scored.data.get("components", {}) if scored is not None else {}
-    weights = dict(scored.data.get("weights", {})) if scored is not None else dict(ctx.config.weights)
+    if scored is None:
+        components: Mapping[str, Any] = {}
+        weights = dict(ctx.config.weights)
+    elif type(scored.data) is FusionData:  # the built-in scorer's: its fields, not its Mapping view
+        components, weights = scored.data.components, dict(scored.data.weights)
+    else:
+        components, weights = scored.data.get("components", {}), dict(scored.data.get("weights", {}))
+    get = components.get
     # every field has its final type (the verdicts' scores and decisions were checked when made)
     return DecisionRecord.built(
         call,
         decision,
         scored.score if scored is not None and scored.score is not None else 0.0,
         Risk.MEDIUM if risk is None else risk,
-        {k: float(components.get(k, 0.0)) for k in COMPONENT_KEYS},
+        {  # COMPONENT_KEYS
+            "memory": float(get("memory", 0.0)),
+            "cmd_success": float(get("cmd_success", 0.0)),
+            "user_pref": float(get("user_pref", 0.0)),
+            "system": float(get("system", 0.0)),
+        },
         weights,
         tuple(verdicts),
         tuple(dict.fromkeys(gaps)) if gaps else (),

@@ -137,8 +137,8 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
             args[10] = ",".join([by_id[id(v)] for v in order if id(v) in by_id])
     elapsed = round(record.elapsed_us, 1)
     args += (
-        _strings(record.unavailable),
-        _strings(record.notes),
+        _strings(record.unavailable) if record.unavailable else "[]",
+        _strings(record.notes) if record.notes else "[]",
         elapsed,
         _params_of(call),
         "".join([f",{dumps(key)}:{dumps(value)}" for key, value in extra.items()]) if extra else "",
@@ -234,7 +234,7 @@ def logged_params(call: ToolCall) -> dict[str, Any]:
 
 def clear() -> None:
     """Forget the remembered pieces (the redaction key changed: placeholders read differently)."""
-    for cached in (_reason_line, _reason_json, _short_text, _layer_head, _short_strings, _text_params):
+    for cached in (_reason_line, _reason_json, _short_text, _layer_head, _short_strings, _text_param, _text_params):
         cached.cache_clear()
     _HEADS.clear()
     _PIECES.clear()
@@ -254,10 +254,19 @@ def _params_of(call: ToolCall) -> str:
     """``_params(call.redacted_params)``; text-only params of a usual size remembered by value
     (the same commands come back: their redaction and JSON are one look-up)."""
     params = call.params
-    if len(params) <= 8 and all([type(k) is str and type(v) is str for k, v in params.items()]):
+    if len(params) == 1:  # the usual call: {"command": "..."}
+        ((key, value),) = params.items()
+        if type(key) is str and type(value) is str and len(value) <= 2048:
+            return _text_param(key, value)
+    elif len(params) <= 8 and all([type(k) is str and type(v) is str for k, v in params.items()]):
         if sum(map(len, params.values())) <= 2048:
             return _text_params(tuple(params.items()))
     return _params(call.redacted_params)
+
+
+@functools.lru_cache(maxsize=512)
+def _text_param(key: str, value: str) -> str:
+    return _params(redact({key: value}))
 
 
 @functools.lru_cache(maxsize=512)

@@ -313,6 +313,7 @@ _VERDICT_SLOTS: dict[str, Callable[[Verdict, Any], None]] = {
     a.name: getattr(Verdict, a.name).__set__ for a in attrs.fields(Verdict)
 }
 
+# (``chain.combine`` and ``logline.decision_text`` spell them out in this order: change all three)
 COMPONENT_KEYS = ("memory", "cmd_success", "user_pref", "system")
 
 
