@@ -90,51 +90,34 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
         return dumps(decision_line(record) | dict(extra))
     call = record.call
     session_id = call.session_id
-    weights = tuple(record.weights.items())
-    risk = record.risk
-    head = _HEADS.get((risk, weights))  # risk and weights: the same on almost every call
-    if head is None:
-        head = _head(risk, weights)
-    get = record.components.get
     layers = record.layers
+    weights = tuple(record.weights.items())
+    key: list[Any] = [record.decision, record.risk, weights]
+    for v in layers:
+        key += (id(v.layer), id(v.reasons), id(v.risk), id(v.decision), id(v.ceiling))
+    frame = _FRAMES.get(tuple(key))
+    if frame is None:
+        frame = _frame(record, tuple(key), weights)
+    get = record.components.get
     args: list[Any] = [
         _iso(record.timestamp),
         _text(call.tool),
         "null" if session_id is None else _text(session_id),
         round(record.final_score, 2),
-        _DECISIONS.get(record.decision) or dumps(record.decision),
-        round(float(get("memory", 0.0)), 2),
+        round(float(get("memory", 0.0)), 2),  # COMPONENT_KEYS
         round(float(get("cmd_success", 0.0)), 2),
         round(float(get("user_pref", 0.0)), 2),
         round(float(get("system", 0.0)), 2),
-        head,
-        "",  # the record's reasons, below
     ]
-    said: list[tuple[Any, str]] = []  # (verdict, its reasons' JSON) for the record's reasons
     floats = True  # every layer's time a float (``%r`` writes it as JSON does when finite)
     total = 0.0
     for v in layers:
-        reasons, vrisk, vdecision = v.reasons, v.risk, v.decision
-        key = (v.layer, id(reasons), id(vrisk), id(vdecision))
-        hit = _PIECES.get(key)
-        if hit is None or hit[0] is not reasons or hit[1] is not vrisk or hit[2] is not vdecision:
-            hit = _piece(key, v)
-        if hit[4]:
-            said.append((v, hit[4]))
         elapsed = round(v.elapsed_us, 1)
         if type(elapsed) is float:
             total += elapsed
         else:
             floats = False
-        args += (hit[3], elapsed, _error(v.error) if v.error else "}")
-    if said:
-        # every layer's reasons, the deciding layers' first (``record.reasons``)
-        order = record.in_order()
-        if order is layers or len(said) == 1:
-            args[10] = ",".join([text for _, text in said]) if len(said) > 1 else said[0][1]
-        else:
-            by_id = {id(v): text for v, text in said}
-            args[10] = ",".join([by_id[id(v)] for v in order if id(v) in by_id])
+        args += (elapsed, _error(v.error) if v.error else "}")
     elapsed = round(record.elapsed_us, 1)
     args += (
         _strings(record.unavailable) if record.unavailable else "[]",
@@ -143,33 +126,63 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
         _params_of(call),
         "".join([f",{dumps(key)}:{dumps(value)}" for key, value in extra.items()]) if extra else "",
     )
-    n = len(layers)
-    fast, plain, where = _TEMPLATES.get(n) or _template(n)
-    # a finite float's ``%r`` is its repr, as JSON writes it (and an int's, as well)
-    numbers = (args[3], args[5], args[6], args[7], args[8], elapsed)
+    fast, plain, where = frame[0], frame[1], frame[2]
+    numbers = (args[3], args[4], args[5], args[6], args[7], elapsed)
     if floats and all([type(x) is float for x in numbers]) and math.isfinite(sum(numbers) + total):
-        return fast % tuple(args)
+        return fast % tuple(args)  # a finite float's ``%r`` is its repr, as JSON writes it
     for i in where:
         args[i] = dumps(args[i])
     return plain % tuple(args)
 
 
-# The line as a %-format per number of layers: with ``%r`` where the numbers go (the usual
-# line: every number a finite float) and with ``%s`` (the numbers as ``dumps`` writes them),
-# and the places of the numbers among its arguments.
-_TEMPLATES: dict[int, tuple[str, str, tuple[int, ...]]] = {}
+# A decision's frame: the line as a %-format, everything but the call, the times, the scores,
+# the components, the errors, the notes and the missing parts written out (the decision, risk,
+# weights, the reasons, each layer's head and reasons). It recurs call after call (the same
+# rules fire, the same layers decide), so it is written once per distinct frame, found by the
+# decision, risk and weights and by the identity of what each layer's part is made of (its name,
+# reasons, risk, decision, ceiling): a layer hands the same reasons tuple call after call (the
+# static layer's cache, a rule's constant reasons), so a look-up hashes no ``Reason``. The entry
+# keeps those objects alive, so no other object can have their ids while it is kept: an equal
+# key is the very same objects. With ``%r`` where the numbers go (the usual line: every number
+# a finite float) and with ``%s`` (the numbers as ``dumps`` writes them), and their places.
+_FRAMES: dict[tuple[Any, ...], tuple[str, str, tuple[int, ...], tuple[Any, ...]]] = {}
 
 
-def _template(n: int) -> tuple[str, str, tuple[int, ...]]:
-    text = (
-        '{"timestamp":"%s","tool":%s,"session_id":%s,"fusion_score":%r,"decision":%s,'
-        '"components":{"memory":%r,"cmd_success":%r,"user_pref":%r,"system":%r}%s%s],"layers":['
-        + ",".join(["%s%r%s"] * n)
-        + '],"unavailable":%s,"notes":%s,"elapsed_us":%r,"params":%s%s}'
-    )
-    where = (3, 5, 6, 7, 8, 11 + 3 * n + 2, *[11 + 3 * i + 1 for i in range(n)])
-    out = _TEMPLATES[n] = (text, text.replace("%r", "%s"), where)
-    return out
+def _frame(
+    record: DecisionRecord, key: tuple[Any, ...], weights: tuple[tuple[str, Any], ...]
+) -> tuple[str, str, tuple[int, ...], tuple[Any, ...]]:
+    layers = record.layers
+    pieces = [
+        _DECISIONS.get(record.decision) or dumps(record.decision),
+        ',"components":{"memory":%r,"cmd_success":%r,"user_pref":%r,"system":%r}',
+        ',"risk":"' + record.risk.label + '","weights":',
+        dumps({k: round(float(w), 4) for k, w in weights}),
+        ',"reasons":[',
+        # every layer's reasons, the deciding layers' first (``record.reasons``)
+        ",".join([_reason_json(r) for r in record.reasons]).replace("%", "%%"),
+        '],"layers":[',
+        ",".join(
+            [
+                (_layer_head(v.layer, v.risk, v.decision) + "[" + _reason_list(v.reasons) + '],"elapsed_us":').replace(
+                    "%", "%%"
+                )
+                + "%r%s"
+                for v in layers
+            ]
+        ),
+        '],"unavailable":%s,"notes":%s,"elapsed_us":%r,"params":%s%s}',
+    ]
+    fast = '{"timestamp":"%s","tool":%s,"session_id":%s,"fusion_score":%r,"decision":' + "".join(pieces)
+    n = len(layers)
+    where = (3, 4, 5, 6, 7, *[8 + 2 * i for i in range(n)], 8 + 2 * n + 2)
+    keep = tuple([(v.layer, v.reasons, v.risk, v.decision, v.ceiling) for v in layers])
+    frame = (fast, fast.replace("%r", "%s"), where, keep)
+    # 0.0 and -0.0 (and 1 and 1.0) are one key but read differently: only positive float weights
+    if all([type(w) is float and w > 0.0 for _, w in weights]):
+        if len(_FRAMES) >= 1024:
+            _FRAMES.clear()
+        _FRAMES[key] = frame
+    return frame
 
 
 _LAST_SECOND: tuple[tuple[Any, ...], str] = ((), "")
@@ -191,39 +204,6 @@ def _error(error: str) -> str:
     return ',"error":' + dumps(redact(error)) + "}"  # an error's text is the call's: not kept
 
 
-# The risk and weights part of the line (``,"risk":…,"weights":{…},"reasons":[``), by value.
-_HEADS: dict[tuple[Any, ...], str] = {}
-
-
-def _head(risk: Risk, weights: tuple[tuple[str, Any], ...]) -> str:
-    text = (
-        ',"risk":"' + risk.label + '","weights":' + dumps({k: round(float(w), 4) for k, w in weights}) + ',"reasons":['
-    )
-    # 0.0 and -0.0 (and 1 and 1.0) are one key but read differently: only positive floats kept
-    if all([type(w) is float and w > 0.0 for _, w in weights]):
-        if len(_HEADS) >= 64:
-            _HEADS.clear()
-        _HEADS[(risk, weights)] = text
-    return text
-
-
-# Each layer's part of the line up to its time (``{"layer":…,"reasons":[…],"elapsed_us":``) and
-# its reasons' JSON, remembered by the identity of what it is made of: a layer hands the same
-# reasons tuple call after call (the static layer's cache, a rule's constant reasons), so a
-# look-up hashes no ``Reason``. The entry keeps the objects it was made from (an id is only
-# unique while its object lives) and is taken only when they are those very objects.
-_PIECES: dict[tuple[Any, ...], tuple[Any, Any, Any, str, str]] = {}
-
-
-def _piece(key: tuple[Any, ...], v: Any) -> tuple[Any, Any, Any, str, str]:
-    said = _reason_list(v.reasons)
-    head = _layer_head(v.layer, v.risk, v.decision) + "[" + said + '],"elapsed_us":'
-    if len(_PIECES) >= 4096:
-        _PIECES.clear()
-    out = _PIECES[key] = (v.reasons, v.risk, v.decision, head, said)
-    return out
-
-
 _DECISIONS = {d: dumps(d) for d in DECISIONS}
 
 
@@ -236,8 +216,7 @@ def clear() -> None:
     """Forget the remembered pieces (the redaction key changed: placeholders read differently)."""
     for cached in (_reason_line, _reason_json, _short_text, _layer_head, _short_strings, _text_param, _text_params):
         cached.cache_clear()
-    _HEADS.clear()
-    _PIECES.clear()
+    _FRAMES.clear()
 
 
 _string = json.encoder.encode_basestring  # what ``dumps`` writes a str with (ensure_ascii off)
