@@ -92,12 +92,6 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
     session_id = call.session_id
     layers = record.layers
     weights = tuple(record.weights.items())
-    key: list[Any] = [record.decision, record.risk, weights]
-    for v in layers:
-        key += (id(v.layer), id(v.reasons), id(v.risk), id(v.decision), id(v.ceiling))
-    frame = _FRAMES.get(tuple(key))
-    if frame is None:
-        frame = _frame(record, tuple(key), weights)
     get = record.components.get
     args: list[Any] = [
         _iso(record.timestamp),
@@ -108,16 +102,31 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
         round(float(get("cmd_success", 0.0)), 2),
         round(float(get("user_pref", 0.0)), 2),
         round(float(get("system", 0.0)), 2),
+        "",  # the record's reasons, below
     ]
+    key: list[Any] = [record.decision, record.risk, weights]
+    said: list[str] = []  # each layer's reasons' JSON
     floats = True  # every layer's time a float (``%r`` writes it as JSON does when finite)
     total = 0.0
     for v in layers:
+        by_id = (id(v.layer), id(v.reasons), id(v.risk), id(v.decision))
+        hit = _BY_ID.get(by_id)
+        piece = _piece(v, by_id) if hit is None else hit[0]
+        said.append(piece[1])
+        key += (v.decision, v.ceiling)
         elapsed = round(v.elapsed_us, 1)
         if type(elapsed) is float:
             total += elapsed
         else:
             floats = False
-        args += (elapsed, _error(v.error) if v.error else "}")
+        args += (piece[0], elapsed, _error(v.error) if v.error else "}")
+    key_ = tuple(key)
+    frame = _FRAMES.get(key_)
+    if frame is None:
+        frame = _frame(record, key_, weights)
+    fast, plain, where, order = frame
+    # every layer's reasons, the deciding layers' first (``record.reasons``)
+    args[8] = ",".join(filter(None, said if order is None else [said[i] for i in order]))
     elapsed = round(record.elapsed_us, 1)
     args += (
         _strings(record.unavailable) if record.unavailable else "[]",
@@ -126,7 +135,6 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
         _params_of(call),
         "".join([f",{dumps(key)}:{dumps(value)}" for key, value in extra.items()]) if extra else "",
     )
-    fast, plain, where = frame[0], frame[1], frame[2]
     numbers = (args[3], args[4], args[5], args[6], args[7], elapsed)
     if floats and all([type(x) is float for x in numbers]) and math.isfinite(sum(numbers) + total):
         return fast % tuple(args)  # a finite float's ``%r`` is its repr, as JSON writes it
@@ -135,48 +143,64 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
     return plain % tuple(args)
 
 
-# A decision's frame: the line as a %-format, everything but the call, the times, the scores,
-# the components, the errors, the notes and the missing parts written out (the decision, risk,
-# weights, the reasons, each layer's head and reasons). It recurs call after call (the same
-# rules fire, the same layers decide), so it is written once per distinct frame, found by the
-# decision, risk and weights and by the identity of what each layer's part is made of (its name,
-# reasons, risk, decision, ceiling): a layer hands the same reasons tuple call after call (the
-# static layer's cache, a rule's constant reasons), so a look-up hashes no ``Reason``. The entry
-# keeps those objects alive, so no other object can have their ids while it is kept: an equal
-# key is the very same objects. With ``%r`` where the numbers go (the usual line: every number
-# a finite float) and with ``%s`` (the numbers as ``dumps`` writes them), and their places.
-_FRAMES: dict[tuple[Any, ...], tuple[str, str, tuple[int, ...], tuple[Any, ...]]] = {}
+# A layer's part of the line up to its time (``{"layer":…,"reasons":[…],"elapsed_us":``) and its
+# reasons' JSON: one object per distinct (name, reasons, risk, decision), found by value
+# (``_BY_VALUE``, which hashes each ``Reason``) and, for the objects a layer hands out again and
+# again (the static layer's cache, a rule's constant reasons), by their identity (``_BY_ID``: no
+# ``Reason`` hashed). An identity entry keeps the objects its key names alive, so no other
+# object can have their ids while it is kept: an equal key is the very same objects.
+_Piece = tuple[str, str]
+_BY_VALUE: dict[tuple[Any, ...], _Piece] = {}
+_BY_ID: dict[tuple[int, ...], tuple[_Piece, Any, Any, Any, Any]] = {}
+
+
+def _piece(v: Any, by_id: tuple[int, ...]) -> _Piece:
+    value = (v.layer, v.reasons, v.risk, v.decision)
+    piece = _BY_VALUE.get(value)
+    if piece is None:
+        said = _reason_list(v.reasons)
+        piece = (_layer_head(v.layer, v.risk, v.decision) + "[" + said + '],"elapsed_us":', said)
+        if len(_BY_VALUE) >= 2048:
+            _BY_VALUE.clear()
+        _BY_VALUE[value] = piece
+    if len(_BY_ID) >= 4096:
+        _BY_ID.clear()
+    _BY_ID[by_id] = (piece, *value)
+    return piece
+
+
+# A decision's frame: the line as a %-format with the decision, risk and weights written out,
+# and the order of the record's reasons (the layers whose reasons come first: see
+# ``DecisionRecord.in_order``), by the decision, risk, weights and each layer's decision and
+# ceiling (all ``in_order`` reads). With ``%r`` where the numbers go (the usual line: every
+# number a finite float) and with ``%s`` (the numbers as ``dumps`` writes them), and the places
+# of the numbers among the arguments.
+_FRAMES: dict[tuple[Any, ...], tuple[str, str, tuple[int, ...], tuple[int, ...] | None]] = {}
 
 
 def _frame(
     record: DecisionRecord, key: tuple[Any, ...], weights: tuple[tuple[str, Any], ...]
-) -> tuple[str, str, tuple[int, ...], tuple[Any, ...]]:
+) -> tuple[str, str, tuple[int, ...], tuple[int, ...] | None]:
     layers = record.layers
-    pieces = [
-        _DECISIONS.get(record.decision) or dumps(record.decision),
-        ',"components":{"memory":%r,"cmd_success":%r,"user_pref":%r,"system":%r}',
-        ',"risk":"' + record.risk.label + '","weights":',
-        dumps({k: round(float(w), 4) for k, w in weights}),
-        ',"reasons":[',
-        # every layer's reasons, the deciding layers' first (``record.reasons``)
-        ",".join([_reason_json(r) for r in record.reasons]).replace("%", "%%"),
-        '],"layers":[',
-        ",".join(
-            [
-                (_layer_head(v.layer, v.risk, v.decision) + "[" + _reason_list(v.reasons) + '],"elapsed_us":').replace(
-                    "%", "%%"
-                )
-                + "%r%s"
-                for v in layers
-            ]
-        ),
-        '],"unavailable":%s,"notes":%s,"elapsed_us":%r,"params":%s%s}',
-    ]
-    fast = '{"timestamp":"%s","tool":%s,"session_id":%s,"fusion_score":%r,"decision":' + "".join(pieces)
+    text = "".join(
+        [
+            '{"timestamp":"%s","tool":%s,"session_id":%s,"fusion_score":%r,"decision":',
+            (_DECISIONS.get(record.decision) or dumps(record.decision)).replace("%", "%%"),
+            ',"components":{"memory":%r,"cmd_success":%r,"user_pref":%r,"system":%r}',
+            ',"risk":"' + record.risk.label + '","weights":',
+            dumps({k: round(float(w), 4) for k, w in weights}),
+            ',"reasons":[%s],"layers":[',
+            ",".join(["%s%r%s"] * len(layers)),
+            '],"unavailable":%s,"notes":%s,"elapsed_us":%r,"params":%s%s}',
+        ]
+    )
     n = len(layers)
-    where = (3, 4, 5, 6, 7, *[8 + 2 * i for i in range(n)], 8 + 2 * n + 2)
-    keep = tuple([(v.layer, v.reasons, v.risk, v.decision, v.ceiling) for v in layers])
-    frame = (fast, fast.replace("%r", "%s"), where, keep)
+    where = (3, 4, 5, 6, 7, *[9 + 3 * i + 1 for i in range(n)], 9 + 3 * n + 2)
+    at = {id(v): i for i, v in enumerate(layers)}
+    order: tuple[int, ...] | None = tuple([at[id(v)] for v in record.in_order()])
+    if order == tuple(range(n)):
+        order = None  # the layers' own order
+    frame = (text, text.replace("%r", "%s"), where, order)
     # 0.0 and -0.0 (and 1 and 1.0) are one key but read differently: only positive float weights
     if all([type(w) is float and w > 0.0 for _, w in weights]):
         if len(_FRAMES) >= 1024:
@@ -216,7 +240,8 @@ def clear() -> None:
     """Forget the remembered pieces (the redaction key changed: placeholders read differently)."""
     for cached in (_reason_line, _reason_json, _short_text, _layer_head, _short_strings, _text_param, _text_params):
         cached.cache_clear()
-    _FRAMES.clear()
+    for remembered in (_FRAMES, _BY_ID, _BY_VALUE):
+        remembered.clear()
 
 
 _string = json.encoder.encode_basestring  # what ``dumps`` writes a str with (ensure_ascii off)
