@@ -385,7 +385,10 @@ class DecisionRecord:
         out = self._reasons
         if out is None:
             said = [v.reasons for v in self.in_order() if v.reasons]
-            out = said[0] if len(said) == 1 else tuple([r for reasons in said for r in reasons])
+            if len(said) == 1:
+                out = said[0]
+            else:
+                out = tuple([r for reasons in said for r in reasons])
             object.__setattr__(self, "_reasons", out)
         return out
 
@@ -405,15 +408,20 @@ class DecisionRecord:
     def _in_order(self) -> tuple[Verdict, ...]:
         layers = self.layers
         decision = self.decision
-        if decision == AUTO_ALLOW or len(layers) < 2:
+        if decision is AUTO_ALLOW or len(layers) < 2:  # (records and verdicts hold ``Decision`` members)
             return layers
-        lead = [v for v in layers if v.decision == decision or v.ceiling == decision]
-        if not lead and decision == BLOCK:
-            lead = [v for v in layers if v.ceiling == REQUEST_CONFIRM or v.decision == REQUEST_CONFIRM]
-        if not lead or (lead[0] is layers[0] and len(lead) == 1):
+        lead = [v for v in layers if v.decision is decision or v.ceiling is decision]
+        if not lead and decision is BLOCK:
+            lead = [v for v in layers if v.ceiling is REQUEST_CONFIRM or v.decision is REQUEST_CONFIRM]
+        if not lead:
             return layers
-        first = {id(v) for v in lead}  # by identity: two layers may hand equal verdicts
-        return (*lead, *[v for v in layers if id(v) not in first])
+        if len(lead) == 1:
+            first = lead[0]
+            if first is layers[0]:
+                return layers
+            return (first, *[v for v in layers if v is not first])  # by identity: two layers may hand equal verdicts
+        ids = {id(v) for v in lead}
+        return (*lead, *[v for v in layers if id(v) not in ids])
 
     @property
     def blocked(self) -> bool:
