@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from guard.model import COMPONENT_KEYS, DECISIONS, DecisionRecord, Reason, Risk, ToolCall
+from guard.model import COMPONENT_KEYS, DECISIONS, DecisionRecord, Reason, Risk, ToolCall, lead_positions
 from guard.redact import redact, redact_text
 
 # The log's format (``JsonlLog``): compact, UTF-8 as is, anything else as its ``str``.
@@ -127,6 +127,7 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
     fast, plain, where, order = frame
     # every layer's reasons, the deciding layers' first (``record.reasons``)
     args[8] = ",".join(filter(None, said if order is None else [said[i] for i in order]))
+    record.remember_order(order)  # (the session reads ``record.reasons`` next)
     elapsed = round(record.elapsed_us, 1)
     args += (
         _strings(record.unavailable) if record.unavailable else "[]",
@@ -196,11 +197,7 @@ def _frame(
     )
     n = len(layers)
     where = (3, 4, 5, 6, 7, *[9 + 3 * i + 1 for i in range(n)], 9 + 3 * n + 2)
-    at = {id(v): i for i, v in enumerate(layers)}
-    order: tuple[int, ...] | None = tuple([at[id(v)] for v in record.in_order()])
-    if order == tuple(range(n)):
-        order = None  # the layers' own order
-    frame = (text, text.replace("%r", "%s"), where, order)
+    frame = (text, text.replace("%r", "%s"), where, lead_positions(record.decision, layers))
     # 0.0 and -0.0 (and 1 and 1.0) are one key but read differently: only positive float weights
     if all([type(w) is float and w > 0.0 for _, w in weights]):
         if len(_FRAMES) >= 1024:

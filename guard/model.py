@@ -317,6 +317,24 @@ _VERDICT_SLOTS: dict[str, Callable[[Verdict, Any], None]] = {
 COMPONENT_KEYS = ("memory", "cmd_success", "user_pref", "system")
 
 
+def lead_positions(decision: Decision, layers: tuple[Verdict, ...]) -> tuple[int, ...] | None:
+    """``DecisionRecord.in_order`` as positions in ``layers`` (None: their own order).
+
+    A block is decided by the layers that block; an ask by the layers that capped the call at
+    ``request_confirm`` or, when none did, by the layer whose score asked. It reads only the
+    decision and each layer's decision and ceiling (``Decision`` members or None: compared by
+    identity), so records alike in those share it.
+    """
+    if decision is AUTO_ALLOW or len(layers) < 2:
+        return None
+    lead = [i for i, v in enumerate(layers) if v.decision is decision or v.ceiling is decision]
+    if not lead and decision is BLOCK:
+        lead = [i for i, v in enumerate(layers) if v.ceiling is REQUEST_CONFIRM or v.decision is REQUEST_CONFIRM]
+    if not lead or lead == [0]:
+        return None
+    return (*lead, *[i for i in range(len(layers)) if i not in lead])
+
+
 @attrs.frozen
 class DecisionRecord:
     """The chain's answer for one call, with every layer's reasoning."""
@@ -401,27 +419,18 @@ class DecisionRecord:
         """
         out = self._order
         if out is None:
-            out = self._in_order()
+            at = lead_positions(self.decision, self.layers)
+            layers = self.layers
+            out = layers if at is None else tuple([layers[i] for i in at])
             object.__setattr__(self, "_order", out)  # worked out once: the log line and the session read it
         return out
 
-    def _in_order(self) -> tuple[Verdict, ...]:
-        layers = self.layers
-        decision = self.decision
-        if decision is AUTO_ALLOW or len(layers) < 2:  # (records and verdicts hold ``Decision`` members)
-            return layers
-        lead = [v for v in layers if v.decision is decision or v.ceiling is decision]
-        if not lead and decision is BLOCK:
-            lead = [v for v in layers if v.ceiling is REQUEST_CONFIRM or v.decision is REQUEST_CONFIRM]
-        if not lead:
-            return layers
-        if len(lead) == 1:
-            first = lead[0]
-            if first is layers[0]:
-                return layers
-            return (first, *[v for v in layers if v is not first])  # by identity: two layers may hand equal verdicts
-        ids = {id(v) for v in lead}
-        return (*lead, *[v for v in layers if id(v) not in ids])
+    def remember_order(self, at: tuple[int, ...] | None) -> None:
+        """Take ``lead_positions(self.decision, self.layers)`` worked out elsewhere (the log line
+        finds it by the decision and each layer's decision and ceiling, all it reads)."""
+        if self._order is None:
+            layers = self.layers
+            object.__setattr__(self, "_order", layers if at is None else tuple([layers[i] for i in at]))
 
     @property
     def blocked(self) -> bool:

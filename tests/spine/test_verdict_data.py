@@ -5,7 +5,9 @@ ones the constructors make."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import random
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ from guard.chain import _with_elapsed
 from guard.core import Guard
 from guard.errors import ConfigError
 from guard.layers.data import BehaviorData, FusionData, StaticData
+from guard.logline import decision_text
 from guard.model import BLOCK, REQUEST_CONFIRM, DecisionRecord, Reason, Risk, ToolCall, Verdict
 
 CONFIG = {"system.health": 90, "memory.backend": "history"}
@@ -173,3 +176,40 @@ def test_a_timed_copy_of_a_verdict_keeps_every_field(tmp_path: Path) -> None:
     for field in attrs.fields(Verdict):
         if field.name != "elapsed_us":
             assert getattr(copy, field.name) is getattr(original, field.name)
+
+
+def _in_order_reference(record: DecisionRecord) -> tuple[Verdict, ...]:
+    """``in_order`` as it was written before it became positions (by the verdicts' identity)."""
+    layers, decision = record.layers, record.decision
+    if decision == "auto_allow" or len(layers) < 2:
+        return layers
+    lead = [v for v in layers if v.decision == decision or v.ceiling == decision]
+    if not lead and decision == BLOCK:
+        lead = [v for v in layers if v.ceiling == REQUEST_CONFIRM or v.decision == REQUEST_CONFIRM]
+    if not lead or (lead[0] is layers[0] and len(lead) == 1):
+        return layers
+    first = {id(v) for v in lead}
+    return (*lead, *[v for v in layers if id(v) not in first])
+
+
+def test_the_deciding_layers_lead_as_before_and_the_log_line_agrees() -> None:
+    """``in_order`` by positions equals the identity-based order it replaced, for every mix of
+    decisions, ceilings and one verdict object standing at two places; the log line (which hands
+    the record the order it found by the same inputs) leaves ``reasons`` as a fresh record has them."""
+    rng = random.Random(3)
+    choices = (None, "auto_allow", "request_confirm", "block")
+    pool = [
+        Verdict(f"l{i}", decision=d, ceiling=c, reasons=[Reason(f"X{i}", f"m{i}")] if i % 3 else [])
+        for i, (d, c) in enumerate(itertools.product(choices, choices))
+    ]
+    call = ToolCall("bash", {"command": "ls"})
+    for _ in range(3000):
+        n = rng.randrange(0, 5)
+        layers = tuple(rng.choice(pool) for _ in range(n))
+        decision = rng.choice(choices[1:])
+        made = DecisionRecord(call, decision, 50.0, Risk.LOW, layers=layers)
+        assert made.in_order() == _in_order_reference(made)
+        assert all(a is b for a, b in zip(made.in_order(), _in_order_reference(made), strict=True))
+        logged = DecisionRecord(call, decision, 50.0, Risk.LOW, layers=layers)
+        decision_text(logged)
+        assert logged.reasons == made.reasons
