@@ -189,7 +189,7 @@ def _frame(
             (_DECISIONS.get(record.decision) or dumps(record.decision)).replace("%", "%%"),
             ',"components":{"memory":%r,"cmd_success":%r,"user_pref":%r,"system":%r}',
             ',"risk":"' + record.risk.label + '","weights":',
-            dumps({k: round(float(w), 4) for k, w in weights}),
+            dumps({k: round(float(w), 4) for k, w in weights}).replace("%", "%%"),  # a custom scorer's names
             ',"reasons":[%s],"layers":[',
             ",".join(["%s%r%s"] * len(layers)),
             '],"unavailable":%s,"notes":%s,"elapsed_us":%r,"params":%s%s}',

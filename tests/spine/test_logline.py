@@ -92,6 +92,10 @@ def test_odd_texts_and_numbers_read_as_the_plain_json(tmp_path: Path) -> None:
             attrs.evolve(record, timestamp=ts.replace(tzinfo=None)),
             attrs.evolve(record, timestamp=ts.replace(microsecond=0)),
             attrs.evolve(record, final_score=0.0),
+            attrs.evolve(record, final_score=50),  # an int score (a custom scorer's)
+            attrs.evolve(record, weights={"100% memory": 0.5, "%s": 0.5}),
+            attrs.evolve(record, weights={"memory": -0.0, "system": 1}),
+            attrs.evolve(record, components={"memory": -0.0, "system": 1, "cmd_success": float("nan")}),
         ]
         for variant in variants:
             for extra in EXTRAS:
