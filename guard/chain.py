@@ -118,12 +118,15 @@ class Chain:
                 verdict = _stamped(_failed(self.names[i], exc, ctx), (clock() - t0) * 1e6)
             else:
                 elapsed_us = (clock() - t0) * 1e6
-                verdict = _stamped(verdict, elapsed_us) if fresh[i] else _with_elapsed(verdict, elapsed_us)
+                if fresh[i]:  # (``_stamped``, inline)
+                    object.__setattr__(verdict, "elapsed_us", elapsed_us)
+                else:
+                    verdict = _with_elapsed(verdict, elapsed_us)
             append(verdict)
             if verdict.decision is BLOCK:  # (a verdict's decision is a ``Decision`` member or None)
                 self._score_for_record(i, call, ctx)
                 break
-        return combine(call, ctx, elapsed_us=(clock() - start) * 1e6, fusion=self.fusion)
+        return combine(call, ctx, (clock() - start) * 1e6, fusion=self.fusion)
 
     def _score_for_record(self, blocker: int, call: ToolCall, ctx: Context) -> None:
         """After a block, still run the layers that only score (``scores_for_record``: fusion)

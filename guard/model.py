@@ -373,20 +373,34 @@ class DecisionRecord:
         """The chain's record, made without the converters and validators (``combine`` hands a
         ``Decision`` member, a score a verdict already had validated, and tuples)."""
         new: DecisionRecord = object.__new__(cls)
-        s = _RECORD_SLOTS
-        s["call"](new, call)
-        s["decision"](new, decision)
-        s["final_score"](new, final_score)
-        s["risk"](new, risk)
-        s["components"](new, components)
-        s["weights"](new, weights)
-        s["layers"](new, layers)
-        s["unavailable"](new, unavailable)
-        s["notes"](new, notes)
-        s["timestamp"](new, timestamp)
-        s["elapsed_us"](new, elapsed_us)
-        s["_reasons"](new, None)
-        s["_order"](new, None)
+        (
+            set_call,
+            set_decision,
+            set_final_score,
+            set_risk,
+            set_components,
+            set_weights,
+            set_layers,
+            set_unavailable,
+            set_notes,
+            set_timestamp,
+            set_elapsed_us,
+            set_reasons,
+            set_order,
+        ) = _RECORD_SLOTS  # (one unpacking, not a look-up per field)
+        set_call(new, call)
+        set_decision(new, decision)
+        set_final_score(new, final_score)
+        set_risk(new, risk)
+        set_components(new, components)
+        set_weights(new, weights)
+        set_layers(new, layers)
+        set_unavailable(new, unavailable)
+        set_notes(new, notes)
+        set_timestamp(new, timestamp)
+        set_elapsed_us(new, elapsed_us)
+        set_reasons(new, None)
+        set_order(new, None)
         return new
 
     @property
@@ -466,6 +480,8 @@ class DecisionRecord:
         }
 
 
-_RECORD_SLOTS: dict[str, Callable[[DecisionRecord, Any], None]] = {
-    a.name: getattr(DecisionRecord, a.name).__set__ for a in attrs.fields(DecisionRecord)
-}
+# The record's slot setters in field order (``DecisionRecord.built`` unpacks them: a test holds it
+# equal to the constructor)
+_RECORD_SLOTS: tuple[Callable[[DecisionRecord, Any], None], ...] = tuple(
+    getattr(DecisionRecord, a.name).__set__ for a in attrs.fields(DecisionRecord)
+)
