@@ -123,7 +123,7 @@ class Chain:
                 else:
                     verdict = _with_elapsed(verdict, elapsed_us)
             append(verdict)
-            if verdict.decision is BLOCK:  # (a verdict's decision is a ``Decision`` member or None)
+            if verdict.decision == BLOCK:
                 self._score_for_record(i, call, ctx)
                 break
         return combine(call, ctx, (clock() - start) * 1e6, fusion=self.fusion)
@@ -278,11 +278,11 @@ def combine(call: ToolCall, ctx: Context, elapsed_us: float = 0.0, *, fusion: st
     for v in verdicts:
         if scored is None and v.score is not None and v.layer == fusion:
             scored = v
-        if v.decision is BLOCK:  # (verdicts hold ``Decision`` members or None)
+        if v.decision == BLOCK:
             blocked = True
         if v.ceiling is not None:
             ceilings.append(v)
-        if v.floor is AUTO_ALLOW:
+        if v.floor == AUTO_ALLOW:
             floored = True
         if v.risk is not None and (risk is None or v.risk > risk):
             risk = v.risk

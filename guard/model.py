@@ -322,14 +322,13 @@ def lead_positions(decision: Decision, layers: tuple[Verdict, ...]) -> tuple[int
 
     A block is decided by the layers that block; an ask by the layers that capped the call at
     ``request_confirm`` or, when none did, by the layer whose score asked. It reads only the
-    decision and each layer's decision and ceiling (``Decision`` members or None: compared by
-    identity), so records alike in those share it.
+    decision and each layer's decision and ceiling, so records alike in those share it.
     """
-    if decision is AUTO_ALLOW or len(layers) < 2:
+    if decision == AUTO_ALLOW or len(layers) < 2:
         return None
-    lead = [i for i, v in enumerate(layers) if v.decision is decision or v.ceiling is decision]
-    if not lead and decision is BLOCK:
-        lead = [i for i, v in enumerate(layers) if v.ceiling is REQUEST_CONFIRM or v.decision is REQUEST_CONFIRM]
+    lead = [i for i, v in enumerate(layers) if v.decision == decision or v.ceiling == decision]
+    if not lead and decision == BLOCK:
+        lead = [i for i, v in enumerate(layers) if v.ceiling == REQUEST_CONFIRM or v.decision == REQUEST_CONFIRM]
     if not lead or lead == [0]:
         return None
     return (*lead, *[i for i in range(len(layers)) if i not in lead])
