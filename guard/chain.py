@@ -29,17 +29,17 @@ from __future__ import annotations
 import functools
 import operator
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
 
 from guard.errors import ConfigError
 from guard.layers.base import Context, Layer
+from guard.layers.data import FusionData
 from guard.model import (
     AUTO_ALLOW,
     BLOCK,
-    COMPONENT_KEYS,
     REQUEST_CONFIRM,
     Decision,
     DecisionRecord,
@@ -95,29 +95,38 @@ class Chain:
         return self._by_name.get(name)
 
     def run(self, call: ToolCall, ctx: Context) -> DecisionRecord:
-        start = time.perf_counter()
-        if ctx.deadline is None:
+        clock = time.perf_counter
+        start = clock()
+        deadline = ctx.deadline
+        if deadline is None:
             config, ms = self._budget
             if config is not ctx.config:  # a configuration does not change once loaded
                 ms = _budget_ms(ctx)
                 self._budget = (ctx.config, ms)
-            ctx.deadline = start + ms / 1000 if ms else None
+            if ms:
+                deadline = ctx.deadline = start + ms / 1000
+        append = ctx.verdicts.append
+        fresh = self._fresh
         for i, layer in enumerate(self.layers):
-            t0 = time.perf_counter()
-            if i and ctx.deadline is not None and t0 > ctx.deadline:  # the layers so far used the whole budget
-                ctx.verdicts.append(_out_of_time(ctx, self.names[i:], (t0 - start) * 1000))
+            t0 = clock()
+            if i and deadline is not None and t0 > deadline:  # the layers so far used the whole budget
+                append(_out_of_time(ctx, self.names[i:], (t0 - start) * 1000))
                 break
             try:
                 verdict = layer(call, ctx)
-                fresh = self._fresh[i]
             except Exception as exc:
-                verdict, fresh = _failed(self.names[i], exc, ctx), True
-            elapsed_us = (time.perf_counter() - t0) * 1e6
-            ctx.verdicts.append(_stamped(verdict, elapsed_us) if fresh else _with_elapsed(verdict, elapsed_us))
+                verdict = _stamped(_failed(self.names[i], exc, ctx), (clock() - t0) * 1e6)
+            else:
+                elapsed_us = (clock() - t0) * 1e6
+                if fresh[i]:  # (``_stamped``, inline)
+                    object.__setattr__(verdict, "elapsed_us", elapsed_us)
+                else:
+                    verdict = _with_elapsed(verdict, elapsed_us)
+            append(verdict)
             if verdict.decision == BLOCK:
                 self._score_for_record(i, call, ctx)
                 break
-        return combine(call, ctx, elapsed_us=(time.perf_counter() - start) * 1e6, fusion=self.fusion)
+        return combine(call, ctx, (clock() - start) * 1e6, fusion=self.fusion)
 
     def _score_for_record(self, blocker: int, call: ToolCall, ctx: Context) -> None:
         """After a block, still run the layers that only score (``scores_for_record``: fusion)
@@ -176,8 +185,7 @@ def _with_elapsed(verdict: Verdict, elapsed_us: float) -> Verdict:
     """``attrs.evolve(verdict, elapsed_us=...)`` without re-running converters and validators.
 
     The layer's verdict was validated when it was built and ``elapsed_us`` has no validator:
-    a copier made once per class copies the fields as they are (about 1 µs instead of 6,
-    three times per decision).
+    a copier made once per class copies the fields as they are (about 0.6 µs instead of 6).
     """
     cls = type(verdict)
     copier = _COPIERS.get(cls)
@@ -189,23 +197,31 @@ def _with_elapsed(verdict: Verdict, elapsed_us: float) -> Verdict:
 
 def _make_copier(cls: type) -> Callable[[Any, float], Any]:
     names = [a.name for a in attrs.fields(cls) if a.name != "elapsed_us"]
-    values = operator.attrgetter(*names)
     slots: list[Any] = [getattr(cls, name, None) for name in (*names, "elapsed_us")]
-    if all(hasattr(d, "__set__") for d in slots):  # slotted: set each slot directly
-        setters = [d.__set__ for d in slots[:-1]]
-        set_elapsed = slots[-1].__set__
-    else:
+    if not all(hasattr(d, "__set__") and hasattr(d, "__get__") for d in slots):  # not slotted
+        values = operator.attrgetter(*names)
         setters = [functools.partial(_set, name) for name in names]
-        set_elapsed = functools.partial(_set, "elapsed_us")
 
-    def copy(verdict: Any, elapsed_us: float) -> Any:
-        new: Any = object.__new__(cls)
-        for set_one, value in zip(setters, values(verdict), strict=True):
-            set_one(new, value)
-        set_elapsed(new, elapsed_us)
-        return new
+        def copy(verdict: Any, elapsed_us: float) -> Any:
+            new: Any = object.__new__(cls)
+            for set_one, value in zip(setters, values(verdict), strict=True):
+                set_one(new, value)
+            _set("elapsed_us", new, elapsed_us)
+            return new
 
-    return copy
+        return copy
+    # slotted: one line per field, each slot read and set through its own descriptor (what
+    # attrs' generated ``__init__`` does, without the converters and validators)
+    env: dict[str, Any] = {"new": object.__new__, "cls": cls}
+    lines = ["def copy(verdict, elapsed_us):", "    out = new(cls)"]
+    for i, (name, d) in enumerate(zip((*names, "elapsed_us"), slots, strict=True)):
+        env[f"get{i}"], env[f"set{i}"] = d.__get__, d.__set__
+        value = "elapsed_us" if name == "elapsed_us" else f"get{i}(verdict)"
+        lines.append(f"    set{i}(out, {value})")
+    lines.append("    return out")
+    exec("\n".join(lines), env)  # fixed text built from the class's own field names
+    made: Callable[[Any, float], Any] = env["copy"]
+    return made
 
 
 def _set(name: str, obj: Any, value: Any) -> None:
@@ -291,15 +307,26 @@ def combine(call: ToolCall, ctx: Context, elapsed_us: float = 0.0, *, fusion: st
         notes.append("no human present: request_confirm acts as block")
     if scored is None:
         notes.append("components not computed: no scoring layer ran")
-    components = scored.data.get("components", {}) if scored is not None else {}
-    weights = dict(scored.data.get("weights", {})) if scored is not None else dict(ctx.config.weights)
+    if scored is None:
+        components: Mapping[str, Any] = {}
+        weights = dict(ctx.config.weights)
+    elif type(scored.data) is FusionData:  # the built-in scorer's: its fields, not its Mapping view
+        components, weights = scored.data.components, dict(scored.data.weights)
+    else:
+        components, weights = scored.data.get("components", {}), dict(scored.data.get("weights", {}))
+    get = components.get
     # every field has its final type (the verdicts' scores and decisions were checked when made)
     return DecisionRecord.built(
         call,
         decision,
         scored.score if scored is not None and scored.score is not None else 0.0,
         Risk.MEDIUM if risk is None else risk,
-        {k: float(components.get(k, 0.0)) for k in COMPONENT_KEYS},
+        {  # COMPONENT_KEYS
+            "memory": float(get("memory", 0.0)),
+            "cmd_success": float(get("cmd_success", 0.0)),
+            "user_pref": float(get("user_pref", 0.0)),
+            "system": float(get("system", 0.0)),
+        },
         weights,
         tuple(verdicts),
         tuple(dict.fromkeys(gaps)) if gaps else (),

@@ -113,14 +113,12 @@ class Guard:
             raise InputError(f"tool must be a non-empty string, got {tool!r}")
         if params is None:
             params = {}
-        if not isinstance(params, Mapping):
+        elif not isinstance(params, Mapping):
             raise InputError(f"params must be a JSON object (mapping), got {type(params).__name__}")
         check_params(params)
         if session_id is not None and not isinstance(session_id, str):
             session_id = str(session_id)
-        return ToolCall(
-            tool=tool, params=params, session_id=session_id, cwd=cwd, agent_id=agent_id, timestamp=_now(), declared=kind
-        )
+        return ToolCall.built(tool, params, session_id, cwd, agent_id, _now(), kind)
 
     def decide(
         self,

@@ -31,7 +31,7 @@ _MAX_INT_BITS = 4300 * 3.3219
 def check_params(params: Mapping[str, Any]) -> None:
     """InputError for what guard could judge but not record: keys that are not text, numbers
     too long to print, objects whose ``str`` raises. Iterative, so any depth is fine."""
-    if all(type(k) is str and type(v) is str for k, v in params.items()):
+    if all([type(k) is str and type(v) is str for k, v in params.items()]):
         return  # the usual call: {"command": "..."}
     stack: list[Any] = [params]
     while stack:

@@ -24,6 +24,7 @@ class JsonlLog:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._where = os.fspath(path)  # (a Path's ``__fspath__`` is Python: once, not per append)
         self._lock = threading.Lock()
         self._fd: int | None = None
         # (size, mtime_ns) right after our own last write: while the file still looks like
@@ -41,13 +42,13 @@ class JsonlLog:
         """
         while True:
             if self._fd is None:
-                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+                fd = os.open(self._where, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
                 st = os.fstat(fd)
                 self._fd, self._file = fd, (st.st_dev, st.st_ino)
             fd = self._fd
             fcntl.flock(fd, fcntl.LOCK_EX)
             try:
-                st = os.stat(self.path)
+                st = os.stat(self._where)
                 if (st.st_dev, st.st_ino) == self._file:
                     return fd, st
             except FileNotFoundError:
@@ -70,32 +71,37 @@ class JsonlLog:
 
     def append_text(self, text: str) -> tuple[int, int, int] | None:
         """:meth:`append` for a record already encoded as one JSON line (without its newline)."""
-        text += "\n"
         # A lone surrogate (a "\ud800" escape, a file name decoded with surrogateescape) cannot
         # be UTF-8; written as its JSON escape it reads back as the same string.
-        data = text.encode("utf-8", "backslashreplace")
+        data = (text + "\n").encode("utf-8", "backslashreplace")
         with self._lock:
             fd, st = self._locked()
             try:
-                start = st.st_size
-                if st.st_size and (st.st_size, st.st_mtime_ns) != self._after_ours:
-                    if _last_byte(self.path, st.st_size) != b"\n":
+                size = start = st.st_size
+                if size and (size, st.st_mtime_ns) != self._after_ours:
+                    if _last_byte(self._where, size) != b"\n":
                         data = b"\n" + data  # a torn line before us: start clean
                         start += 1
-                view = memoryview(data)
                 self._after_ours = None
+                want = len(data)
+                written = 0
                 try:
-                    while view:
-                        written = os.write(fd, view)
-                        view = view[written:]
+                    written = os.write(fd, data)  # one write takes the whole line, but for a full disk
+                    if written != want:
+                        view = memoryview(data)[written:]
+                        while view:
+                            n = os.write(fd, view)
+                            written += n
+                            view = view[n:]
                 except OSError:
-                    _take_back(fd, st.st_size, len(data) - len(view))
+                    _take_back(fd, size, written)
                     raise
                 end = os.fstat(fd)
-                self._after_ours = (end.st_size, end.st_mtime_ns)
-                if end.st_size != st.st_size + len(data):  # a writer without the lock came between
+                after = end.st_size
+                self._after_ours = (after, end.st_mtime_ns)
+                if after != size + want:  # a writer without the lock came between
                     return None
-                return end.st_ino, start, end.st_size
+                return end.st_ino, start, after
             finally:
                 fcntl.flock(fd, fcntl.LOCK_UN)
 
@@ -151,7 +157,7 @@ def _take_back(fd: int, size_before: int, written: int) -> None:
         pass  # the torn fragment stays; readers skip it and the next append starts a new line
 
 
-def _last_byte(path: Path, size: int) -> bytes:
+def _last_byte(path: str, size: int) -> bytes:
     with open(path, "rb") as f:
         f.seek(size - 1)
         return f.read(1)

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from guard.model import COMPONENT_KEYS, DECISIONS, DecisionRecord, Reason, Risk, ToolCall
+from guard.model import COMPONENT_KEYS, DECISIONS, DecisionRecord, Reason, Risk, ToolCall, lead_positions
 from guard.redact import redact, redact_text
 
 # The log's format (``JsonlLog``): compact, UTF-8 as is, anything else as its ``str``.
@@ -89,30 +89,121 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
         # an extra field replaces one of the line's, or its name is no string: the plain way
         return dumps(decision_line(record) | dict(extra))
     call = record.call
+    session_id = call.session_id
     layers = record.layers
-    numbers: list[Any] = [
-        round(record.final_score, 2),
-        *[round(v.elapsed_us, 1) for v in layers],
-        round(record.elapsed_us, 1),
-    ]
-    if not all([type(x) is float for x in numbers]) or not math.isfinite(sum(numbers)):
-        numbers = [_number(x) for x in numbers]  # (a float's ``%s`` is its repr, as JSON writes it)
-    text: str = _frame(record) % (
+    weights = tuple(record.weights.items())
+    get = record.components.get
+    args: list[Any] = [
         _iso(record.timestamp),
         _text(call.tool),
-        "null" if call.session_id is None else _text(call.session_id),
-        numbers[0],
-        _DECISIONS.get(record.decision) or dumps(record.decision),
-        _components(record.components),
-        *numbers[1:-1],
-        _strings(record.unavailable),
-        _strings(record.notes),
-        numbers[-1],
-        _params(logged_params(call)),
+        "null" if session_id is None else _text(session_id),
+        round(record.final_score, 2),
+        round(float(get("memory", 0.0)), 2),  # COMPONENT_KEYS
+        round(float(get("cmd_success", 0.0)), 2),
+        round(float(get("user_pref", 0.0)), 2),
+        round(float(get("system", 0.0)), 2),
+        "",  # the record's reasons, below
+    ]
+    key: list[Any] = [record.decision, record.risk, weights]
+    said: list[str] = []  # each layer's reasons' JSON
+    floats = True  # every layer's time a float (``%r`` writes it as JSON does when finite)
+    total = 0.0
+    for v in layers:
+        by_id = (id(v.layer), id(v.reasons), id(v.risk), id(v.decision))
+        hit = _BY_ID.get(by_id)
+        piece = _piece(v, by_id) if hit is None else hit[0]
+        said.append(piece[1])
+        key += (v.decision, v.ceiling)
+        elapsed = round(v.elapsed_us, 1)
+        if type(elapsed) is float:
+            total += elapsed
+        else:
+            floats = False
+        args += (piece[0], elapsed, _error(v.error) if v.error else "}")
+    key_ = tuple(key)
+    frame = _FRAMES.get(key_)
+    if frame is None:
+        frame = _frame(record, key_, weights)
+    fast, plain, where, order = frame
+    # every layer's reasons, the deciding layers' first (``record.reasons``)
+    args[8] = ",".join(filter(None, said if order is None else [said[i] for i in order]))
+    record.remember_order(order)  # (the session reads ``record.reasons`` next)
+    elapsed = round(record.elapsed_us, 1)
+    args += (
+        _strings(record.unavailable) if record.unavailable else "[]",
+        _strings(record.notes) if record.notes else "[]",
+        elapsed,
+        _params_of(call),
+        "".join([f",{dumps(key)}:{dumps(value)}" for key, value in extra.items()]) if extra else "",
     )
-    if extra:
-        text = text[:-1] + "".join([f",{dumps(key)}:{dumps(value)}" for key, value in extra.items()]) + "}"
-    return text
+    numbers = (args[3], args[4], args[5], args[6], args[7], elapsed)
+    if floats and all([type(x) is float for x in numbers]) and math.isfinite(sum(numbers) + total):
+        return fast % tuple(args)  # a finite float's ``%r`` is its repr, as JSON writes it
+    for i in where:
+        args[i] = dumps(args[i])
+    return plain % tuple(args)
+
+
+# A layer's part of the line up to its time (``{"layer":…,"reasons":[…],"elapsed_us":``) and its
+# reasons' JSON: one object per distinct (name, reasons, risk, decision), found by value
+# (``_BY_VALUE``, which hashes each ``Reason``) and, for the objects a layer hands out again and
+# again (the static layer's cache, a rule's constant reasons), by their identity (``_BY_ID``: no
+# ``Reason`` hashed). An identity entry keeps the objects its key names alive, so no other
+# object can have their ids while it is kept: an equal key is the very same objects.
+_Piece = tuple[str, str]
+_BY_VALUE: dict[tuple[Any, ...], _Piece] = {}
+_BY_ID: dict[tuple[int, ...], tuple[_Piece, Any, Any, Any, Any]] = {}
+
+
+def _piece(v: Any, by_id: tuple[int, ...]) -> _Piece:
+    value = (v.layer, v.reasons, v.risk, v.decision)
+    piece = _BY_VALUE.get(value)
+    if piece is None:
+        said = _reason_list(v.reasons)
+        piece = (_layer_head(v.layer, v.risk, v.decision) + "[" + said + '],"elapsed_us":', said)
+        if len(_BY_VALUE) >= 2048:
+            _BY_VALUE.clear()
+        _BY_VALUE[value] = piece
+    if len(_BY_ID) >= 4096:
+        _BY_ID.clear()
+    _BY_ID[by_id] = (piece, *value)
+    return piece
+
+
+# A decision's frame: the line as a %-format with the decision, risk and weights written out,
+# and the order of the record's reasons (the layers whose reasons come first: see
+# ``DecisionRecord.in_order``), by the decision, risk, weights and each layer's decision and
+# ceiling (all ``in_order`` reads). With ``%r`` where the numbers go (the usual line: every
+# number a finite float) and with ``%s`` (the numbers as ``dumps`` writes them), and the places
+# of the numbers among the arguments.
+_FRAMES: dict[tuple[Any, ...], tuple[str, str, tuple[int, ...], tuple[int, ...] | None]] = {}
+
+
+def _frame(
+    record: DecisionRecord, key: tuple[Any, ...], weights: tuple[tuple[str, Any], ...]
+) -> tuple[str, str, tuple[int, ...], tuple[int, ...] | None]:
+    layers = record.layers
+    text = "".join(
+        [
+            '{"timestamp":"%s","tool":%s,"session_id":%s,"fusion_score":%r,"decision":',
+            (_DECISIONS.get(record.decision) or dumps(record.decision)).replace("%", "%%"),
+            ',"components":{"memory":%r,"cmd_success":%r,"user_pref":%r,"system":%r}',
+            ',"risk":"' + record.risk.label + '","weights":',
+            dumps({k: round(float(w), 4) for k, w in weights}).replace("%", "%%"),  # a custom scorer's names
+            ',"reasons":[%s],"layers":[',
+            ",".join(["%s%r%s"] * len(layers)),
+            '],"unavailable":%s,"notes":%s,"elapsed_us":%r,"params":%s%s}',
+        ]
+    )
+    n = len(layers)
+    where = (3, 4, 5, 6, 7, *[9 + 3 * i + 1 for i in range(n)], 9 + 3 * n + 2)
+    frame = (text, text.replace("%r", "%s"), where, lead_positions(record.decision, layers))
+    # 0.0 and -0.0 (and 1 and 1.0) are one key but read differently: only positive float weights
+    if all([type(w) is float and w > 0.0 for _, w in weights]):
+        if len(_FRAMES) >= 1024:
+            _FRAMES.clear()
+        _FRAMES[key] = frame
+    return frame
 
 
 _LAST_SECOND: tuple[tuple[Any, ...], str] = ((), "")
@@ -130,60 +221,8 @@ def _iso(ts: datetime) -> str:
     return text
 
 
-# A decision's frame: the line as a %-format, everything but the call, the times, the scores,
-# the components, the notes and the missing parts written out (risk, weights, the reasons, each
-# layer's head and reasons). It recurs call after call (the same rules fire, the same layers
-# decide), so it is written once per distinct frame.
-_FRAMES: dict[tuple[Any, ...], str] = {}
-
-
-def _frame(record: DecisionRecord) -> str:
-    weights = tuple(record.weights.items())
-    layers = record.layers
-    if any([v.error for v in layers]):  # an error's text is the call's: not kept
-        return _frame_of(record, weights)
-    key = (
-        record.decision,
-        record.risk,
-        weights,
-        record.reasons,
-        tuple([(v.layer, v.risk, v.decision, v.reasons) for v in layers]),
-    )
-    frame = _FRAMES.get(key)
-    if frame is None:
-        if len(_FRAMES) >= 1024:
-            _FRAMES.clear()
-        frame = _FRAMES[key] = _frame_of(record, weights)
-    return frame
-
-
-def _frame_of(record: DecisionRecord, weights: tuple[tuple[str, Any], ...]) -> str:
-    literal = [
-        ',"risk":"',
-        record.risk.label,
-        '","weights":',
-        _weights(weights)
-        if min([w for _, w in weights], default=0.0) > 0.0
-        else dumps({k: round(float(w), 4) for k, w in weights}),
-        # every layer's reasons, the deciding layers' first (``record.reasons``)
-        ',"reasons":[',
-        ",".join([_reason_json(r) for r in record.reasons]),
-        '],"layers":[',
-    ]
-    pieces: list[str] = []  # the text between the layers' times
-    for i, v in enumerate(record.layers):
-        if i:
-            literal.append(",")
-        literal += (_layer_head(v.layer, v.risk, v.decision), "[", _reason_list(v.reasons), '],"elapsed_us":')
-        pieces.append("".join(literal))
-        literal = [',"error":', dumps(redact(v.error)), "}"] if v.error else ["}"]
-    literal.append('],"unavailable":')
-    pieces.append("".join(literal))
-    return (
-        '{"timestamp":"%s","tool":%s,"session_id":%s,"fusion_score":%s,"decision":%s,"components":%s'
-        + "%s".join([p.replace("%", "%%") for p in pieces])
-        + '%s,"notes":%s,"elapsed_us":%s,"params":%s}'
-    )
+def _error(error: str) -> str:
+    return ',"error":' + dumps(redact(error)) + "}"  # an error's text is the call's: not kept
 
 
 _DECISIONS = {d: dumps(d) for d in DECISIONS}
@@ -196,9 +235,10 @@ def logged_params(call: ToolCall) -> dict[str, Any]:
 
 def clear() -> None:
     """Forget the remembered pieces (the redaction key changed: placeholders read differently)."""
-    for cached in (_reason_line, _reason_json, _short_text, _layer_head, _weights, _component_values, _short_strings):
+    for cached in (_reason_line, _reason_json, _short_text, _layer_head, _short_strings, _text_param, _text_params):
         cached.cache_clear()
-    _FRAMES.clear()
+    for remembered in (_FRAMES, _BY_ID, _BY_VALUE):
+        remembered.clear()
 
 
 _string = json.encoder.encode_basestring  # what ``dumps`` writes a str with (ensure_ascii off)
@@ -211,27 +251,28 @@ def _params(params: Mapping[str, Any]) -> str:
     return dumps(params)
 
 
-def _number(x: float) -> str:
-    return float.__repr__(x) if math.isfinite(x) else dumps(x)
+def _params_of(call: ToolCall) -> str:
+    """``_params(call.redacted_params)``; text-only params of a usual size remembered by value
+    (the same commands come back: their redaction and JSON are one look-up)."""
+    params = call.params
+    if len(params) == 1:  # the usual call: {"command": "..."}
+        ((key, value),) = params.items()
+        if type(key) is str and type(value) is str and len(value) <= 2048:
+            return _text_param(key, value)
+    elif len(params) <= 8 and all([type(k) is str and type(v) is str for k, v in params.items()]):
+        if sum(map(len, params.values())) <= 2048:
+            return _text_params(tuple(params.items()))
+    return _params(call.redacted_params)
 
 
-def _components(components: Mapping[str, float]) -> str:
-    get = components.get
-    raw = tuple([get(k, 0.0) for k in COMPONENT_KEYS])
-    if all([type(x) is float and x > 0.0 for x in raw]):
-        # the fusion layer's components are rounded already and recur (priors, the same
-        # history): remembered by value (0.0 and -0.0 are one key but read differently: not kept)
-        return _component_values(raw)
-    return _component_json(raw)
+@functools.lru_cache(maxsize=512)
+def _text_param(key: str, value: str) -> str:
+    return _params(redact({key: value}))
 
 
-@functools.lru_cache(maxsize=1024)
-def _component_values(raw: tuple[float, ...]) -> str:
-    return _component_json(raw)
-
-
-def _component_json(raw: tuple[Any, ...]) -> str:
-    return dumps({k: round(float(x), 2) for k, x in zip(COMPONENT_KEYS, raw, strict=True)})
+@functools.lru_cache(maxsize=512)
+def _text_params(items: tuple[tuple[str, str], ...]) -> str:
+    return _params(redact(dict(items)))
 
 
 def _reason_list(reasons: tuple[Reason, ...]) -> str:
@@ -285,8 +326,3 @@ def _short_text(value: str) -> str:
 def _layer_head(layer: str, risk: Risk | None, decision: str | None) -> str:
     head = dumps({"layer": layer, "risk": risk.label if risk is not None else None, "decision": decision})
     return head[:-1] + ',"reasons":'
-
-
-@functools.lru_cache(maxsize=64)
-def _weights(weights: tuple[tuple[str, float], ...]) -> str:
-    return dumps({k: round(float(w), 4) for k, w in weights})

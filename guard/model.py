@@ -144,6 +144,32 @@ class ToolCall:
     _redacted_params: dict[str, Any] | None = attrs.field(default=None, init=False, eq=False, repr=False)
     _redacted_signature: str | None = attrs.field(default=None, init=False, eq=False, repr=False)
 
+    @classmethod
+    def built(
+        cls,
+        tool: str,
+        params: Mapping[str, Any],
+        session_id: str | None,
+        cwd: str | None,
+        agent_id: str | None,
+        timestamp: datetime | None,
+        declared: str | None,
+    ) -> ToolCall:
+        """``ToolCall(...)`` for ``Guard.make_call``, which checked the fields, without attrs'
+        ``__init__`` (params copied as the converter does, ``declared`` checked by it when set)."""
+        new: ToolCall = object.__new__(cls)
+        s = _CALL_SLOTS
+        s[0](new, tool)
+        s[1](new, dict(params))
+        s[2](new, session_id)
+        s[3](new, cwd)
+        s[4](new, agent_id)
+        s[5](new, timestamp)
+        s[6](new, None if declared is None else declared_kind(declared))
+        s[7](new, None)
+        s[8](new, None)
+        return new
+
     @property
     def kind(self) -> str:
         return self.declared or canonical_tool(self.tool)
@@ -167,6 +193,12 @@ class ToolCall:
             out = redact_text(signature(self.tool, self.params))
             object.__setattr__(self, "_redacted_signature", out)
         return out
+
+
+# ``ToolCall``'s slot setters in field order (``ToolCall.built``; a test holds it equal to the constructor)
+_CALL_SLOTS: tuple[Callable[[ToolCall, Any], None], ...] = tuple(
+    getattr(ToolCall, a.name).__set__ for a in attrs.fields(ToolCall)
+)
 
 
 @attrs.frozen(cache_hash=True)  # reasons key the log line's caches: hashed once each
@@ -281,7 +313,25 @@ _VERDICT_SLOTS: dict[str, Callable[[Verdict, Any], None]] = {
     a.name: getattr(Verdict, a.name).__set__ for a in attrs.fields(Verdict)
 }
 
+# (``chain.combine`` and ``logline.decision_text`` spell them out in this order: change all three)
 COMPONENT_KEYS = ("memory", "cmd_success", "user_pref", "system")
+
+
+def lead_positions(decision: Decision, layers: tuple[Verdict, ...]) -> tuple[int, ...] | None:
+    """``DecisionRecord.in_order`` as positions in ``layers`` (None: their own order).
+
+    A block is decided by the layers that block; an ask by the layers that capped the call at
+    ``request_confirm`` or, when none did, by the layer whose score asked. It reads only the
+    decision and each layer's decision and ceiling, so records alike in those share it.
+    """
+    if decision == AUTO_ALLOW or len(layers) < 2:
+        return None
+    lead = [i for i, v in enumerate(layers) if v.decision == decision or v.ceiling == decision]
+    if not lead and decision == BLOCK:
+        lead = [i for i, v in enumerate(layers) if v.ceiling == REQUEST_CONFIRM or v.decision == REQUEST_CONFIRM]
+    if not lead or lead == [0]:
+        return None
+    return (*lead, *[i for i in range(len(layers)) if i not in lead])
 
 
 @attrs.frozen
@@ -302,6 +352,7 @@ class DecisionRecord:
     # ``reasons``, worked out on first read (a plain slot: a cached_property on a slotted class
     # goes through ``__getattr__``, which costs as much as the work)
     _reasons: tuple[Reason, ...] | None = attrs.field(default=None, init=False, eq=False, repr=False)
+    _order: tuple[Verdict, ...] | None = attrs.field(default=None, init=False, eq=False, repr=False)
 
     @classmethod
     def built(
@@ -321,19 +372,34 @@ class DecisionRecord:
         """The chain's record, made without the converters and validators (``combine`` hands a
         ``Decision`` member, a score a verdict already had validated, and tuples)."""
         new: DecisionRecord = object.__new__(cls)
-        s = _RECORD_SLOTS
-        s["call"](new, call)
-        s["decision"](new, decision)
-        s["final_score"](new, final_score)
-        s["risk"](new, risk)
-        s["components"](new, components)
-        s["weights"](new, weights)
-        s["layers"](new, layers)
-        s["unavailable"](new, unavailable)
-        s["notes"](new, notes)
-        s["timestamp"](new, timestamp)
-        s["elapsed_us"](new, elapsed_us)
-        s["_reasons"](new, None)
+        (
+            set_call,
+            set_decision,
+            set_final_score,
+            set_risk,
+            set_components,
+            set_weights,
+            set_layers,
+            set_unavailable,
+            set_notes,
+            set_timestamp,
+            set_elapsed_us,
+            set_reasons,
+            set_order,
+        ) = _RECORD_SLOTS  # (one unpacking, not a look-up per field)
+        set_call(new, call)
+        set_decision(new, decision)
+        set_final_score(new, final_score)
+        set_risk(new, risk)
+        set_components(new, components)
+        set_weights(new, weights)
+        set_layers(new, layers)
+        set_unavailable(new, unavailable)
+        set_notes(new, notes)
+        set_timestamp(new, timestamp)
+        set_elapsed_us(new, elapsed_us)
+        set_reasons(new, None)
+        set_order(new, None)
         return new
 
     @property
@@ -350,7 +416,10 @@ class DecisionRecord:
         out = self._reasons
         if out is None:
             said = [v.reasons for v in self.in_order() if v.reasons]
-            out = said[0] if len(said) == 1 else tuple([r for reasons in said for r in reasons])
+            if len(said) == 1:
+                out = said[0]
+            else:
+                out = tuple([r for reasons in said for r in reasons])
             object.__setattr__(self, "_reasons", out)
         return out
 
@@ -361,17 +430,20 @@ class DecisionRecord:
         at ``request_confirm`` or, when none did, by the layer whose score asked. Without a
         person present an ask becomes a block: the layers that asked still decided it.
         """
-        layers = self.layers
-        decision = self.decision
-        if decision == AUTO_ALLOW or len(layers) < 2:
-            return layers
-        lead = [v for v in layers if v.decision == decision or v.ceiling == decision]
-        if not lead and decision == BLOCK:
-            lead = [v for v in layers if v.ceiling == REQUEST_CONFIRM or v.decision == REQUEST_CONFIRM]
-        if not lead or (lead[0] is layers[0] and len(lead) == 1):
-            return layers
-        first = {id(v) for v in lead}  # by identity: two layers may hand equal verdicts
-        return (*lead, *[v for v in layers if id(v) not in first])
+        out = self._order
+        if out is None:
+            at = lead_positions(self.decision, self.layers)
+            layers = self.layers
+            out = layers if at is None else tuple([layers[i] for i in at])
+            object.__setattr__(self, "_order", out)  # worked out once: the log line and the session read it
+        return out
+
+    def remember_order(self, at: tuple[int, ...] | None) -> None:
+        """Take ``lead_positions(self.decision, self.layers)`` worked out elsewhere (the log line
+        finds it by the decision and each layer's decision and ceiling, all it reads)."""
+        if self._order is None:
+            layers = self.layers
+            object.__setattr__(self, "_order", layers if at is None else tuple([layers[i] for i in at]))
 
     @property
     def blocked(self) -> bool:
@@ -407,6 +479,8 @@ class DecisionRecord:
         }
 
 
-_RECORD_SLOTS: dict[str, Callable[[DecisionRecord, Any], None]] = {
-    a.name: getattr(DecisionRecord, a.name).__set__ for a in attrs.fields(DecisionRecord)
-}
+# The record's slot setters in field order (``DecisionRecord.built`` unpacks them: a test holds it
+# equal to the constructor)
+_RECORD_SLOTS: tuple[Callable[[DecisionRecord, Any], None], ...] = tuple(
+    getattr(DecisionRecord, a.name).__set__ for a in attrs.fields(DecisionRecord)
+)

@@ -16,7 +16,7 @@ import pytest
 from guard.core import Guard
 from guard.layers.base import Context
 from guard.logline import decision_line, decision_text
-from guard.model import Reason, ToolCall, Verdict
+from guard.model import Reason, Risk, ToolCall, Verdict
 
 CONFIG = {"system.health": 90, "memory.backend": "history"}
 TOKEN = "ghp_" + "a1B2c3D4e5" * 3 + "f6G7h8"
@@ -92,6 +92,10 @@ def test_odd_texts_and_numbers_read_as_the_plain_json(tmp_path: Path) -> None:
             attrs.evolve(record, timestamp=ts.replace(tzinfo=None)),
             attrs.evolve(record, timestamp=ts.replace(microsecond=0)),
             attrs.evolve(record, final_score=0.0),
+            attrs.evolve(record, final_score=50),  # an int score (a custom scorer's)
+            attrs.evolve(record, weights={"100% memory": 0.5, "%s": 0.5}),
+            attrs.evolve(record, weights={"memory": -0.0, "system": 1}),
+            attrs.evolve(record, components={"memory": -0.0, "system": 1, "cmd_success": float("nan")}),
         ]
         for variant in variants:
             for extra in EXTRAS:
@@ -112,3 +116,66 @@ def test_text_only_params_are_written_as_the_plain_json(tmp_path: Path) -> None:
             }
             record = g.decide("mcp__x__put", params, session_id="s", save=False)
             assert decision_text(record) == plain(decision_line(record))
+
+
+class Reused:
+    """A custom layer that hands out the same reasons tuple with another risk, decision or ceiling
+    each call, and now and then a new tuple of equal text: the log line's pieces are remembered by
+    the identity of what they are made of, so each change must be seen."""
+
+    name = "reused"
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.reasons = (Reason("X2", "the same reasons object"),)
+
+    def __call__(self, call: ToolCall, ctx: Context) -> Verdict:
+        self.n += 1
+        if self.n % 5 == 0:
+            self.reasons = (Reason("X2", "the same reasons object"),)  # equal, not identical
+        if self.n % 7 == 0:
+            return Verdict("reused", reasons=(Reason("X3", f"call {self.n}"),))  # a new text each time
+        risk = (None, Risk.LOW, Risk.HIGH)[self.n % 3]
+        decision = (None, "request_confirm")[self.n % 2]
+        ceiling = (None, "request_confirm", None, "auto_allow")[self.n % 4]
+        reasons = () if self.n % 3 == 1 else self.reasons  # the record's reasons with and without its own
+        return Verdict("reused", risk=risk, decision=decision, ceiling=ceiling, reasons=reasons)
+
+
+def test_a_layer_reusing_its_reasons_reads_as_the_plain_json(tmp_path: Path) -> None:
+    """Same reasons object, another risk/decision/ceiling (so another order of the record's reasons);
+    an equal new tuple; a new text per call: every line is the plain JSON of the record."""
+    with Guard(tmp_path / "ws", CONFIG, layers=[*Guard(tmp_path / "ws2", CONFIG).default_layers(), Reused()]) as g:
+        seen = set()
+        for i in range(60):
+            tool, params = CALLS[i % len(CALLS)]
+            record = g.decide(tool, params, session_id="s", save=False)
+            text = decision_text(record)
+            assert text == plain(decision_line(record))
+            seen.add(json.loads(text)["layers"][-1]["risk"])
+        assert seen == {None, "low", "high"}
+
+
+def test_remembered_params_follow_the_value_and_the_redaction(tmp_path: Path) -> None:
+    """One text-only parameter is remembered by its name and value: another value, a secret-named
+    key beside a plain one, a value just over the remembered size, all read as the plain JSON."""
+    cases = [
+        {"command": "echo hi"},
+        {"command": "echo hi "},  # near miss: one space more
+        {"password": "hunter2-hunter2"},  # a secret-named key: masked whole
+        {"passes": "hunter2-hunter2"},  # near miss: not a secret name
+        {"command": f"curl -H 'Authorization: Bearer {TOKEN}' x"},
+        {"command": "x" * 2048},
+        {"command": "x" * 2049},
+        {"a": "1", "b": "2"},
+        {"a": "1", "b": "3"},
+    ]
+    with Guard(tmp_path / "ws", CONFIG) as g:
+        for _ in range(2):  # the second round is answered from what the first remembered
+            texts = []
+            for params in cases:
+                record = g.decide("mcp__x__put", params, session_id="s", save=False)
+                texts.append(decision_text(record))
+                assert texts[-1] == plain(decision_line(record))
+            assert len({json.dumps(json.loads(t)["params"]) for t in texts}) == len(cases)
+            assert "hunter2" not in texts[2] and "hunter2" in texts[3] and TOKEN not in texts[4]

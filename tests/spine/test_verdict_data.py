@@ -5,15 +5,22 @@ ones the constructors make."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import random
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import attrs
+import pytest
 from freezegun import freeze_time
 
+from guard.chain import _with_elapsed
 from guard.core import Guard
+from guard.errors import ConfigError
 from guard.layers.data import BehaviorData, FusionData, StaticData
+from guard.logline import decision_text
 from guard.model import BLOCK, REQUEST_CONFIRM, DecisionRecord, Reason, Risk, ToolCall, Verdict
 
 CONFIG = {"system.health": 90, "memory.backend": "history"}
@@ -136,3 +143,73 @@ def test_static_data_reads_as_its_dict(tmp_path: Path) -> None:
     assert write.data.get("lines_written") == 2 and write.data.lines_written == 2  # type: ignore[attr-defined]
     assert asked.data["user_rules"] == ["ask: Bash(git push:*)"]
     assert "G191" in {r.rule_id for r in asked.reasons} and asked.data["rules"] == sorted(asked.data["rules"])
+
+
+@freeze_time("2026-04-11 10:30:00")
+def test_built_calls_equal_constructed_ones() -> None:
+    """``ToolCall.built`` (``Guard.make_call``'s) fills every slot as the constructor would: params
+    copied (the caller's dict may change later), ``declared`` canonical, the redacted forms unmade."""
+    params = {"command": "ls", "n": [1, 2]}
+    now = datetime.now().astimezone()
+    built = ToolCall.built("Bash", params, "s", "/w", "a", now, "Read")
+    made = ToolCall(tool="Bash", params=params, session_id="s", cwd="/w", agent_id="a", timestamp=now, declared="Read")
+    assert built == made and built.declared == "read" and built.params is not params
+    for field in attrs.fields(ToolCall):
+        assert getattr(built, field.name) == getattr(made, field.name)
+    params["command"] = "rm -rf /"  # data: never run
+    assert built.params["command"] == "ls"
+    assert ToolCall.built("x", {}, None, None, None, None, None) == ToolCall("x")
+    with pytest.raises(ConfigError):
+        ToolCall.built("x", {}, None, None, None, None, "no-such-kind")
+
+
+def test_a_timed_copy_of_a_verdict_keeps_every_field(tmp_path: Path) -> None:
+    """The chain times a cached verdict into a copy: every field but ``elapsed_us`` as it was, the
+    original untouched (the static layer hands it out again)."""
+    original = Verdict(
+        "static", risk=Risk.HIGH, score=12.5, ceiling=REQUEST_CONFIRM, reasons=[Reason("G100", "m", "alt")],
+        tags={"write"}, data={"k": 1}, error=None, unavailable=("x",),
+    )  # fmt: skip
+    copy = _with_elapsed(original, 7.5)
+    assert copy is not original and copy.elapsed_us == 7.5 and original.elapsed_us == 0.0
+    assert attrs.evolve(copy, elapsed_us=0.0) == original
+    for field in attrs.fields(Verdict):
+        if field.name != "elapsed_us":
+            assert getattr(copy, field.name) is getattr(original, field.name)
+
+
+def _in_order_reference(record: DecisionRecord) -> tuple[Verdict, ...]:
+    """``in_order`` as it was written before it became positions (by the verdicts' identity)."""
+    layers, decision = record.layers, record.decision
+    if decision == "auto_allow" or len(layers) < 2:
+        return layers
+    lead = [v for v in layers if v.decision == decision or v.ceiling == decision]
+    if not lead and decision == BLOCK:
+        lead = [v for v in layers if v.ceiling == REQUEST_CONFIRM or v.decision == REQUEST_CONFIRM]
+    if not lead or (lead[0] is layers[0] and len(lead) == 1):
+        return layers
+    first = {id(v) for v in lead}
+    return (*lead, *[v for v in layers if id(v) not in first])
+
+
+def test_the_deciding_layers_lead_as_before_and_the_log_line_agrees() -> None:
+    """``in_order`` by positions equals the identity-based order it replaced, for every mix of
+    decisions, ceilings and one verdict object standing at two places; the log line (which hands
+    the record the order it found by the same inputs) leaves ``reasons`` as a fresh record has them."""
+    rng = random.Random(3)
+    choices = (None, "auto_allow", "request_confirm", "block")
+    pool = [
+        Verdict(f"l{i}", decision=d, ceiling=c, reasons=[Reason(f"X{i}", f"m{i}")] if i % 3 else [])
+        for i, (d, c) in enumerate(itertools.product(choices, choices))
+    ]
+    call = ToolCall("bash", {"command": "ls"})
+    for _ in range(3000):
+        n = rng.randrange(0, 5)
+        layers = tuple(rng.choice(pool) for _ in range(n))
+        decision = rng.choice(choices[1:])
+        made = DecisionRecord(call, decision, 50.0, Risk.LOW, layers=layers)
+        assert made.in_order() == _in_order_reference(made)
+        assert all(a is b for a, b in zip(made.in_order(), _in_order_reference(made), strict=True))
+        logged = DecisionRecord(call, decision, 50.0, Risk.LOW, layers=layers)
+        decision_text(logged)
+        assert logged.reasons == made.reasons
