@@ -177,25 +177,35 @@ class SessionTracker:
         }
         taints = False
         facts = probe.facts
+        named: list[str] | tuple[()] = ()
         if facts:
-            ev["facts"] = sorted(facts)
+            ev["facts"] = named = sorted(facts)
             taints = not facts.isdisjoint(_TAINTS)
             if taints:  # may become a taint source: named (redacted when used), and saved at once
                 ev["raw"] = probe.sig
-        if probe.path is not None:
-            ev["path"] = probe.path
+        path = probe.path
+        local = None
+        if path is not None:
+            ev["path"] = path
             if probe.local:
-                ev["local"] = 1
+                ev["local"] = local = 1
+        limit = None
         if decision != "auto_allow":
-            for reason in record.reasons:
-                if reason.rule_id in _LIMITS:
-                    ev["limit"] = 1
+            # any layer's reason (their order does not matter: ``record.reasons`` is not needed)
+            for v in record.layers:
+                for reason in v.reasons:
+                    if reason.rule_id in _LIMITS:
+                        ev["limit"] = limit = 1
+                        break
+                if limit:
                     break
         # what ``_add`` does, for a dispatch the layer has just looked at (no second look at the file)
         sid = call.session_id or DEFAULT_SESSION
         with self._lock:
             live = self._get(sid, t, check=not synced)
-            live.state.dispatched(ev, t, self.settings)
+            live.state.dispatched(
+                ev, t, self.settings, probe.task, decision, probe.risk, probe.agent, named, path, local, limit
+            )
             if self._persist and live.where is not None:
                 pending = live.pending
                 pending.append(ev)
