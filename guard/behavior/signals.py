@@ -115,6 +115,9 @@ class Assessment(NamedTuple):
     decision: Decision | None = None
     ceiling: Decision | None = None
     breaker: dict[str, Any] | None = None
+    # the signals' reasons, deciding ones first: a block (messages show the first few reasons),
+    # then an ask, then penalties; otherwise in the order they fired
+    reasons: tuple[Reason, ...] = ()
 
     @property
     def ids(self) -> list[str]:
@@ -213,7 +216,15 @@ def _added_up(sig: list[Signal], s: BehaviorSettings, breaker: dict[str, Any] | 
     effects = {x.effect for x in sig}
     decision = BLOCK if BLOCK in effects else None
     ceiling = REQUEST_CONFIRM if CONFIRM in effects else None
-    return Assessment(round(health, 1), tuple(sig), decision, ceiling, breaker)
+    reasons = tuple([x.reason() for x in sorted(sig, key=_weight)])  # (a stable sort)
+    return Assessment(round(health, 1), tuple(sig), decision, ceiling, breaker, reasons)
+
+
+_ORDER: dict[str | None, int] = {BLOCK: 0, CONFIRM: 1}
+
+
+def _weight(signal: Signal) -> int:
+    return _ORDER.get(signal.effect, 2)
 
 
 def _failures(state: SessionState, now: float, s: BehaviorSettings, out: list[Signal]) -> None:
