@@ -130,9 +130,11 @@ class SessionState:
         hands over those it has just put in; ``apply`` reads them from a saved event)."""
         if not self.started:
             self.started = t
-        if self.updated and t - self.updated >= TASK_IDLE_S:
+        updated = self.updated
+        if updated and t - updated >= TASK_IDLE_S:
             self.new_task()
-        self.updated = max(self.updated, t)
+        if t > updated:  # ``max(updated, t)``: a tie or a NaN keeps the time it had
+            self.updated = t
         self.dispatches += 1
         recent = self.recent
         recent.append(t)

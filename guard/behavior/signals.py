@@ -341,7 +341,7 @@ def _burst(state: SessionState, probe: Probe | None, now: float, s: BehaviorSett
     before = state.dispatches - count + (probe is not None)
     usual = before / max(60.0, since - state.started) * BURST_SECONDS if state.started else 0.0
     if count >= s.burst_factor * max(usual, 1.0):
-        shown = f"{usual:.1f}"
+        shown = f"{usual:.1f}" if before else "0.0"  # (a burst from the session's first calls: no usual rate)
         key = ("G205", count, shown, calls)
         signal = _SIGNALS.get(key)
         if signal is None:

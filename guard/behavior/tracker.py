@@ -100,7 +100,10 @@ class SessionTracker:
         self.dir = sessions_dir(workspace) if workspace is not None else None
         self.lock_path = self.dir / LOCK if self.dir is not None else None
         self.tiers = TierBook(workspace, self.settings.double_cooldown_s, self.lock_path, self.max_skew_s)
-        self._lock: threading.RLock = threading.RLock()
+        # hold ``lock`` while reading a state from :meth:`view` or :meth:`look` (the hot path
+        # avoids a context manager); ``_lock`` is the same lock
+        self.lock: threading.RLock = threading.RLock()
+        self._lock = self.lock
         self._live: dict[str, _Live] = {}  # oldest first; evicted beyond MAX_LIVE
         # from the layer to the dispatch that follows: the call, its probe, the decision's time
         self._probe: tuple[ToolCall, Probe, tuple[datetime, float] | None] | None = None
@@ -113,11 +116,6 @@ class SessionTracker:
         """The session's live state, synced with its file, under the tracker's lock."""
         with self._lock:
             yield self._get(session_id or DEFAULT_SESSION, now).state
-
-    @property
-    def lock(self) -> threading.RLock:
-        """Hold it while reading a state from :meth:`view` (the hot path avoids a context manager)."""
-        return self._lock
 
     def view(self, session_id: str | None, now: float) -> SessionState:
         """Like :meth:`session`, for a caller that already holds :attr:`lock`."""
@@ -142,6 +140,15 @@ class SessionTracker:
         probe = probe_of(call, sig, tags, risk, data, self.settings.docs_hosts)
         self._probe = (call, probe, at)
         return probe
+
+    def look(
+        self, call: ToolCall, sig: str, tags: frozenset[str], risk: Risk, data: Any, at: tuple[datetime, float]
+    ) -> tuple[Probe, SessionState]:
+        """:meth:`probe` and :meth:`view` at ``at`` (the decision's time and its POSIX seconds) in one
+        step, for a caller that holds :attr:`lock`: the behavior layer's reading of a call."""
+        probe = probe_of(call, sig, tags, risk, data, self.settings.docs_hosts)
+        self._probe = (call, probe, at)
+        return probe, self._get(call.session_id or DEFAULT_SESSION, at[1]).state
 
     # -- hooks (called by Guard) ----------------------------------------------------------
     def on_dispatch(self, call: ToolCall, record: DecisionRecord) -> None:
@@ -298,9 +305,19 @@ class SessionTracker:
             live = self._live[sid] = _Live(self._fresh(sid, now), path, last_save=now)
             if len(self._live) > MAX_LIVE:
                 self._evict()
-        if live.where is not None and self._persist and (check or not live.loaded):
-            if not live.loaded or files.stamp(live.where) != live.stamp:
+        where = live.where
+        if where is not None and self._persist and (check or not live.loaded):
+            if not live.loaded:
                 self._load(sid, live, now)
+            else:
+                try:  # ``files.stamp``, inline: a stat per decision
+                    st = os.stat(where)
+                except FileNotFoundError:
+                    if live.stamp is not None:
+                        self._load(sid, live, now)
+                else:
+                    if (st.st_ino, st.st_size, st.st_mtime_ns) != live.stamp:
+                        self._load(sid, live, now)
         state = live.state
         ttl = self.settings.ttl_s
         if ttl > 0 and state.updated > 0 and now - state.updated > ttl:  # idle too long: start afresh

@@ -60,18 +60,17 @@ class BehaviorLayer:
                 if v.layer == "static" and static is None:
                     static = v
         now = ctx.timestamp
-        probe = tracker.probe(
-            call,
-            call.redacted_signature,  # what ``state.signature_of`` answers
-            tags,
-            Risk.MEDIUM if risk is None else risk,
-            static.data if static is not None else None,
-            (ctx.now, now),
-        )
         settings = self.settings
         card = None
         with tracker.lock:
-            session = tracker.view(call.session_id, now)
+            probe, session = tracker.look(
+                call,
+                call.redacted_signature,  # what ``state.signature_of`` answers
+                tags,
+                Risk.MEDIUM if risk is None else risk,
+                static.data if static is not None else None,
+                (ctx.now, now),
+            )
             if settings.tiers:
                 # the tier matters for writes, risky paths and sub-agents: only then look for newer points on disk
                 limited = probe.lines is not None or probe.path is not None or not probe.facts.isdisjoint(_TIER_FACTS)
