@@ -40,6 +40,7 @@ REFUSED = 16  # the person's recent refusals, by task: they weigh on those calls
 MAX_TASK_RISK = 128
 RISK_ALPHA = 0.5
 TASK_IDLE_S = 1800.0  # half an hour without a call ends a task
+_RISK_KEEP = 1 - RISK_ALPHA
 
 
 @attrs.define
@@ -156,7 +157,7 @@ class SessionState:
             self.run_len += 1
         else:
             self.run_task, self.run_len = task, 1
-        self.risk_ewma = risk if not self.risk_n else RISK_ALPHA * risk + (1 - RISK_ALPHA) * self.risk_ewma
+        self.risk_ewma = risk if not self.risk_n else RISK_ALPHA * risk + _RISK_KEEP * self.risk_ewma
         self.risk_sum += risk
         self.risk_n += 1
         task_risk = self.task_risk

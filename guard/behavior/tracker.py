@@ -82,10 +82,10 @@ class _Live:
     stamp: files.Stamp = None
     loaded: bool = False
     last_save: float = 0.0
-    where: str | None = attrs.field(init=False)  # ``path`` as a string: what a stat takes without converting
+    where: bytes | None = attrs.field(init=False)  # ``path`` encoded: what a stat takes without converting
 
     def __attrs_post_init__(self) -> None:
-        self.where = None if self.path is None else os.fspath(self.path)
+        self.where = None if self.path is None else os.fsencode(self.path)
 
 
 class SessionTracker:
