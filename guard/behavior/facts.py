@@ -217,7 +217,9 @@ def probe_of(
         lines = data.lines_written if isinstance(data.lines_written, int) else None
     elif data and "lines_written" in data:
         lines = data["lines_written"] if isinstance(data["lines_written"], int) else None
-    text = _subject(params, kind)
+    text = params.get("command") if kind == "bash" else None  # (``_subject``: a shell command is most calls)
+    if type(text) is not str:
+        text = _subject(params, kind)
     cwd, agent = call.cwd, call.agent_id
     if (
         type(tags) is not frozenset

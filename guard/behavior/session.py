@@ -40,6 +40,7 @@ REFUSED = 16  # the person's recent refusals, by task: they weigh on those calls
 MAX_TASK_RISK = 128
 RISK_ALPHA = 0.5
 TASK_IDLE_S = 1800.0  # half an hour without a call ends a task
+_RISK_KEEP = 1 - RISK_ALPHA
 
 
 @attrs.define
@@ -90,7 +91,19 @@ class SessionState:
         t = float(ev.get("t", 0.0))
         kind = ev.get("e")
         if kind == "d":
-            self.dispatched(ev, t, settings)
+            self.dispatched(
+                ev,
+                t,
+                settings,
+                ev["task"],
+                ev.get("dec"),
+                ev.get("risk", 2),
+                ev.get("agent"),
+                ev.get("facts", ()),
+                ev.get("path"),
+                ev.get("local"),
+                ev.get("limit"),
+            )
             return
         if not self.started:
             self.started = t
@@ -100,27 +113,40 @@ class SessionState:
         elif kind == "i":
             self._answer(ev, settings)
 
-    def dispatched(self, ev: dict[str, Any], t: float, settings: BehaviorSettings) -> None:
-        """``apply`` of a dispatch event whose time ``t`` the caller has already read."""
+    def dispatched(
+        self,
+        ev: dict[str, Any],
+        t: float,
+        settings: BehaviorSettings,
+        task: str,
+        dec: Any,
+        risk: Any,
+        agent: Any,
+        named: Any,
+        path: Any,
+        local: Any,
+        limit: Any,
+    ) -> None:
+        """``apply`` of a dispatch event ``ev``, its values read off it by the caller (the tracker
+        hands over those it has just put in; ``apply`` reads them from a saved event)."""
         if not self.started:
             self.started = t
-        if self.updated and t - self.updated >= TASK_IDLE_S:
+        updated = self.updated
+        if updated and t - updated >= TASK_IDLE_S:
             self.new_task()
-        self.updated = max(self.updated, t)
+        if t > updated:  # ``max(updated, t)``: a tie or a NaN keeps the time it had
+            self.updated = t
         self.dispatches += 1
         recent = self.recent
         recent.append(t)
         since = t - BURST_SECONDS
         while recent[0] < since:
             recent.popleft()
-        task: str = ev["task"]
-        dec = ev.get("dec")
         if dec == BLOCK:
             self.blocked += 1
             self.refusal_streak += 1
             return
         self.refusal_streak = 0
-        agent = ev.get("agent")
         if agent:
             self.agent = agent
         ring = self.ring
@@ -131,8 +157,7 @@ class SessionState:
             self.run_len += 1
         else:
             self.run_task, self.run_len = task, 1
-        risk = ev.get("risk", 2)
-        self.risk_ewma = risk if not self.risk_n else RISK_ALPHA * risk + (1 - RISK_ALPHA) * self.risk_ewma
+        self.risk_ewma = risk if not self.risk_n else RISK_ALPHA * risk + _RISK_KEEP * self.risk_ewma
         self.risk_sum += risk
         self.risk_n += 1
         task_risk = self.task_risk
@@ -141,7 +166,6 @@ class SessionState:
         elif len(task_risk) >= MAX_TASK_RISK:
             del task_risk[next(iter(task_risk))]
         task_risk[task] = risk
-        named = ev.get("facts", ())
         if named:
             facts = [f for f in named if f in (UNTRUSTED, SECRET)]
             if facts:
@@ -149,14 +173,13 @@ class SessionState:
                     self._take(facts, ev, t)
                 else:  # asked: it happens only if approved or it succeeded
                     _bounded_put(self.pending, task, facts, MAX_PENDING)
-        path = ev.get("path")
         if path is not None:
-            written = self.local_files if ev.get("local") else self.files
+            written = self.local_files if local else self.files
             if path not in written:
                 if len(written) >= MAX_FILES:
                     del written[next(iter(written))]
                 written[path] = None
-        if ev.get("limit") and dec != AUTO_ALLOW:
+        if limit and dec != AUTO_ALLOW:
             self.limit_task = task
         if named and "task_end" in named:
             self.new_task()

@@ -115,6 +115,9 @@ class Assessment(NamedTuple):
     decision: Decision | None = None
     ceiling: Decision | None = None
     breaker: dict[str, Any] | None = None
+    # the signals' reasons, deciding ones first: a block (messages show the first few reasons),
+    # then an ask, then penalties; otherwise in the order they fired
+    reasons: tuple[Reason, ...] = ()
 
     @property
     def ids(self) -> list[str]:
@@ -213,7 +216,15 @@ def _added_up(sig: list[Signal], s: BehaviorSettings, breaker: dict[str, Any] | 
     effects = {x.effect for x in sig}
     decision = BLOCK if BLOCK in effects else None
     ceiling = REQUEST_CONFIRM if CONFIRM in effects else None
-    return Assessment(round(health, 1), tuple(sig), decision, ceiling, breaker)
+    reasons = tuple([x.reason() for x in sorted(sig, key=_weight)])  # (a stable sort)
+    return Assessment(round(health, 1), tuple(sig), decision, ceiling, breaker, reasons)
+
+
+_ORDER: dict[str | None, int] = {BLOCK: 0, CONFIRM: 1}
+
+
+def _weight(signal: Signal) -> int:
+    return _ORDER.get(signal.effect, 2)
 
 
 def _failures(state: SessionState, now: float, s: BehaviorSettings, out: list[Signal]) -> None:
@@ -262,18 +273,18 @@ def _loops(state: SessionState, probe: Probe | None, s: BehaviorSettings, out: l
         return
     n = len(ring) + (probe is not None)
     for p in range(2, min(MAX_PERIOD, n // 3) + 1):
+        # the last 3p calls are three blocks of p alike: each of the last 2p is the one p before it
         if probe is None:
             if ring[-1] != ring[-1 - p]:
                 continue
-            block = ring[-p:]
-            found = block == ring[-2 * p : -p] == ring[-3 * p : -2 * p]
+            found = ring[-2 * p :] == ring[-3 * p : -p]
         else:
-            # the same test on ring + [task], read off the ring without making that list: the last
-            # p calls (this one last) repeat the p before them, which repeat the p before those
+            # the same test on ring + [task], read off the ring without making that list (this call
+            # is the one p before it, ring[-p])
             if ring[-p] != task:
                 continue
-            found = ring[1 - p :] == ring[1 - 2 * p : -p] and ring[1 - 2 * p : 1 - p] == ring[1 - 3 * p : 1 - 2 * p]
-            block = ring[-p:]  # the same calls as the last p (this one is ring[-p] again)
+            found = ring[1 - 2 * p :] == ring[1 - 3 * p : -p]
+        block = ring[-p:]  # (with this call: the same calls, ring[-p] being this one)
         if found and len(set(block)) > 1:
             out.append(_CYCLES[p])
             return
@@ -328,9 +339,10 @@ def _burst(state: SessionState, probe: Probe | None, now: float, s: BehaviorSett
     if count < calls:
         return
     before = state.dispatches - count + (probe is not None)
-    usual = before / max(60.0, since - state.started) * BURST_SECONDS if state.started else 0.0
+    # (none before the burst: a usual rate of 0, nothing to divide or format)
+    usual = before / max(60.0, since - state.started) * BURST_SECONDS if before and state.started else 0.0
     if count >= s.burst_factor * max(usual, 1.0):
-        shown = f"{usual:.1f}"
+        shown = f"{usual:.1f}" if before else "0.0"
         key = ("G205", count, shown, calls)
         signal = _SIGNALS.get(key)
         if signal is None:

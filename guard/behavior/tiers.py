@@ -210,7 +210,11 @@ class TierBook:
         if sync or not self._loaded:
             self._sync()
         card = self.cards.get(agent)
-        return card if card is not None else self.blank(agent)
+        if card is None:
+            card = self._blanks.get(agent)
+            if card is None or card.points or card.successes or card.failures:
+                card = self.blank(agent)
+        return card
 
     def record(self, agent: str, event: dict[str, Any]) -> bool:
         """Apply one result in memory (saved at :meth:`flush`); True when it promoted the agent."""

@@ -82,10 +82,10 @@ class _Live:
     stamp: files.Stamp = None
     loaded: bool = False
     last_save: float = 0.0
-    where: str | None = attrs.field(init=False)  # ``path`` as a string: what a stat takes without converting
+    where: bytes | None = attrs.field(init=False)  # ``path`` encoded: what a stat takes without converting
 
     def __attrs_post_init__(self) -> None:
-        self.where = None if self.path is None else os.fspath(self.path)
+        self.where = None if self.path is None else os.fsencode(self.path)
 
 
 class SessionTracker:
@@ -100,7 +100,10 @@ class SessionTracker:
         self.dir = sessions_dir(workspace) if workspace is not None else None
         self.lock_path = self.dir / LOCK if self.dir is not None else None
         self.tiers = TierBook(workspace, self.settings.double_cooldown_s, self.lock_path, self.max_skew_s)
-        self._lock: threading.RLock = threading.RLock()
+        # hold ``lock`` while reading a state from :meth:`view` or :meth:`look` (the hot path
+        # avoids a context manager); ``_lock`` is the same lock
+        self.lock: threading.RLock = threading.RLock()
+        self._lock = self.lock
         self._live: dict[str, _Live] = {}  # oldest first; evicted beyond MAX_LIVE
         # from the layer to the dispatch that follows: the call, its probe, the decision's time
         self._probe: tuple[ToolCall, Probe, tuple[datetime, float] | None] | None = None
@@ -113,11 +116,6 @@ class SessionTracker:
         """The session's live state, synced with its file, under the tracker's lock."""
         with self._lock:
             yield self._get(session_id or DEFAULT_SESSION, now).state
-
-    @property
-    def lock(self) -> threading.RLock:
-        """Hold it while reading a state from :meth:`view` (the hot path avoids a context manager)."""
-        return self._lock
 
     def view(self, session_id: str | None, now: float) -> SessionState:
         """Like :meth:`session`, for a caller that already holds :attr:`lock`."""
@@ -142,6 +140,15 @@ class SessionTracker:
         probe = probe_of(call, sig, tags, risk, data, self.settings.docs_hosts)
         self._probe = (call, probe, at)
         return probe
+
+    def look(
+        self, call: ToolCall, sig: str, tags: frozenset[str], risk: Risk, data: Any, at: tuple[datetime, float]
+    ) -> tuple[Probe, SessionState]:
+        """:meth:`probe` and :meth:`view` at ``at`` (the decision's time and its POSIX seconds) in one
+        step, for a caller that holds :attr:`lock`: the behavior layer's reading of a call."""
+        probe = probe_of(call, sig, tags, risk, data, self.settings.docs_hosts)
+        self._probe = (call, probe, at)
+        return probe, self._get(call.session_id or DEFAULT_SESSION, at[1]).state
 
     # -- hooks (called by Guard) ----------------------------------------------------------
     def on_dispatch(self, call: ToolCall, record: DecisionRecord) -> None:
@@ -177,25 +184,35 @@ class SessionTracker:
         }
         taints = False
         facts = probe.facts
+        named: list[str] | tuple[()] = ()
         if facts:
-            ev["facts"] = sorted(facts)
+            ev["facts"] = named = sorted(facts)
             taints = not facts.isdisjoint(_TAINTS)
             if taints:  # may become a taint source: named (redacted when used), and saved at once
                 ev["raw"] = probe.sig
-        if probe.path is not None:
-            ev["path"] = probe.path
+        path = probe.path
+        local = None
+        if path is not None:
+            ev["path"] = path
             if probe.local:
-                ev["local"] = 1
+                ev["local"] = local = 1
+        limit = None
         if decision != "auto_allow":
-            for reason in record.reasons:
-                if reason.rule_id in _LIMITS:
-                    ev["limit"] = 1
+            # any layer's reason (their order does not matter: ``record.reasons`` is not needed)
+            for v in record.layers:
+                for reason in v.reasons:
+                    if reason.rule_id in _LIMITS:
+                        ev["limit"] = limit = 1
+                        break
+                if limit:
                     break
         # what ``_add`` does, for a dispatch the layer has just looked at (no second look at the file)
         sid = call.session_id or DEFAULT_SESSION
         with self._lock:
             live = self._get(sid, t, check=not synced)
-            live.state.dispatched(ev, t, self.settings)
+            live.state.dispatched(
+                ev, t, self.settings, probe.task, decision, probe.risk, probe.agent, named, path, local, limit
+            )
             if self._persist and live.where is not None:
                 pending = live.pending
                 pending.append(ev)
@@ -288,9 +305,19 @@ class SessionTracker:
             live = self._live[sid] = _Live(self._fresh(sid, now), path, last_save=now)
             if len(self._live) > MAX_LIVE:
                 self._evict()
-        if live.where is not None and self._persist and (check or not live.loaded):
-            if not live.loaded or files.stamp(live.where) != live.stamp:
+        where = live.where
+        if where is not None and self._persist and (check or not live.loaded):
+            if not live.loaded:
                 self._load(sid, live, now)
+            else:
+                try:  # ``files.stamp``, inline: a stat per decision
+                    st = os.stat(where)
+                except FileNotFoundError:
+                    if live.stamp is not None:
+                        self._load(sid, live, now)
+                else:
+                    if (st.st_ino, st.st_size, st.st_mtime_ns) != live.stamp:
+                        self._load(sid, live, now)
         state = live.state
         ttl = self.settings.ttl_s
         if ttl > 0 and state.updated > 0 and now - state.updated > ttl:  # idle too long: start afresh

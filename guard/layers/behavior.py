@@ -15,16 +15,14 @@ returns:
 
 from __future__ import annotations
 
-from typing import Any
-
 from guard.behavior.facts import RISKY_PATH, SUBAGENT
 from guard.behavior.settings import BehaviorSettings
-from guard.behavior.signals import CONFIRM, assess
+from guard.behavior.signals import assess
 from guard.behavior.tracker import SessionTracker
 from guard.config import Config
 from guard.layers.base import Context
 from guard.layers.data import BehaviorData
-from guard.model import BLOCK, Reason, Risk, ToolCall, Verdict
+from guard.model import Risk, ToolCall, Verdict
 
 __all__ = ["BehaviorLayer", "SessionTracker"]
 
@@ -62,18 +60,17 @@ class BehaviorLayer:
                 if v.layer == "static" and static is None:
                     static = v
         now = ctx.timestamp
-        probe = tracker.probe(
-            call,
-            call.redacted_signature,  # what ``state.signature_of`` answers
-            tags,
-            Risk.MEDIUM if risk is None else risk,
-            static.data if static is not None else None,
-            (ctx.now, now),
-        )
         settings = self.settings
         card = None
         with tracker.lock:
-            session = tracker.view(call.session_id, now)
+            probe, session = tracker.look(
+                call,
+                call.redacted_signature,  # what ``state.signature_of`` answers
+                tags,
+                Risk.MEDIUM if risk is None else risk,
+                static.data if static is not None else None,
+                (ctx.now, now),
+            )
             if settings.tiers:
                 # the tier matters for writes, risky paths and sub-agents: only then look for newer points on disk
                 limited = probe.lines is not None or probe.path is not None or not probe.facts.isdisjoint(_TIER_FACTS)
@@ -83,35 +80,9 @@ class BehaviorLayer:
             if session.taint is not None or session.secret is not None:
                 taint = (session.taint is not None, session.secret is not None)
         data = BehaviorData(result, None if card is None else card.agent, 0.0 if card is None else card.points, taint)
-        signals = result.signals
-        if not signals:
+        if not result.signals:
             return Verdict.built(self.name, data=data)
-        # every field has its final type already (``assess`` answers Decision members)
+        # every field has its final type already (``assess`` answers Decision members and the reasons)
         return Verdict.built(
-            self.name, decision=result.decision, ceiling=result.ceiling, reasons=_reasons(signals), data=data
+            self.name, decision=result.decision, ceiling=result.ceiling, reasons=result.reasons, data=data
         )
-
-
-# The reasons of a set of signals, deciding ones first: the loop and burst signals are
-# remembered objects (``guard.behavior.signals``), so the same tuple recurs call after call.
-_REASONS: dict[tuple[Any, ...], tuple[Reason, ...]] = {}
-
-
-def _reasons(signals: tuple[Any, ...]) -> tuple[Reason, ...]:
-    reasons = _REASONS.get(signals)
-    if reasons is None:
-        # a block first (messages show the first few reasons), then an ask, then penalties;
-        # the sort is stable, so the rest keep the order they fired in
-        reasons = tuple([x.reason() for x in sorted(signals, key=_weight)])
-        if len(_REASONS) >= 1024:
-            _REASONS.clear()
-        _REASONS[signals] = reasons
-    return reasons
-
-
-_ORDER = {BLOCK: 0, CONFIRM: 1}
-
-
-def _weight(signal: Any) -> int:
-    """Deciding signals first: a block, then an ask, then penalties (a stable sort keeps the rest)."""
-    return _ORDER.get(signal.effect, 2)
