@@ -1,5 +1,6 @@
-"""The call's signature is remembered by its exact inputs: a changed input is never answered
-from the memo, and what the memo answers is what the signature's steps make."""
+"""Fast paths that must answer exactly what the slow steps would: the call's signature,
+remembered by its exact inputs (a changed input is never answered from the memo), and the
+fused score's rounded components."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from guard.model import ToolCall
+from guard.layers.data import Component
+from guard.model import Risk, ToolCall
 from guard.signature import signature
 from guard.toolnames import canonical_tool
 
@@ -87,3 +89,24 @@ def test_a_params_dict_changed_in_place_gets_its_new_signature() -> None:
     params["title"] = "b"
     assert signature("mcp__x__y", params) == 'mcp__x__y:{"title": "b"}'
     assert ToolCall("mcp__x__y", params).redacted_signature == 'mcp__x__y:{"title": "b"}'
+
+
+# -- the fused score's components: a value at its (whole) prior is written as it is -------------
+
+
+@pytest.mark.parametrize("risk", list(Risk))
+@pytest.mark.parametrize("value", [None, 0.0, -0.0, 12.345678, 66.666666, 100.0])
+def test_fused_components_are_the_rounded_effective_values(risk: Risk, value: float | None) -> None:
+    """Each component is ``round(effective, 2)``: at the prior (the shortcut) and beside it."""
+    from guard.config import Config
+    from guard.layers.fusion import PRIORS, FusionLayer
+
+    layer = FusionLayer(Config.load(None, env={}))
+    prior = PRIORS[risk]
+    at = prior if value is None else value
+    parts = [Component(50.0, 0.0, "x", effective=v) for v in (at, prior, prior + 0.004, at)]
+    fused = layer._fuse(risk, 100.0, *parts)
+    components = fused[3]
+    expected = [round(p.effective, 2) for p in parts]  # type: ignore[arg-type]
+    assert list(components.values()) == expected
+    assert [str(v) for v in components.values()] == [str(v) for v in expected]  # -0.0 stays -0.0
