@@ -191,7 +191,8 @@ class Evaluators:
         family_user: UserStats | None,
     ) -> tuple[Component, Component]:
         """cmd_success and user_pref from the counters (a failing one unavailable); the levels
-        as ``_run_level`` and ``_answer_level`` make them, written out."""
+        as ``_run_level`` and ``_answer_level`` make them, written out (a side without evidence
+        is what ``_hierarchy`` answers then, remembered)."""
         ts = ctx.timestamp
         try:
             half_life = self.tool_half_life
@@ -204,7 +205,11 @@ class Evaluators:
                 n, x = family_tool.decayed.at(ts, half_life)
                 if not n <= 0:
                     family = _new(Level, (n, 100.0 * x / n, family_tool.successes, family_tool.runs))
-            cmd = self._hierarchy(prior, "runs succeeded", op, family, fam)
+            if op is None and family is None:
+                key = ("runs succeeded", fam, prior)
+                cmd = _NO_EVIDENCE.get(key) or _no_evidence(key)
+            else:
+                cmd = self._hierarchy(prior, "runs succeeded", op, family, fam)
         except Exception as exc:
             cmd = _unavailable("cmd_success", exc)
         try:
@@ -221,7 +226,11 @@ class Evaluators:
                         Level,
                         (n, _preference(100.0 * x / n, family_user), family_user.approvals, family_user.interactions),
                     )
-            user = self._hierarchy(prior, "approved", op, family, fam)
+            if op is None and family is None:
+                key = ("approved", fam, prior)
+                user = _NO_EVIDENCE.get(key) or _no_evidence(key)
+            else:
+                user = self._hierarchy(prior, "approved", op, family, fam)
         except Exception as exc:
             user = _unavailable("user_pref", exc)
         return cmd, user
