@@ -411,18 +411,14 @@ class FusionLayer:
                 # development loop, not a risk: its failures never pull it below its prior. A real
                 # loop is the session's business (G202/G203, the circuit breaker G210).
                 # (Only measured outcomes, not a value an evaluator chose.)
-                if mem.matched:
-                    e_mem = max(e_mem, prior)
-                if cmd.matched:
-                    e_cmd = max(e_cmd, prior)
-        # (_clip and band, written out)
-        score = max(
-            0.0,
-            min(
-                100.0,
-                sum((w_mem * e_mem, w_cmd * e_cmd, w_user * e_user, w_sys * e_sys)),
-            ),
-        )
+                # (``max(e, prior)`` and below ``_clip``, as comparisons: the same value, a call less each)
+                if mem.matched and prior > e_mem:
+                    e_mem = prior
+                if cmd.matched and prior > e_cmd:
+                    e_cmd = prior
+        total = sum((w_mem * e_mem, w_cmd * e_cmd, w_user * e_user, w_sys * e_sys))
+        total = total if total < 100.0 else 100.0
+        score = total if total > 0.0 else 0.0
         if score >= self._allow_at:
             decision = AUTO_ALLOW
         else:

@@ -110,3 +110,31 @@ def test_fused_components_are_the_rounded_effective_values(risk: Risk, value: fl
     expected = [round(p.effective, 2) for p in parts]  # type: ignore[arg-type]
     assert list(components.values()) == expected
     assert [str(v) for v in components.values()] == [str(v) for v in expected]  # -0.0 stays -0.0
+
+
+@pytest.mark.parametrize("risk", [Risk.SAFE, Risk.MEDIUM])
+@pytest.mark.parametrize("value", [-40.0, -0.0, 0.0, 37.5, 100.0, 100.0001, 250.0])
+def test_fused_score_is_the_clipped_weighted_sum(risk: Risk, value: float) -> None:
+    """The score is ``max(0, min(100, Σ weight·effective))``, and a measured low-risk failure
+    never pulls a dimension below the prior, as the written-out comparisons make them."""
+    from guard.config import Config
+    from guard.layers.fusion import PRIORS, FusionLayer
+
+    layer = FusionLayer(Config.load(None, env={}))
+    prior = PRIORS[risk]
+    mem = Component(50.0, 0.0, "x", matched=3, effective=value)
+    cmd = Component(50.0, 0.0, "x", matched=None, effective=value)
+    user = Component(50.0, 0.0, "x", effective=value)
+    score, _, _, components, weights, *_ = layer._fuse(risk, 100.0, mem, cmd, user, user)
+    e_mem = max(value, prior) if risk <= Risk.LOW else value
+    total = sum(
+        (
+            weights["memory"] * e_mem,
+            weights["cmd_success"] * value,
+            weights["user_pref"] * value,
+            weights["system"] * value,
+        )
+    )
+    expected = max(0.0, min(100.0, total))
+    assert str(score) == str(expected)
+    assert components["memory"] == round(e_mem, 2)
