@@ -21,30 +21,62 @@ _PATH_KEYS = ("file_path", "path", "file", "filePath", "absolute_path", "noteboo
 
 
 def signature(tool: str, params: Mapping[str, Any]) -> str:
-    """``signature("Bash", {"command": "ls   -la"}) == "bash:ls -la"``."""
-    kind = canonical_tool(tool)
-    text: str | None = None
-    for key in _COMMAND_KEYS:
-        value = params.get(key)
-        if isinstance(value, str):
-            text = value
-            break
-        if isinstance(value, list) and all(isinstance(v, str) for v in value):
-            text = " ".join(value)
-            break
-    if text is None:
-        for key in _PATH_KEYS:
+    """``signature("Bash", {"command": "ls   -la"}) == "bash:ls -la"``.
+
+    Remembered by its exact inputs: the tool and the text the signature is made of (a
+    command string, the common case, found with one look), or the items of a dict of plain
+    strings with no such text (a JSON dump each time otherwise).
+    """
+    text = params.get("command")
+    if type(text) is not str:
+        found = _text_of(params)
+        if found is None:
+            return _made(tool, _dumped(params))
+        key: tuple[str, Any] = (tool, found)
+    else:
+        key = (tool, text)
+    sig = _SIGNATURES.get(key)
+    if sig is None:
+        found = key[1]
+        sig = _made(tool, found if type(found) is str else _dumped(dict(found)))
+        if len(_SIGNATURES) >= 4096:
+            _SIGNATURES.clear()
+        _SIGNATURES[key] = sig
+    return sig
+
+
+_SIGNATURES: dict[tuple[str, Any], str] = {}
+
+
+def _text_of(params: Mapping[str, Any]) -> str | tuple[tuple[str, str], ...] | None:
+    """What the signature is made of: a command, else a path, else (a dict of plain strings)
+    its items; None when only a JSON dump of ``params`` says."""
+    if type(params) is not dict or not params.keys().isdisjoint(_COMMAND_KEYS):  # (most calls have none)
+        for key in _COMMAND_KEYS:
             value = params.get(key)
             if isinstance(value, str):
-                text = value
-                break
-    if text is None:
-        try:
-            text = json.dumps(params, sort_keys=True, default=str, ensure_ascii=False)
-        except (TypeError, ValueError, RecursionError):  # RecursionError: params nested thousands deep
-            text = repr(sorted(params))
+                return value
+            if isinstance(value, list) and all(isinstance(v, str) for v in value):
+                return " ".join(value)
+    for key in _PATH_KEYS:
+        value = params.get(key)
+        if isinstance(value, str):
+            return value
+    if type(params) is dict and all(type(k) is str and type(v) is str for k, v in params.items()):
+        return tuple(params.items())
+    return None
+
+
+def _dumped(params: Mapping[str, Any]) -> str:
+    try:
+        return json.dumps(params, sort_keys=True, default=str, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):  # RecursionError: params nested thousands deep
+        return repr(sorted(params))
+
+
+def _made(tool: str, text: str) -> str:
     text = " ".join(unicodedata.normalize("NFKC", text).split())
-    return f"{kind}:{text[:_MAX]}"
+    return f"{canonical_tool(tool)}:{text[:_MAX]}"
 
 
 _SUBCOMMAND = re.compile(r"[a-z][a-z0-9_-]*")

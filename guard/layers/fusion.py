@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 __all__ = ["PRIORS", "Component", "Evaluators", "FusionData", "FusionLayer", "band", "effective_value"]
 
 PRIORS = {Risk.SAFE: 90.0, Risk.LOW: 80.0, Risk.MEDIUM: 55.0, Risk.HIGH: 50.0, Risk.CRITICAL: 0.0}
+_LOW, _MEDIUM = Risk.LOW, Risk.MEDIUM  # (a module's name is read faster than an enum's member)
 NEUTRAL = 50.0
 DAY = 86_400.0
 
@@ -163,7 +164,7 @@ class Evaluators:
             cmd, user = _NO_HISTORY.get((fam, prior)) or _no_history(fam, prior)
         else:
             cmd, user = self._levels(ctx, prior, fam, op_tool, family_tool, op_user, family_user)
-        if risk < Risk.MEDIUM:
+        if risk < _MEDIUM:
             return mem, cmd, user, _SYSTEM_LOW, timeless
         try:
             sample = state.system.sample()
@@ -190,7 +191,8 @@ class Evaluators:
         family_user: UserStats | None,
     ) -> tuple[Component, Component]:
         """cmd_success and user_pref from the counters (a failing one unavailable); the levels
-        as ``_run_level`` and ``_answer_level`` make them, written out."""
+        as ``_run_level`` and ``_answer_level`` make them, written out (a side without evidence
+        is what ``_hierarchy`` answers then, remembered)."""
         ts = ctx.timestamp
         try:
             half_life = self.tool_half_life
@@ -203,7 +205,11 @@ class Evaluators:
                 n, x = family_tool.decayed.at(ts, half_life)
                 if not n <= 0:
                     family = _new(Level, (n, 100.0 * x / n, family_tool.successes, family_tool.runs))
-            cmd = self._hierarchy(prior, "runs succeeded", op, family, fam)
+            if op is None and family is None:
+                key = ("runs succeeded", fam, prior)
+                cmd = _NO_EVIDENCE.get(key) or _no_evidence(key)
+            else:
+                cmd = self._hierarchy(prior, "runs succeeded", op, family, fam)
         except Exception as exc:
             cmd = _unavailable("cmd_success", exc)
         try:
@@ -220,7 +226,11 @@ class Evaluators:
                         Level,
                         (n, _preference(100.0 * x / n, family_user), family_user.approvals, family_user.interactions),
                     )
-            user = self._hierarchy(prior, "approved", op, family, fam)
+            if op is None and family is None:
+                key = ("approved", fam, prior)
+                user = _NO_EVIDENCE.get(key) or _no_evidence(key)
+            else:
+                user = self._hierarchy(prior, "approved", op, family, fam)
         except Exception as exc:
             user = _unavailable("user_pref", exc)
         return cmd, user
@@ -308,6 +318,10 @@ class FusionLayer:
         ev = self.evaluators
         self._builtin = ev if type(ev) is Evaluators and not ev.seed and not self.seed else None
         self._memo: dict[tuple[Any, ...], _Fused] = {}
+        # (the weights in COMPONENT_KEYS order and the two thresholds, read once: ``_fuse`` asks every call)
+        w = self._weights
+        self._w = (w["memory"], w["cmd_success"], w["user_pref"], w["system"])
+        self._allow_at, self._confirm_at = self.thresholds["auto_allow"], self.thresholds["request_confirm"]
 
     def __call__(self, call: ToolCall, ctx: Context) -> Verdict:
         risk = ctx.static_risk
@@ -362,9 +376,16 @@ class FusionLayer:
         only below ``fusion.low_health``)."""
         prior = PRIORS[risk]
         weights = self._weights  # (never changed: the verdict gets a copy)
+        w_mem, w_cmd, w_user, w_sys = self._w
         reasons: list[Reason] = []
         if health < self.low_health:
             weights = {**weights, **self.low_weights}
+            w_mem, w_cmd, w_user, w_sys = (
+                weights["memory"],
+                weights["cmd_success"],
+                weights["user_pref"],
+                weights["system"],
+            )
             reasons.append(
                 Reason(
                     "G301",
@@ -385,35 +406,24 @@ class FusionLayer:
             e_user = user.effective if user.effective is not None else c * user.value + (1 - c) * prior
             c = system.confidence
             e_sys = system.effective if system.effective is not None else c * system.value + (1 - c) * prior
-            if risk <= Risk.LOW:
+            if risk <= _LOW:
                 # A low-risk call that failed before (a test run, a build, a lint) is the ordinary
                 # development loop, not a risk: its failures never pull it below its prior. A real
                 # loop is the session's business (G202/G203, the circuit breaker G210).
                 # (Only measured outcomes, not a value an evaluator chose.)
-                if mem.matched:
-                    e_mem = max(e_mem, prior)
-                if cmd.matched:
-                    e_cmd = max(e_cmd, prior)
-        # (_clip and band, written out)
-        score = max(
-            0.0,
-            min(
-                100.0,
-                sum(
-                    [
-                        weights["memory"] * e_mem,
-                        weights["cmd_success"] * e_cmd,
-                        weights["user_pref"] * e_user,
-                        weights["system"] * e_sys,
-                    ]
-                ),
-            ),
-        )
-        thresholds = self.thresholds
-        if score >= thresholds["auto_allow"]:
+                # (``max(e, prior)`` and below ``_clip``, as comparisons: the same value, a call less each)
+                if mem.matched and prior > e_mem:
+                    e_mem = prior
+                if cmd.matched and prior > e_cmd:
+                    e_cmd = prior
+        total = sum((w_mem * e_mem, w_cmd * e_cmd, w_user * e_user, w_sys * e_sys))
+        total = total if total < 100.0 else 100.0
+        score = total if total > 0.0 else 0.0
+        if score >= self._allow_at:
             decision = AUTO_ALLOW
         else:
-            decision = REQUEST_CONFIRM if score >= thresholds["request_confirm"] else BLOCK
+            thresholds = self.thresholds
+            decision = REQUEST_CONFIRM if score >= self._confirm_at else BLOCK
             effective = {"memory": e_mem, "cmd_success": e_cmd, "user_pref": e_user, "system": e_sys}
             if not seed and decision == BLOCK:
                 decision = self._soften(score, weights, effective, prior, reasons)
@@ -426,11 +436,13 @@ class FusionLayer:
                 reasons.append(
                     _reason("G302", f"fused score {score:.1f} is below {thresholds['auto_allow']:.0f} ({low}: {why})")
                 )
+        # (a value at a prior that is a whole number is its own rounding: most dimensions of most calls)
+        whole = prior if prior.is_integer() else None
         components = {
-            "memory": round(e_mem, 2),
-            "cmd_success": round(e_cmd, 2),
-            "user_pref": round(e_user, 2),
-            "system": round(e_sys, 2),
+            "memory": e_mem if e_mem == whole else round(e_mem, 2),
+            "cmd_success": e_cmd if e_cmd == whole else round(e_cmd, 2),
+            "user_pref": e_user if e_user == whole else round(e_user, 2),
+            "system": e_sys if e_sys == whole else round(e_sys, 2),
         }
         missing = (
             ()

@@ -48,8 +48,17 @@ class Analyser:
         self._cache: OrderedDict[tuple[Any, ...], tuple[Analysis, Verdict]] = OrderedDict()
 
     def __call__(
-        self, call: ToolCall, home: str, workspace: str | None, limits: Limits, budget: Budget | None = None
+        self,
+        call: ToolCall,
+        home: str,
+        workspace: str | None,
+        limits: Limits,
+        budget: Budget | None = None,
+        layer: StaticLayer | None = None,
+        deadline: float | None = None,
     ) -> tuple[Analysis, Verdict]:
+        """The analysis and its verdict (no user rules); ``layer``: the budget is the layer's for
+        ``deadline``, made only when the call is analysed (not on a hit)."""
         kind = call.kind
         if kind == "bash":
             # (command_text, for the common shape first: a non-empty "command" string)
@@ -75,6 +84,8 @@ class Analyser:
             except KeyError:  # another thread's call dropped it meanwhile
                 pass
         else:
+            if layer is not None:
+                budget = layer._budget(deadline)
             analysis = analyse(key[0], call.tool, call.params, call.cwd, home, workspace, limits, text, budget)
             result = analysis, verdict_for(None, analysis, _NO_RULES)  # the verdict when no user rule applies
             if not analysis.over_budget and self.cache_size > 0:
@@ -161,9 +172,8 @@ class StaticLayer:
     def judge(self, call: ToolCall, deadline: float | None = None) -> Verdict:
         """The verdict without a Context (what ``__call__`` returns; the chain times it). ``deadline``
         (``time.perf_counter()`` seconds) is the chain's; without one, ``decision.budget_ms`` from now."""
-        budget = self._budget(deadline)
         try:
-            analysis, verdict = self.analyser(call, self.home, self.workspace, self.limits, budget)
+            analysis, verdict = self.analyser(call, self.home, self.workspace, self.limits, None, self, deadline)
             rules = self._rules_for(call)
             if rules.rules or rules.ignored or rules.broken:
                 verdict = verdict_for(call, analysis, rules)
