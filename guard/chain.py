@@ -88,6 +88,7 @@ class Chain:
         self.fusion = fusion
         # read once: the chain is frozen once built
         self._fresh = tuple(getattr(layer, "fresh_verdicts", False) is True for layer in self.layers)
+        self._steps = tuple(zip(self.layers, self._fresh, strict=True))  # what ``run`` walks
         self._budget: tuple[Any, float | None] = (None, None)  # (config, its decision.budget_ms)
 
     def layer(self, name: str) -> Layer | None:
@@ -106,8 +107,8 @@ class Chain:
             if ms:
                 deadline = ctx.deadline = start + ms / 1000
         append = ctx.verdicts.append
-        fresh = self._fresh
-        for i, layer in enumerate(self.layers):
+        copiers = _COPIERS
+        for i, (layer, fresh) in enumerate(self._steps):
             t0 = clock()
             if i and deadline is not None and t0 > deadline:  # the layers so far used the whole budget
                 append(_out_of_time(ctx, self.names[i:], (t0 - start) * 1000))
@@ -118,10 +119,13 @@ class Chain:
                 verdict = _stamped(_failed(self.names[i], exc, ctx), (clock() - t0) * 1e6)
             else:
                 elapsed_us = (clock() - t0) * 1e6
-                if fresh[i]:  # (``_stamped``, inline)
+                if fresh:  # (``_stamped``, inline)
                     object.__setattr__(verdict, "elapsed_us", elapsed_us)
-                else:
-                    verdict = _with_elapsed(verdict, elapsed_us)
+                else:  # (``_with_elapsed``, inline)
+                    copier = copiers.get(type(verdict))
+                    if copier is None:
+                        copier = copiers[type(verdict)] = _make_copier(type(verdict))
+                    verdict = copier(verdict, elapsed_us)
             append(verdict)
             if verdict.decision == BLOCK:
                 self._score_for_record(i, call, ctx)
@@ -210,13 +214,16 @@ def _make_copier(cls: type) -> Callable[[Any, float], Any]:
             return new
 
         return copy
-    # slotted: one line per field, each slot read and set through its own descriptor (what
-    # attrs' generated ``__init__`` does, without the converters and validators)
+    # slotted: one line per field, each slot read as an attribute (the interpreter's own slot
+    # read: the descriptor's ``__get__`` through a call costs twice as much) and set through its
+    # own descriptor (what attrs' generated ``__init__`` does, without the converters and validators)
     env: dict[str, Any] = {"new": object.__new__, "cls": cls}
     lines = ["def copy(verdict, elapsed_us):", "    out = new(cls)"]
     for i, (name, d) in enumerate(zip((*names, "elapsed_us"), slots, strict=True)):
-        env[f"get{i}"], env[f"set{i}"] = d.__get__, d.__set__
-        value = "elapsed_us" if name == "elapsed_us" else f"get{i}(verdict)"
+        if not name.isidentifier():
+            raise TypeError(f"{cls.__name__}: field {name!r} is not an identifier")
+        env[f"set{i}"] = d.__set__
+        value = "elapsed_us" if name == "elapsed_us" else f"verdict.{name}"
         lines.append(f"    set{i}(out, {value})")
     lines.append("    return out")
     exec("\n".join(lines), env)  # fixed text built from the class's own field names
