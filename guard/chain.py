@@ -38,6 +38,7 @@ from guard.errors import ConfigError
 from guard.layers.base import Context, Layer
 from guard.layers.data import FusionData
 from guard.model import (
+    _DECISION_RANK,
     AUTO_ALLOW,
     BLOCK,
     REQUEST_CONFIRM,
@@ -47,7 +48,6 @@ from guard.model import (
     Risk,
     ToolCall,
     Verdict,
-    stricter,
 )
 
 # The layers guard knows by name, and the one order ``Guard`` builds its chain in.
@@ -279,22 +279,28 @@ def combine(call: ToolCall, ctx: Context, elapsed_us: float = 0.0, *, fusion: st
     # one pass over the verdicts: the scorer's, blocks, ceilings, floors, risk, gaps
     scored: Verdict | None = None
     blocked = floored = False
-    ceilings: list[Verdict] = []
+    ceilings: list[Verdict] | None = None
     risk: Risk | None = None
-    gaps: list[str] = []
+    gaps: list[str] | None = None
     for v in verdicts:
-        if scored is None and v.score is not None and v.layer == fusion:
+        if v.score is not None and scored is None and v.layer == fusion:
             scored = v
-        if v.decision == BLOCK:
+        if v.decision is not None and v.decision == BLOCK:  # (``None == BLOCK`` is the slow way to False)
             blocked = True
         if v.ceiling is not None:
-            ceilings.append(v)
-        if v.floor == AUTO_ALLOW:
+            if ceilings is None:
+                ceilings = [v]
+            else:
+                ceilings.append(v)
+        if v.floor is not None and v.floor == AUTO_ALLOW:
             floored = True
         if v.risk is not None and (risk is None or v.risk > risk):
             risk = v.risk
         if v.unavailable:
-            gaps += v.unavailable
+            if gaps is None:
+                gaps = [*v.unavailable]
+            else:
+                gaps += v.unavailable
     if blocked:
         decision = BLOCK
     elif scored is not None and scored.decision is not None:
@@ -302,13 +308,15 @@ def combine(call: ToolCall, ctx: Context, elapsed_us: float = 0.0, *, fusion: st
     else:
         decision = REQUEST_CONFIRM
         notes.append("no layer scored the call; asking")
-    if decision == REQUEST_CONFIRM and floored and not ceilings:
-        decision = _floor(scored, ctx, notes)
-    for v in ceilings:
-        capped = stricter(decision, v.ceiling or AUTO_ALLOW)
-        if capped != decision:
-            notes.append(f"{v.layer}: capped at {v.ceiling}")
-            decision = capped
+    if ceilings is None:
+        if decision == REQUEST_CONFIRM and floored:
+            decision = _floor(scored, ctx, notes)
+    else:
+        for v in ceilings:
+            ceiling = v.ceiling or AUTO_ALLOW
+            if _DECISION_RANK[ceiling] > _DECISION_RANK[decision]:  # (``stricter``, inline)
+                notes.append(f"{v.layer}: capped at {v.ceiling}")
+                decision = ceiling
     if decision == REQUEST_CONFIRM and not ctx.human_present:
         decision = BLOCK
         notes.append("no human present: request_confirm acts as block")
