@@ -14,7 +14,7 @@ import functools
 import json
 import math
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from guard.model import COMPONENT_KEYS, DECISIONS, DecisionRecord, Reason, Risk, ToolCall, lead_positions
@@ -130,8 +130,8 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
     unavailable = record.unavailable
     notes = record.notes
     args += (
-        _strings(unavailable) if unavailable else "[]",
-        _strings(notes) if notes else "[]",
+        (_LISTS.get(unavailable) or _strings(unavailable)) if unavailable else "[]",
+        (_LISTS.get(notes) or _strings(notes)) if notes else "[]",
         elapsed,
         _params_of(call),
         "".join([f",{dumps(key)}:{dumps(value)}" for key, value in extra.items()]) if extra else "",
@@ -234,9 +234,12 @@ _LAST_SECOND: tuple[tuple[Any, ...], str] = ((), "")
 
 def _iso(ts: datetime) -> str:
     """``ts.isoformat(timespec="seconds")``, remembered for the second it names (decisions come
-    many a second; the text depends only on the fields below)."""
+    many a second; the text depends only on the fields below). A fixed-offset ``timezone`` (what
+    ``astimezone()`` gives) stands for its offset: it is its ``utcoffset`` at any time, and equal
+    timezones are those of equal offsets (``ts.utcoffset()`` costs as much as the rest)."""
     global _LAST_SECOND
-    key = (ts.second, ts.minute, ts.hour, ts.day, ts.month, ts.year, ts.utcoffset())
+    tz = ts.tzinfo
+    key = (ts.second, ts.minute, ts.hour, ts.day, ts.month, ts.year, tz if type(tz) is timezone else ts.utcoffset())
     last, text = _LAST_SECOND
     if key != last:
         text = ts.isoformat(timespec="seconds")  # digits, '-', ':', '+', 'T': nothing to escape
@@ -258,9 +261,9 @@ def logged_params(call: ToolCall) -> dict[str, Any]:
 
 def clear() -> None:
     """Forget the remembered pieces (the redaction key changed: placeholders read differently)."""
-    for cached in (_reason_line, _reason_json, _short_text, _layer_head, _short_strings, _text_param, _text_params):
+    for cached in (_reason_line, _reason_json, _short_text, _layer_head, _text_param, _text_params):
         cached.cache_clear()
-    for remembered in (_FRAMES, _BY_ID, _BY_VALUE, _NUMBERS):
+    for remembered in (_FRAMES, _BY_ID, _BY_VALUE, _NUMBERS, _LISTS):
         remembered.clear()
 
 
@@ -308,17 +311,20 @@ def _reason_list(reasons: tuple[Reason, ...]) -> str:
 
 
 def _strings(texts: tuple[str, ...]) -> str:
-    """Notes or missing parts, redacted, as a JSON list; remembered when short (they recur)."""
+    """Notes or missing parts, redacted, as a JSON list; remembered when short (they recur:
+    ``decision_text`` looks in ``_LISTS`` first)."""
     if not texts:
         return "[]"
-    if sum(map(len, texts)) <= 400:
-        return _short_strings(texts)
-    return dumps(redact(list(texts)))
+    short = sum(map(len, texts)) <= 400
+    said = dumps(redact(list(texts)))
+    if short:
+        if len(_LISTS) >= 1024:
+            _LISTS.clear()
+        _LISTS[texts] = said
+    return said
 
 
-@functools.lru_cache(maxsize=1024)
-def _short_strings(texts: tuple[str, ...]) -> str:
-    return dumps(redact(list(texts)))
+_LISTS: dict[tuple[str, ...], str] = {}
 
 
 @functools.lru_cache(maxsize=4096)
