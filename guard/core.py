@@ -180,9 +180,8 @@ class Guard:
             if not ws.note_write_failure(exc, self.workspace):
                 logger.warning(f"history unavailable: {exc}")
             unavailable.append("history")
-        ctx = Context(
-            config=self.config, now=call.timestamp or _now(), state=self.state, human_present=self.human_present
-        )
+        # (positional: attrs' ``__init__`` takes keywords at twice the cost)
+        ctx = Context(self.config, call.timestamp or _now(), self.state, self.human_present)
         record = self.chain.run(call, ctx)
         if prefer is not None:
             record = prefer(record)

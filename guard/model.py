@@ -415,11 +415,11 @@ class DecisionRecord:
         """Every layer's reasons, those of the layers that decided first (see :meth:`in_order`)."""
         out = self._reasons
         if out is None:
-            said = [v.reasons for v in self.in_order() if v.reasons]
-            if len(said) == 1:
-                out = said[0]
-            else:
-                out = tuple([r for reasons in said for r in reasons])
+            out = ()
+            for v in self._order or self.in_order():  # (the log line has usually worked out the order)
+                said = v.reasons
+                if said:
+                    out = (*out, *said) if out else said  # one layer's reasons: that very tuple
             object.__setattr__(self, "_reasons", out)
         return out
 
