@@ -92,17 +92,20 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
     tool = call.tool
     session_id = call.session_id
     score = record.final_score
+    if type(score) is float and -1e13 < score < 1e13:  # (``_rounded``, inline)
+        said = f"{score:.2f}"
+        if said[-1] == "0":
+            said = said[:-1]
+    else:
+        said = dumps(round(score, 2))
     get = record.components.get
-    numbers = (score, get("memory", 0.0), get("cmd_success", 0.0), get("user_pref", 0.0), get("system", 0.0))
-    said = _NUMBERS.get(numbers) if type(score) is float else None
-    if said is None:
-        said = _numbers(numbers)
+    components = (get("memory", 0.0), get("cmd_success", 0.0), get("user_pref", 0.0), get("system", 0.0))
     args: list[Any] = [
         _iso(record.timestamp),
         _short_text(tool) if len(tool) <= 200 else dumps(redact(tool)),  # (``_text``, inline)
         "null" if session_id is None else _text(session_id),
-        said[0],
-        said[1],
+        said,
+        _COMPONENTS.get(components) or _components(components),
         "",  # the record's reasons, below
     ]
     weights = tuple(record.weights.items())
@@ -170,23 +173,31 @@ def _piece(v: Any, by_id: tuple[Any, ...]) -> _Piece:
     return piece
 
 
-# The text of the fused score and of the components (``{"memory":…,…}``), as ``dumps`` writes
-# their rounded values, remembered by their values when all are non-zero finite floats (0.0 and
-# -0.0 are one key but read differently; a component is written as ``float(value)``, the same
-# for every number equal to it; a score is a float, checked before the look-up).
-_NUMBERS: dict[tuple[Any, ...], tuple[str, str]] = {}
+def _rounded(x: Any) -> str:
+    """``dumps(round(x, 2))``. For a float below 1e13 that is ``%.2f`` without its last digit when
+    it is a 0 (the shortest text of the rounded double, which is the decimal itself), at a third
+    of the cost; anything else (an int, a non-finite or huge float) the plain way."""
+    if type(x) is float and -1e13 < x < 1e13:
+        said = f"{x:.2f}"
+        return said[:-1] if said[-1] == "0" else said
+    return dumps(round(x, 2))
 
 
-def _numbers(numbers: tuple[Any, ...]) -> tuple[str, str]:
-    score, *components = numbers
-    said = dumps(round(score, 2))
-    memory, cmd_success, user_pref, system = [dumps(round(float(c), 2)) for c in components]  # COMPONENT_KEYS
-    out = (said, f'{{"memory":{memory},"cmd_success":{cmd_success},"user_pref":{user_pref},"system":{system}}}')
-    if all([type(x) is float and x and math.isfinite(x) for x in numbers]):
-        if len(_NUMBERS) >= 4096:
-            _NUMBERS.clear()
-        _NUMBERS[numbers] = out
-    return out
+# The components' text (``{"memory":…,…}``) by their values, remembered when all are non-zero
+# finite floats (0.0 and -0.0 are one key but read differently; a component is written as
+# ``float(value)``, the same for every number equal to it). The fused score varies too finely to
+# be remembered (history decays with time): ``_rounded`` writes it.
+_COMPONENTS: dict[tuple[Any, ...], str] = {}
+
+
+def _components(components: tuple[Any, ...]) -> str:
+    memory, cmd_success, user_pref, system = [_rounded(float(c)) for c in components]  # COMPONENT_KEYS
+    said = f'{{"memory":{memory},"cmd_success":{cmd_success},"user_pref":{user_pref},"system":{system}}}'
+    if all([type(x) is float and x and math.isfinite(x) for x in components]):
+        if len(_COMPONENTS) >= 4096:
+            _COMPONENTS.clear()
+        _COMPONENTS[components] = said
+    return said
 
 
 # A decision's frame: the line as a %-format with the decision, risk and weights written out,
@@ -263,7 +274,7 @@ def clear() -> None:
     """Forget the remembered pieces (the redaction key changed: placeholders read differently)."""
     for cached in (_reason_line, _reason_json, _short_text, _layer_head, _text_param, _text_params):
         cached.cache_clear()
-    for remembered in (_FRAMES, _BY_ID, _BY_VALUE, _NUMBERS, _LISTS):
+    for remembered in (_FRAMES, _BY_ID, _BY_VALUE, _COMPONENTS, _LISTS):
         remembered.clear()
 
 

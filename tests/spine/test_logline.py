@@ -195,10 +195,10 @@ class FallBack(tzinfo):
 
 
 def test_remembered_numbers_times_and_zones_follow_the_value(tmp_path: Path) -> None:
-    """The score's and components' text is remembered by value, a time is written with ``%.1f``
-    and a second's text is remembered by its fields and zone: each value that compares equal to a
-    remembered one but reads differently (an int score, -0.0, another zone in the same second), a
-    time at the edge of the fast form, reads as the plain JSON right after the remembered one."""
+    """The components' text is remembered by value, the score and a time are written with ``%.2f``
+    and ``%.1f``, a second's text is remembered by its fields and zone: each value that compares
+    equal to a remembered one but reads differently (an int score, -0.0, another zone in the same
+    second), a number at the edge of the fast forms, reads as the plain JSON right after it."""
     with Guard(tmp_path / "ws", CONFIG) as g:
         record = g.decide("bash", {"command": "git status"}, session_id="s", save=False)
         ts = record.timestamp.replace(microsecond=0)
@@ -209,6 +209,9 @@ def test_remembered_numbers_times_and_zones_follow_the_value(tmp_path: Path) -> 
             attrs.evolve(record, final_score=90, components=full),  # equal, an int: "90"
             attrs.evolve(record, final_score=90.0, components=full | {"memory": 90}),  # an int component: "90.0"
             attrs.evolve(record, final_score=90.004, components=full),  # another key, the same rounding
+            attrs.evolve(record, final_score=90.1, components=full | {"memory": 90.1, "system": 12.005}),
+            attrs.evolve(record, final_score=99.995, components=full | {"memory": 1e13, "system": 9999999999999.99}),
+            attrs.evolve(record, final_score=0.001, components=full | {"memory": -0.001}),  # "0.0", "-0.0"
             attrs.evolve(record, final_score=0.0, components=full | {"system": 0.0}),
             attrs.evolve(record, final_score=0.0, components=full | {"system": -0.0}),  # equal to 0.0: "-0.0"
             attrs.evolve(record, final_score=90.0, components=full | {"system": float("inf")}),
