@@ -127,7 +127,7 @@ class Chain:
                         copier = copiers[type(verdict)] = _make_copier(type(verdict))
                     verdict = copier(verdict, elapsed_us)
             append(verdict)
-            if verdict.decision == BLOCK:
+            if verdict.decision is not None and verdict.decision == BLOCK:
                 self._score_for_record(i, call, ctx)
                 break
         return combine(call, ctx, (clock() - start) * 1e6, fusion=self.fusion)

@@ -113,7 +113,7 @@ class Guard:
             raise InputError(f"tool must be a non-empty string, got {tool!r}")
         if params is None:
             params = {}
-        elif not isinstance(params, Mapping):
+        elif type(params) is not dict and not isinstance(params, Mapping):  # (an ABC's check: the slow way to True)
             raise InputError(f"params must be a JSON object (mapping), got {type(params).__name__}")
         check_params(params)
         if session_id is not None and not isinstance(session_id, str):
