@@ -38,6 +38,7 @@ from guard.errors import ConfigError
 from guard.layers.base import Context, Layer
 from guard.layers.data import FusionData
 from guard.model import (
+    _DECISION_RANK,
     AUTO_ALLOW,
     BLOCK,
     REQUEST_CONFIRM,
@@ -47,7 +48,6 @@ from guard.model import (
     Risk,
     ToolCall,
     Verdict,
-    stricter,
 )
 
 # The layers guard knows by name, and the one order ``Guard`` builds its chain in.
@@ -88,6 +88,7 @@ class Chain:
         self.fusion = fusion
         # read once: the chain is frozen once built
         self._fresh = tuple(getattr(layer, "fresh_verdicts", False) is True for layer in self.layers)
+        self._steps = tuple(zip(self.layers, self._fresh, strict=True))  # what ``run`` walks
         self._budget: tuple[Any, float | None] = (None, None)  # (config, its decision.budget_ms)
 
     def layer(self, name: str) -> Layer | None:
@@ -106,8 +107,8 @@ class Chain:
             if ms:
                 deadline = ctx.deadline = start + ms / 1000
         append = ctx.verdicts.append
-        fresh = self._fresh
-        for i, layer in enumerate(self.layers):
+        copiers = _COPIERS
+        for i, (layer, fresh) in enumerate(self._steps):
             t0 = clock()
             if i and deadline is not None and t0 > deadline:  # the layers so far used the whole budget
                 append(_out_of_time(ctx, self.names[i:], (t0 - start) * 1000))
@@ -118,12 +119,15 @@ class Chain:
                 verdict = _stamped(_failed(self.names[i], exc, ctx), (clock() - t0) * 1e6)
             else:
                 elapsed_us = (clock() - t0) * 1e6
-                if fresh[i]:  # (``_stamped``, inline)
+                if fresh:  # (``_stamped``, inline)
                     object.__setattr__(verdict, "elapsed_us", elapsed_us)
-                else:
-                    verdict = _with_elapsed(verdict, elapsed_us)
+                else:  # (``_with_elapsed``, inline)
+                    copier = copiers.get(type(verdict))
+                    if copier is None:
+                        copier = copiers[type(verdict)] = _make_copier(type(verdict))
+                    verdict = copier(verdict, elapsed_us)
             append(verdict)
-            if verdict.decision == BLOCK:
+            if verdict.decision is not None and verdict.decision == BLOCK:
                 self._score_for_record(i, call, ctx)
                 break
         return combine(call, ctx, (clock() - start) * 1e6, fusion=self.fusion)
@@ -210,13 +214,16 @@ def _make_copier(cls: type) -> Callable[[Any, float], Any]:
             return new
 
         return copy
-    # slotted: one line per field, each slot read and set through its own descriptor (what
-    # attrs' generated ``__init__`` does, without the converters and validators)
+    # slotted: one line per field, each slot read as an attribute (the interpreter's own slot
+    # read: the descriptor's ``__get__`` through a call costs twice as much) and set through its
+    # own descriptor (what attrs' generated ``__init__`` does, without the converters and validators)
     env: dict[str, Any] = {"new": object.__new__, "cls": cls}
     lines = ["def copy(verdict, elapsed_us):", "    out = new(cls)"]
     for i, (name, d) in enumerate(zip((*names, "elapsed_us"), slots, strict=True)):
-        env[f"get{i}"], env[f"set{i}"] = d.__get__, d.__set__
-        value = "elapsed_us" if name == "elapsed_us" else f"get{i}(verdict)"
+        if not name.isidentifier():
+            raise TypeError(f"{cls.__name__}: field {name!r} is not an identifier")
+        env[f"set{i}"] = d.__set__
+        value = "elapsed_us" if name == "elapsed_us" else f"verdict.{name}"
         lines.append(f"    set{i}(out, {value})")
     lines.append("    return out")
     exec("\n".join(lines), env)  # fixed text built from the class's own field names
@@ -272,22 +279,28 @@ def combine(call: ToolCall, ctx: Context, elapsed_us: float = 0.0, *, fusion: st
     # one pass over the verdicts: the scorer's, blocks, ceilings, floors, risk, gaps
     scored: Verdict | None = None
     blocked = floored = False
-    ceilings: list[Verdict] = []
+    ceilings: list[Verdict] | None = None
     risk: Risk | None = None
-    gaps: list[str] = []
+    gaps: list[str] | None = None
     for v in verdicts:
-        if scored is None and v.score is not None and v.layer == fusion:
+        if v.score is not None and scored is None and v.layer == fusion:
             scored = v
-        if v.decision == BLOCK:
+        if v.decision is not None and v.decision == BLOCK:  # (``None == BLOCK`` is the slow way to False)
             blocked = True
         if v.ceiling is not None:
-            ceilings.append(v)
-        if v.floor == AUTO_ALLOW:
+            if ceilings is None:
+                ceilings = [v]
+            else:
+                ceilings.append(v)
+        if v.floor is not None and v.floor == AUTO_ALLOW:
             floored = True
         if v.risk is not None and (risk is None or v.risk > risk):
             risk = v.risk
         if v.unavailable:
-            gaps += v.unavailable
+            if gaps is None:
+                gaps = [*v.unavailable]
+            else:
+                gaps += v.unavailable
     if blocked:
         decision = BLOCK
     elif scored is not None and scored.decision is not None:
@@ -295,13 +308,15 @@ def combine(call: ToolCall, ctx: Context, elapsed_us: float = 0.0, *, fusion: st
     else:
         decision = REQUEST_CONFIRM
         notes.append("no layer scored the call; asking")
-    if decision == REQUEST_CONFIRM and floored and not ceilings:
-        decision = _floor(scored, ctx, notes)
-    for v in ceilings:
-        capped = stricter(decision, v.ceiling or AUTO_ALLOW)
-        if capped != decision:
-            notes.append(f"{v.layer}: capped at {v.ceiling}")
-            decision = capped
+    if ceilings is None:
+        if decision == REQUEST_CONFIRM and floored:
+            decision = _floor(scored, ctx, notes)
+    else:
+        for v in ceilings:
+            ceiling = v.ceiling or AUTO_ALLOW
+            if _DECISION_RANK[ceiling] > _DECISION_RANK[decision]:  # (``stricter``, inline)
+                notes.append(f"{v.layer}: capped at {v.ceiling}")
+                decision = ceiling
     if decision == REQUEST_CONFIRM and not ctx.human_present:
         decision = BLOCK
         notes.append("no human present: request_confirm acts as block")

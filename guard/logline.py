@@ -14,7 +14,7 @@ import functools
 import json
 import math
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from guard.model import COMPONENT_KEYS, DECISIONS, DecisionRecord, Reason, Risk, ToolCall, lead_positions
@@ -89,73 +89,76 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
         # an extra field replaces one of the line's, or its name is no string: the plain way
         return dumps(decision_line(record) | dict(extra))
     call = record.call
+    tool = call.tool
     session_id = call.session_id
-    layers = record.layers
-    weights = tuple(record.weights.items())
+    score = record.final_score
+    if type(score) is float and -1e13 < score < 1e13:  # (``_rounded``, inline)
+        said = f"{score:.2f}"
+        if said[-1] == "0":
+            said = said[:-1]
+    else:
+        said = dumps(round(score, 2))
     get = record.components.get
+    components = (get("memory", 0.0), get("cmd_success", 0.0), get("user_pref", 0.0), get("system", 0.0))
     args: list[Any] = [
         _iso(record.timestamp),
-        _text(call.tool),
+        _short_text(tool) if len(tool) <= 200 else dumps(redact(tool)),  # (``_text``, inline)
         "null" if session_id is None else _text(session_id),
-        round(record.final_score, 2),
-        round(float(get("memory", 0.0)), 2),  # COMPONENT_KEYS
-        round(float(get("cmd_success", 0.0)), 2),
-        round(float(get("user_pref", 0.0)), 2),
-        round(float(get("system", 0.0)), 2),
+        said,
+        _COMPONENTS.get(components) or _components(components),
         "",  # the record's reasons, below
     ]
+    weights = tuple(record.weights.items())
     key: list[Any] = [record.decision, record.risk, weights]
-    said: list[str] = []  # each layer's reasons' JSON
-    floats = True  # every layer's time a float (``%r`` writes it as JSON does when finite)
-    total = 0.0
-    for v in layers:
-        by_id = (id(v.layer), id(v.reasons), id(v.risk), id(v.decision))
+    reasons: list[str] = []  # each layer's reasons' JSON
+    times = True  # every time a finite float below 1e14 (written with ``%.1f``)
+    for v in record.layers:
+        by_id = (id(v.layer), id(v.reasons), id(v.risk), v.decision)
         hit = _BY_ID.get(by_id)
         piece = _piece(v, by_id) if hit is None else hit[0]
-        said.append(piece[1])
+        reasons.append(piece[1])
         key += (v.decision, v.ceiling)
-        elapsed = round(v.elapsed_us, 1)
-        if type(elapsed) is float:
-            total += elapsed
-        else:
-            floats = False
+        elapsed = v.elapsed_us
+        if type(elapsed) is not float or not -1e14 < elapsed < 1e14:
+            times = False
         args += (piece[0], elapsed, _error(v.error) if v.error else "}")
-    key_ = tuple(key)
-    frame = _FRAMES.get(key_)
+    frame = _FRAMES.get(tuple(key))
     if frame is None:
-        frame = _frame(record, key_, weights)
+        frame = _frame(record, tuple(key), weights)
     fast, plain, where, order = frame
     # every layer's reasons, the deciding layers' first (``record.reasons``)
-    args[8] = ",".join(filter(None, said if order is None else [said[i] for i in order]))
+    args[5] = ",".join(filter(None, reasons if order is None else [reasons[i] for i in order]))
     record.remember_order(order)  # (the session reads ``record.reasons`` next)
-    elapsed = round(record.elapsed_us, 1)
+    elapsed = record.elapsed_us
+    unavailable = record.unavailable
+    notes = record.notes
     args += (
-        _strings(record.unavailable) if record.unavailable else "[]",
-        _strings(record.notes) if record.notes else "[]",
+        (_LISTS.get(unavailable) or _strings(unavailable)) if unavailable else "[]",
+        (_LISTS.get(notes) or _strings(notes)) if notes else "[]",
         elapsed,
         _params_of(call),
         "".join([f",{dumps(key)}:{dumps(value)}" for key, value in extra.items()]) if extra else "",
     )
-    numbers = (args[3], args[4], args[5], args[6], args[7], elapsed)
-    if floats and all([type(x) is float for x in numbers]) and math.isfinite(sum(numbers) + total):
-        return fast % tuple(args)  # a finite float's ``%r`` is its repr, as JSON writes it
+    if times and type(elapsed) is float and -1e14 < elapsed < 1e14:
+        return fast % tuple(args)
     for i in where:
-        args[i] = dumps(args[i])
+        args[i] = dumps(round(args[i], 1))
     return plain % tuple(args)
 
 
 # A layer's part of the line up to its time (``{"layer":…,"reasons":[…],"elapsed_us":``) and its
 # reasons' JSON: one object per distinct (name, reasons, risk, decision), found by value
 # (``_BY_VALUE``, which hashes each ``Reason``) and, for the objects a layer hands out again and
-# again (the static layer's cache, a rule's constant reasons), by their identity (``_BY_ID``: no
-# ``Reason`` hashed). An identity entry keeps the objects its key names alive, so no other
+# again (the static layer's cache, a rule's constant reasons), by the identity of its name,
+# reasons and risk and by its decision (a ``Decision``, which reads as its value) (``_BY_ID``:
+# no ``Reason`` hashed). An identity entry keeps the objects its key names alive, so no other
 # object can have their ids while it is kept: an equal key is the very same objects.
 _Piece = tuple[str, str]
 _BY_VALUE: dict[tuple[Any, ...], _Piece] = {}
-_BY_ID: dict[tuple[int, ...], tuple[_Piece, Any, Any, Any, Any]] = {}
+_BY_ID: dict[tuple[Any, ...], tuple[_Piece, Any, Any, Any, Any]] = {}
 
 
-def _piece(v: Any, by_id: tuple[int, ...]) -> _Piece:
+def _piece(v: Any, by_id: tuple[Any, ...]) -> _Piece:
     value = (v.layer, v.reasons, v.risk, v.decision)
     piece = _BY_VALUE.get(value)
     if piece is None:
@@ -170,12 +173,39 @@ def _piece(v: Any, by_id: tuple[int, ...]) -> _Piece:
     return piece
 
 
+def _rounded(x: Any) -> str:
+    """``dumps(round(x, 2))``. For a float below 1e13 that is ``%.2f`` without its last digit when
+    it is a 0 (the shortest text of the rounded double, which is the decimal itself), at a third
+    of the cost; anything else (an int, a non-finite or huge float) the plain way."""
+    if type(x) is float and -1e13 < x < 1e13:
+        said = f"{x:.2f}"
+        return said[:-1] if said[-1] == "0" else said
+    return dumps(round(x, 2))
+
+
+# The components' text (``{"memory":…,…}``) by their values, remembered when all are non-zero
+# finite floats (0.0 and -0.0 are one key but read differently; a component is written as
+# ``float(value)``, the same for every number equal to it). The fused score varies too finely to
+# be remembered (history decays with time): ``_rounded`` writes it.
+_COMPONENTS: dict[tuple[Any, ...], str] = {}
+
+
+def _components(components: tuple[Any, ...]) -> str:
+    memory, cmd_success, user_pref, system = [_rounded(float(c)) for c in components]  # COMPONENT_KEYS
+    said = f'{{"memory":{memory},"cmd_success":{cmd_success},"user_pref":{user_pref},"system":{system}}}'
+    if all([type(x) is float and x and math.isfinite(x) for x in components]):
+        if len(_COMPONENTS) >= 4096:
+            _COMPONENTS.clear()
+        _COMPONENTS[components] = said
+    return said
+
+
 # A decision's frame: the line as a %-format with the decision, risk and weights written out,
 # and the order of the record's reasons (the layers whose reasons come first: see
 # ``DecisionRecord.in_order``), by the decision, risk, weights and each layer's decision and
-# ceiling (all ``in_order`` reads). With ``%r`` where the numbers go (the usual line: every
-# number a finite float) and with ``%s`` (the numbers as ``dumps`` writes them), and the places
-# of the numbers among the arguments.
+# ceiling (all ``in_order`` reads). With ``%.1f`` where the times go (the usual line: for a
+# finite float below 1e14 it is the text of ``round(t, 1)``, as JSON writes it) and with ``%s``
+# (the times as ``dumps`` writes them rounded), and the places of the times among the arguments.
 _FRAMES: dict[tuple[Any, ...], tuple[str, str, tuple[int, ...], tuple[int, ...] | None]] = {}
 
 
@@ -183,21 +213,25 @@ def _frame(
     record: DecisionRecord, key: tuple[Any, ...], weights: tuple[tuple[str, Any], ...]
 ) -> tuple[str, str, tuple[int, ...], tuple[int, ...] | None]:
     layers = record.layers
-    text = "".join(
-        [
-            '{"timestamp":"%s","tool":%s,"session_id":%s,"fusion_score":%r,"decision":',
-            (_DECISIONS.get(record.decision) or dumps(record.decision)).replace("%", "%%"),
-            ',"components":{"memory":%r,"cmd_success":%r,"user_pref":%r,"system":%r}',
-            ',"risk":"' + record.risk.label + '","weights":',
-            dumps({k: round(float(w), 4) for k, w in weights}).replace("%", "%%"),  # a custom scorer's names
-            ',"reasons":[%s],"layers":[',
-            ",".join(["%s%r%s"] * len(layers)),
-            '],"unavailable":%s,"notes":%s,"elapsed_us":%r,"params":%s%s}',
-        ]
-    )
+    decision = (_DECISIONS.get(record.decision) or dumps(record.decision)).replace("%", "%%")
+    weighed = dumps({k: round(float(w), 4) for k, w in weights}).replace("%", "%%")  # a custom scorer's names
+    fast, plain = [
+        "".join(
+            [
+                '{"timestamp":"%s","tool":%s,"session_id":%s,"fusion_score":%s,"decision":',
+                decision,
+                ',"components":%s,"risk":"' + record.risk.label + '","weights":',
+                weighed,
+                ',"reasons":[%s],"layers":[',
+                ",".join(["%s" + time + "%s"] * len(layers)),
+                '],"unavailable":%s,"notes":%s,"elapsed_us":' + time + ',"params":%s%s}',
+            ]
+        )
+        for time in ("%.1f", "%s")
+    ]
     n = len(layers)
-    where = (3, 4, 5, 6, 7, *[9 + 3 * i + 1 for i in range(n)], 9 + 3 * n + 2)
-    frame = (text, text.replace("%r", "%s"), where, lead_positions(record.decision, layers))
+    where = (*[6 + 3 * i + 1 for i in range(n)], 6 + 3 * n + 2)
+    frame = (fast, plain, where, lead_positions(record.decision, layers))
     # 0.0 and -0.0 (and 1 and 1.0) are one key but read differently: only positive float weights
     if all([type(w) is float and w > 0.0 for _, w in weights]):
         if len(_FRAMES) >= 1024:
@@ -211,9 +245,12 @@ _LAST_SECOND: tuple[tuple[Any, ...], str] = ((), "")
 
 def _iso(ts: datetime) -> str:
     """``ts.isoformat(timespec="seconds")``, remembered for the second it names (decisions come
-    many a second; the text depends only on the fields below)."""
+    many a second; the text depends only on the fields below). A fixed-offset ``timezone`` (what
+    ``astimezone()`` gives) stands for its offset: it is its ``utcoffset`` at any time, and equal
+    timezones are those of equal offsets (``ts.utcoffset()`` costs as much as the rest)."""
     global _LAST_SECOND
-    key = (ts.second, ts.minute, ts.hour, ts.day, ts.month, ts.year, ts.utcoffset())
+    tz = ts.tzinfo
+    key = (ts.second, ts.minute, ts.hour, ts.day, ts.month, ts.year, tz if type(tz) is timezone else ts.utcoffset())
     last, text = _LAST_SECOND
     if key != last:
         text = ts.isoformat(timespec="seconds")  # digits, '-', ':', '+', 'T': nothing to escape
@@ -235,9 +272,9 @@ def logged_params(call: ToolCall) -> dict[str, Any]:
 
 def clear() -> None:
     """Forget the remembered pieces (the redaction key changed: placeholders read differently)."""
-    for cached in (_reason_line, _reason_json, _short_text, _layer_head, _short_strings, _text_param, _text_params):
+    for cached in (_reason_line, _reason_json, _short_text, _layer_head, _text_param, _text_params):
         cached.cache_clear()
-    for remembered in (_FRAMES, _BY_ID, _BY_VALUE):
+    for remembered in (_FRAMES, _BY_ID, _BY_VALUE, _COMPONENTS, _LISTS):
         remembered.clear()
 
 
@@ -285,17 +322,20 @@ def _reason_list(reasons: tuple[Reason, ...]) -> str:
 
 
 def _strings(texts: tuple[str, ...]) -> str:
-    """Notes or missing parts, redacted, as a JSON list; remembered when short (they recur)."""
+    """Notes or missing parts, redacted, as a JSON list; remembered when short (they recur:
+    ``decision_text`` looks in ``_LISTS`` first)."""
     if not texts:
         return "[]"
-    if sum(map(len, texts)) <= 400:
-        return _short_strings(texts)
-    return dumps(redact(list(texts)))
+    short = sum(map(len, texts)) <= 400
+    said = dumps(redact(list(texts)))
+    if short:
+        if len(_LISTS) >= 1024:
+            _LISTS.clear()
+        _LISTS[texts] = said
+    return said
 
 
-@functools.lru_cache(maxsize=1024)
-def _short_strings(texts: tuple[str, ...]) -> str:
-    return dumps(redact(list(texts)))
+_LISTS: dict[tuple[str, ...], str] = {}
 
 
 @functools.lru_cache(maxsize=4096)

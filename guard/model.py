@@ -268,19 +268,32 @@ class Verdict:
         what does not fit.
         """
         new: Verdict = object.__new__(cls)
-        s = _VERDICT_SLOTS
-        s["layer"](new, layer)
-        s["risk"](new, risk)
-        s["score"](new, score)
-        s["decision"](new, decision)
-        s["ceiling"](new, ceiling)
-        s["floor"](new, None)
-        s["reasons"](new, reasons)
-        s["tags"](new, _NO_TAGS)
-        s["data"](new, data)
-        s["elapsed_us"](new, 0.0)
-        s["error"](new, None)
-        s["unavailable"](new, unavailable)
+        (
+            set_layer,
+            set_risk,
+            set_score,
+            set_decision,
+            set_ceiling,
+            set_floor,
+            set_reasons,
+            set_tags,
+            set_data,
+            set_elapsed_us,
+            set_error,
+            set_unavailable,
+        ) = _VERDICT_SLOTS  # (one unpacking, not a look-up per field)
+        set_layer(new, layer)
+        set_risk(new, risk)
+        set_score(new, score)
+        set_decision(new, decision)
+        set_ceiling(new, ceiling)
+        set_floor(new, None)
+        set_reasons(new, reasons)
+        set_tags(new, _NO_TAGS)
+        set_data(new, data)
+        set_elapsed_us(new, 0.0)
+        set_error(new, None)
+        set_unavailable(new, unavailable)
         return new
 
     def to_dict(self) -> dict[str, Any]:
@@ -307,11 +320,11 @@ class Verdict:
 
 
 _NO_TAGS: frozenset[str] = frozenset()
-# The slots' own setters: ``Verdict.built`` fills a record without ``__init__`` (every field: a
-# test holds ``built`` equal to the constructor).
-_VERDICT_SLOTS: dict[str, Callable[[Verdict, Any], None]] = {
-    a.name: getattr(Verdict, a.name).__set__ for a in attrs.fields(Verdict)
-}
+# The slots' own setters in field order: ``Verdict.built`` fills a record without ``__init__``
+# (every field: a test holds ``built`` equal to the constructor).
+_VERDICT_SLOTS: tuple[Callable[[Verdict, Any], None], ...] = tuple(
+    getattr(Verdict, a.name).__set__ for a in attrs.fields(Verdict)
+)
 
 # (``chain.combine`` and ``logline.decision_text`` spell them out in this order: change all three)
 COMPONENT_KEYS = ("memory", "cmd_success", "user_pref", "system")
@@ -415,11 +428,11 @@ class DecisionRecord:
         """Every layer's reasons, those of the layers that decided first (see :meth:`in_order`)."""
         out = self._reasons
         if out is None:
-            said = [v.reasons for v in self.in_order() if v.reasons]
-            if len(said) == 1:
-                out = said[0]
-            else:
-                out = tuple([r for reasons in said for r in reasons])
+            out = ()
+            for v in self._order or self.in_order():  # (the log line has usually worked out the order)
+                said = v.reasons
+                if said:
+                    out = (*out, *said) if out else said  # one layer's reasons: that very tuple
             object.__setattr__(self, "_reasons", out)
         return out
 

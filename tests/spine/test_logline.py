@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import random
-from datetime import timedelta, timezone
+from datetime import datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -179,3 +179,60 @@ def test_remembered_params_follow_the_value_and_the_redaction(tmp_path: Path) ->
                 assert texts[-1] == plain(decision_line(record))
             assert len({json.dumps(json.loads(t)["params"]) for t in texts}) == len(cases)
             assert "hunter2" not in texts[2] and "hunter2" in texts[3] and TOKEN not in texts[4]
+
+
+class FallBack(tzinfo):
+    """A zone whose clocks go back an hour: the same wall time twice, told apart by ``fold``."""
+
+    def utcoffset(self, dt: datetime | None) -> timedelta:
+        return timedelta(hours=-5 if dt is not None and dt.fold else -4)
+
+    def dst(self, dt: datetime | None) -> timedelta | None:
+        return None
+
+    def tzname(self, dt: datetime | None) -> str | None:
+        return None
+
+
+def test_remembered_numbers_times_and_zones_follow_the_value(tmp_path: Path) -> None:
+    """The components' text is remembered by value, the score and a time are written with ``%.2f``
+    and ``%.1f``, a second's text is remembered by its fields and zone: each value that compares
+    equal to a remembered one but reads differently (an int score, -0.0, another zone in the same
+    second), a number at the edge of the fast forms, reads as the plain JSON right after it."""
+    with Guard(tmp_path / "ws", CONFIG) as g:
+        record = g.decide("bash", {"command": "git status"}, session_id="s", save=False)
+        ts = record.timestamp.replace(microsecond=0)
+        fall_back = datetime(2026, 11, 1, 1, 30, tzinfo=FallBack())
+        full = {"memory": 90.0, "cmd_success": 80.0, "user_pref": 70.0, "system": 60.0}
+        variants = [
+            attrs.evolve(record, final_score=90.0, components=full),  # remembered
+            attrs.evolve(record, final_score=90, components=full),  # equal, an int: "90"
+            attrs.evolve(record, final_score=90.0, components=full | {"memory": 90}),  # an int component: "90.0"
+            attrs.evolve(record, final_score=90.004, components=full),  # another key, the same rounding
+            attrs.evolve(record, final_score=90.1, components=full | {"memory": 90.1, "system": 12.005}),
+            attrs.evolve(record, final_score=99.995, components=full | {"memory": 1e13, "system": 9999999999999.99}),
+            attrs.evolve(record, final_score=0.001, components=full | {"memory": -0.001}),  # "0.0", "-0.0"
+            attrs.evolve(record, final_score=0.0, components=full | {"system": 0.0}),
+            attrs.evolve(record, final_score=0.0, components=full | {"system": -0.0}),  # equal to 0.0: "-0.0"
+            attrs.evolve(record, final_score=90.0, components=full | {"system": float("inf")}),
+            attrs.evolve(record, elapsed_us=99999999999999.95),  # just below the fast form's bound
+            attrs.evolve(record, elapsed_us=1e14),  # at it
+            attrs.evolve(record, elapsed_us=1e16),  # JSON writes 1e+16
+            attrs.evolve(record, elapsed_us=-0.04),  # "-0.0"
+            attrs.evolve(record, elapsed_us=5),  # an int time
+            attrs.evolve(record, layers=(attrs.evolve(record.layers[0], elapsed_us=2.25), *record.layers[1:])),
+            attrs.evolve(record, layers=(attrs.evolve(record.layers[0], elapsed_us=1e15), *record.layers[1:])),
+            attrs.evolve(record, timestamp=ts),  # remembered second
+            attrs.evolve(record, timestamp=ts.astimezone(timezone(timedelta(hours=5, minutes=30)))),
+            attrs.evolve(record, timestamp=ts.replace(tzinfo=timezone(timedelta(hours=5, minutes=30)))),
+            attrs.evolve(record, timestamp=ts.replace(tzinfo=timezone(timedelta(0), "another name"))),
+            attrs.evolve(record, timestamp=ts.replace(tzinfo=None)),
+            attrs.evolve(record, timestamp=fall_back),  # a zone whose offset is not one: the hour twice
+            attrs.evolve(record, timestamp=fall_back.replace(fold=1)),
+            attrs.evolve(record, notes=("a note",)),  # remembered
+            attrs.evolve(record, notes=("a note", "a second")),
+            attrs.evolve(record, notes=("a note",), unavailable=("a note",)),
+        ]
+        for _ in range(2):  # the second round is answered from what the first remembered
+            for variant in variants:
+                assert decision_text(variant) == plain(decision_line(variant))
