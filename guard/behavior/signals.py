@@ -272,7 +272,10 @@ def _loops(state: SessionState, probe: Probe | None, s: BehaviorSettings, out: l
         )
         return
     n = len(ring) + (probe is not None)
-    for p in range(2, min(MAX_PERIOD, n // 3) + 1):
+    top = min(MAX_PERIOD, n // 3)
+    if probe is not None and (top < 2 or task not in ring[-top:-1]):
+        return  # no period p in 2..top has this call p calls back (ring[-p]): no cycle
+    for p in range(2, top + 1):
         # the last 3p calls are three blocks of p alike: each of the last 2p is the one p before it
         if probe is None:
             if ring[-1] != ring[-1 - p]:
@@ -284,8 +287,8 @@ def _loops(state: SessionState, probe: Probe | None, s: BehaviorSettings, out: l
             if ring[-p] != task:
                 continue
             found = ring[1 - 2 * p :] == ring[1 - 3 * p : -p]
-        block = ring[-p:]  # (with this call: the same calls, ring[-p] being this one)
-        if found and len(set(block)) > 1:
+        # (the block, with this call: the same calls, ring[-p] being this one)
+        if found and len(set(ring[-p:])) > 1:
             out.append(_CYCLES[p])
             return
 
