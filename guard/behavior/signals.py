@@ -140,6 +140,15 @@ def _remembered(key: tuple[Any, ...], make: Callable[[], Signal]) -> Signal:
     return signal
 
 
+def _kept(key: tuple[Any, ...], signal: Signal) -> Signal:
+    """``_remembered`` of a signal already made (the caller looked ``key`` up and missed): no closure
+    on the hot path."""
+    if len(_SIGNALS) >= 1024:
+        _SIGNALS.clear()
+    _SIGNALS[key] = signal
+    return signal
+
+
 def assess(
     state: SessionState | None,
     probe: Probe | None,
@@ -250,44 +259,57 @@ def _failures(state: SessionState, now: float, s: BehaviorSettings, out: list[Si
 
 def _loops(state: SessionState, probe: Probe | None, s: BehaviorSettings, out: list[Signal]) -> None:
     ring = state.ring
-    if probe is not None:
-        task = probe.task
-        run = state.run_len + 1 if task == state.run_task else 1
-    else:
-        run = state.run_len
+    if probe is None:
+        _loops_so_far(state, s, out)
+        return
+    task = probe.task
+    run = state.run_len + 1 if task == state.run_task else 1
     # (only called when this call's task is among the recent ones)
     if run >= s.loop_repeats:
-        repeats = s.loop_repeats
-        out.append(
-            _remembered(
-                ("G202", run, repeats),
-                lambda: Signal(
-                    "G202",
-                    min(30.0, 15.0 + 5.0 * (run - repeats)),
-                    f"the same call {run} times in a row (a loop)",
-                    CONFIRM,
-                    "change the approach instead of repeating the call",
-                ),
-            )
-        )
+        out.append(_repeat(run, s.loop_repeats))
         return
-    n = len(ring) + (probe is not None)
-    for p in range(2, min(MAX_PERIOD, n // 3) + 1):
-        # the last 3p calls are three blocks of p alike: each of the last 2p is the one p before it
-        if probe is None:
-            if ring[-1] != ring[-1 - p]:
-                continue
-            found = ring[-2 * p :] == ring[-3 * p : -p]
-        else:
-            # the same test on ring + [task], read off the ring without making that list (this call
-            # is the one p before it, ring[-p])
-            if ring[-p] != task:
-                continue
-            found = ring[1 - 2 * p :] == ring[1 - 3 * p : -p]
-        block = ring[-p:]  # (with this call: the same calls, ring[-p] being this one)
-        if found and len(set(block)) > 1:
+    top = min(MAX_PERIOD, (len(ring) + 1) // 3)
+    if top < 2 or task not in ring[-top:-1]:
+        return  # no period p in 2..top has this call p calls back (ring[-p]): no cycle
+    for p in range(2, top + 1):
+        # the last 3p calls of ring + [task] are three blocks of p alike (each of the last 2p is the
+        # one p before it), read off the ring without making that list: this call is ring[-p], and
+        # the block (ring[-p:], with this call) holds more than one call
+        if ring[-p] == task and ring[1 - 2 * p :] == ring[1 - 3 * p : -p] and len(set(ring[-p:])) > 1:
             out.append(_CYCLES[p])
             return
+
+
+def _loops_so_far(state: SessionState, s: BehaviorSettings, out: list[Signal]) -> None:
+    """``_loops`` of the session as it stands (no call being decided: the analyzer)."""
+    ring = state.ring
+    run = state.run_len
+    if run >= s.loop_repeats:
+        out.append(_repeat(run, s.loop_repeats))
+        return
+    for p in range(2, min(MAX_PERIOD, len(ring) // 3) + 1):
+        if ring[-1] != ring[-1 - p]:
+            continue
+        if ring[-2 * p :] == ring[-3 * p : -p] and len(set(ring[-p:])) > 1:
+            out.append(_CYCLES[p])
+            return
+
+
+def _repeat(run: int, repeats: int) -> Signal:
+    key = ("G202", run, repeats)
+    signal = _SIGNALS.get(key)
+    if signal is None:
+        signal = _kept(
+            key,
+            Signal(
+                "G202",
+                min(30.0, 15.0 + 5.0 * (run - repeats)),
+                f"the same call {run} times in a row (a loop)",
+                CONFIRM,
+                "change the approach instead of repeating the call",
+            ),
+        )
+    return signal
 
 
 _CYCLES = {
@@ -346,9 +368,9 @@ def _burst(state: SessionState, probe: Probe | None, now: float, s: BehaviorSett
         key = ("G205", count, shown, calls)
         signal = _SIGNALS.get(key)
         if signal is None:
-            signal = _remembered(
+            signal = _kept(
                 key,
-                lambda: Signal(
+                Signal(
                     "G205",
                     min(15.0, 5.0 + (count - calls) / 2),
                     f"{count} calls in the last {BURST_SECONDS:.0f} s, far above the session's usual {shown} (a burst)",

@@ -209,7 +209,14 @@ class SessionTracker:
         # what ``_add`` does, for a dispatch the layer has just looked at (no second look at the file)
         sid = call.session_id or DEFAULT_SESSION
         with self._lock:
-            live = self._get(sid, t, check=not synced)
+            live = self._live.get(sid) if synced else None
+            if (
+                live is None
+                or not (live.loaded or live.where is None or not self._persist)
+                or (self.settings.ttl_s > 0 and live.state.updated > 0 and t - live.state.updated > self.settings.ttl_s)
+            ):
+                live = self._get(sid, t, check=not synced)
+            # (else: what ``_get(sid, t, check=False)`` answers, without its call)
             live.state.dispatched(
                 ev, t, self.settings, probe.task, decision, probe.risk, probe.agent, named, path, local, limit
             )

@@ -62,6 +62,7 @@ class BehaviorLayer:
         now = ctx.timestamp
         settings = self.settings
         card = None
+        agent, points = None, 0.0
         with tracker.lock:
             probe, session = tracker.look(
                 call,
@@ -72,14 +73,19 @@ class BehaviorLayer:
                 (ctx.now, now),
             )
             if settings.tiers:
-                # the tier matters for writes, risky paths and sub-agents: only then look for newer points on disk
-                limited = probe.lines is not None or probe.path is not None or not probe.facts.isdisjoint(_TIER_FACTS)
-                card = tracker.tiers.shown(probe.agent, sync=limited)
+                # the tier matters for writes, risky paths and sub-agents: only then look for newer points on
+                # disk, and only then does ``assess`` read the card; other calls show its agent and points
+                if probe.lines is not None or probe.path is not None or not probe.facts.isdisjoint(_TIER_FACTS):
+                    card = tracker.tiers.shown(probe.agent)
+                    agent, points = card.agent, card.points
+                else:
+                    known = tracker.tiers.peek(probe.agent, sync=False)
+                    agent, points = (probe.agent, 0.0) if known is None else (known.agent, known.points)
             result = assess(session, probe, now, settings, card, call.session_id)
             taint = None
             if session.taint is not None or session.secret is not None:
                 taint = (session.taint is not None, session.secret is not None)
-        data = BehaviorData(result, None if card is None else card.agent, 0.0 if card is None else card.points, taint)
+        data = BehaviorData(result, agent, points, taint)
         if not result.signals:
             return Verdict.built(self.name, data=data)
         # every field has its final type already (``assess`` answers Decision members and the reasons)

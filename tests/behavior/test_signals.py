@@ -110,6 +110,37 @@ class TestLoops:
         assert "G203" in s.assess("c").ids
         assert "G203" not in s.assess("d").ids
 
+    def test_the_longest_cycle_is_found_and_a_longer_one_is_not(self):
+        """Periods up to 10: the call being decided is found 10 calls back, never 11."""
+        s = Session()
+        for task in "abcdefghij" * 2 + "abcdefghi":
+            s.call(task)
+        a = s.assess("j")
+        assert "G203" in a.ids and "cycle of 10 calls" in a.reasons[0].message
+        s = Session()
+        for task in "abcdefghijk" * 2 + "abcdefghij":
+            s.call(task)
+        assert "G203" not in s.assess("k").ids
+
+    def test_the_shortest_period_that_repeats_is_named(self):
+        """A call seen 2 and 4 calls back, where only the period of 4 repeats three times."""
+        s = Session()
+        for task in "abcb" * 2 + "abc":
+            s.call(task)
+        a = s.assess("b")
+        assert "G203" in a.ids and "cycle of 4 calls" in a.reasons[0].message
+
+    def test_the_session_so_far_shows_its_cycle(self):
+        """Without a call being decided (the analyzer), the ring itself is read: a cycle, and a near-miss."""
+        s = Session()
+        for task in "ababab":
+            s.call(task)
+        assert "G203" in s.assess().ids
+        s = Session()
+        for task in "ababa":
+            s.call(task)
+        assert "G203" not in s.assess().ids
+
     def test_blocked_attempts_are_not_calls_the_session_made(self):
         s = Session()
         s.call("a")
