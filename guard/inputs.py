@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from guard.errors import InputError
@@ -18,7 +18,7 @@ def clamp_time(ts: datetime, max_skew_s: float) -> datetime:
     freeze the decayed history (everything after it would count as old). Past times stand."""
     if ts.tzinfo is None:
         ts = ts.astimezone()
-    now = datetime.now().astimezone()
+    now = datetime.now(UTC).astimezone()  # (``guard.core._now``)
     limit = now + timedelta(seconds=max_skew_s)
     return limit if ts > limit else ts
 
