@@ -190,47 +190,67 @@ class Evaluators:
         op_user: UserStats | None,
         family_user: UserStats | None,
     ) -> tuple[Component, Component]:
-        """cmd_success and user_pref from the counters (a failing one unavailable); the levels
-        as ``_run_level`` and ``_answer_level`` make them, written out (a side without evidence
-        is what ``_hierarchy`` answers then, remembered)."""
-        ts = ctx.timestamp
+        """cmd_success and user_pref from the counters (a failing one unavailable): the levels
+        as ``_run_level`` and ``_answer_level`` make them and the hierarchy ``_hierarchy``
+        makes of them, written out (``Decayed.at`` inline, the family's label looked up once)."""
+        ts, m = ctx.timestamp, self.m
+        label = _LABELS.get(fam) or _label(fam)
         try:
             half_life = self.tool_half_life
             op = family = None
             if op_tool is not None:
-                n, x = op_tool.decayed.at(ts, half_life)
+                d = op_tool.decayed
+                dt = ts - d.t
+                f = 1.0 if half_life <= 0 else 2.0 ** (-(dt if dt > 0.0 else 0.0) / half_life)
+                n = d.n * f
                 if not n <= 0:
-                    op = _new(Level, (n, 100.0 * x / n, op_tool.successes, op_tool.runs))
+                    op = _new(Level, (n, 100.0 * (d.s * f) / n, op_tool.successes, op_tool.runs))
             if family_tool is not None:
-                n, x = family_tool.decayed.at(ts, half_life)
+                d = family_tool.decayed
+                dt = ts - d.t
+                f = 1.0 if half_life <= 0 else 2.0 ** (-(dt if dt > 0.0 else 0.0) / half_life)
+                n = d.n * f
                 if not n <= 0:
-                    family = _new(Level, (n, 100.0 * x / n, family_tool.successes, family_tool.runs))
+                    family = _new(Level, (n, 100.0 * (d.s * f) / n, family_tool.successes, family_tool.runs))
             if op is None and family is None:
                 key = ("runs succeeded", fam, prior)
                 cmd = _NO_EVIDENCE.get(key) or _no_evidence(key)
             else:
-                cmd = self._hierarchy(prior, "runs succeeded", op, family, fam)
+                cmd = _evidence(prior, m, "runs succeeded", op, family, label)
         except Exception as exc:
             cmd = _unavailable("cmd_success", exc)
         try:
             half_life = self.user_half_life
             op = family = None
             if op_user is not None:
-                n, x = op_user.decayed.at(ts, half_life)
+                d = op_user.decayed
+                dt = ts - d.t
+                f = 1.0 if half_life <= 0 else 2.0 ** (-(dt if dt > 0.0 else 0.0) / half_life)
+                n = d.n * f
                 if not n <= 0:
-                    op = _new(Level, (n, _preference(100.0 * x / n, op_user), op_user.approvals, op_user.interactions))
+                    op = _new(
+                        Level, (n, _preference(100.0 * (d.s * f) / n, op_user), op_user.approvals, op_user.interactions)
+                    )
             if family_user is not None:
-                n, x = family_user.decayed.at(ts, half_life)
+                d = family_user.decayed
+                dt = ts - d.t
+                f = 1.0 if half_life <= 0 else 2.0 ** (-(dt if dt > 0.0 else 0.0) / half_life)
+                n = d.n * f
                 if not n <= 0:
                     family = _new(
                         Level,
-                        (n, _preference(100.0 * x / n, family_user), family_user.approvals, family_user.interactions),
+                        (
+                            n,
+                            _preference(100.0 * (d.s * f) / n, family_user),
+                            family_user.approvals,
+                            family_user.interactions,
+                        ),
                     )
             if op is None and family is None:
                 key = ("approved", fam, prior)
                 user = _NO_EVIDENCE.get(key) or _no_evidence(key)
             else:
-                user = self._hierarchy(prior, "approved", op, family, fam)
+                user = _evidence(prior, m, "approved", op, family, label)
         except Exception as exc:
             user = _unavailable("user_pref", exc)
         return cmd, user
@@ -585,6 +605,48 @@ def _shrunk(level: Level | None, parent: float, m: float) -> float:
     if level is None or level.n <= 0:
         return parent
     return (level.n * level.raw + m * parent) / (level.n + m)
+
+
+def _evidence(prior: float, m: float, what: str, op: Level | None, family: Level | None, label: str) -> Component:
+    """``_hierarchy`` with at least one level (``label``: the family's); its note is written
+    from the levels when read (the record and explain read it, a decision seldom does)."""
+    # (_shrunk, twice, written out)
+    fam_eff = prior if family is None or family.n <= 0 else (family.n * family.raw + m * prior) / (family.n + m)
+    inherited = fam_eff if fam_eff < prior else prior
+    cls = _RunEvidence if what == "runs succeeded" else _AnswerEvidence
+    if op is None:
+        levels = _new(Levels, (op, inherited, family, fam_eff, label, prior, inherited))
+        return _new(cls, (NEUTRAL, 0.0, "", True, None, inherited, levels))
+    n = op.n
+    op_eff = inherited if n <= 0 else (n * op.raw + m * inherited) / (n + m)
+    levels = _new(Levels, (op, op_eff, family, fam_eff, label, prior, inherited))
+    return _new(cls, (op.raw, n / (n + m) if m else (1.0 if n else 0.0), "", True, op.total, op_eff, levels))
+
+
+class _RunEvidence(Component):
+    """A hierarchy's dimension whose note is written from its levels when read (``_hierarchy``'s note)."""
+
+    __slots__ = ()
+    what = "runs succeeded"
+
+    @property
+    def note(self) -> str:
+        lv: Levels = self.levels  # type: ignore[assignment]
+        op, family, inherited, prior = lv.op, lv.family, lv.inherited, lv.prior
+        key = (
+            self.what,
+            lv.label,
+            (op.hits, op.total) if op is not None else None,
+            (family.hits, family.total) if family is not None else None,
+            f"{inherited:.1f}" if inherited < prior else None,
+            prior,
+        )
+        return _NOTES.get(key) or _note(key)
+
+
+class _AnswerEvidence(_RunEvidence):
+    __slots__ = ()
+    what = "approved"
 
 
 _REASONS: dict[tuple[str, str], Reason] = {}
