@@ -371,10 +371,21 @@ class FusionLayer:
         else:
             mem, cmd, user, system = self._evaluate(call, ctx)
         fused = self._fuse(risk, health, mem, cmd, user, system)
-        if key is not None:
-            if len(self._memo) >= 4096:
-                self._memo.clear()
-            self._memo[key] = fused
+        if key is None:
+            # (_verdict, written out: the components and dimensions were made for this call
+            # alone and are nobody else's, so they are not copied; the weights may be the layer's)
+            score, decision, reasons, components, weights, mode, prior, parts, missing = fused
+            return Verdict.built(
+                FusionLayer.name,
+                score=score,
+                decision=decision,
+                reasons=reasons,
+                data=FusionData(components, weights.copy(), health, mode, prior, parts),
+                unavailable=missing,
+            )
+        if len(self._memo) >= 4096:
+            self._memo.clear()
+        self._memo[key] = fused
         return _verdict(fused, health)
 
     def _evaluate(self, call: ToolCall, ctx: Context) -> tuple[Component, ...]:
