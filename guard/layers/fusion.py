@@ -191,8 +191,10 @@ class Evaluators:
         family_user: UserStats | None,
     ) -> tuple[Component, Component]:
         """cmd_success and user_pref from the counters (a failing one unavailable): the levels
-        as ``_run_level`` and ``_answer_level`` make them and the hierarchy ``_hierarchy``
-        makes of them, written out (``Decayed.at`` inline, the family's label looked up once)."""
+        as ``_run_level`` and ``_answer_level`` make them and what ``_hierarchy`` makes of them,
+        written out (``Decayed.at``, ``_preference`` and ``_shrunk`` inline, the family's label
+        looked up once; a level is made only with a weight above 0, so ``_shrunk``'s test for
+        one is whether there is one). The notes are written from the levels when read."""
         ts, m = ctx.timestamp, self.m
         label = _LABELS.get(fam) or _label(fam)
         try:
@@ -212,11 +214,26 @@ class Evaluators:
                 n = d.n * f
                 if not n <= 0:
                     family = _new(Level, (n, 100.0 * (d.s * f) / n, family_tool.successes, family_tool.runs))
-            if op is None and family is None:
-                key = ("runs succeeded", fam, prior)
-                cmd = _NO_EVIDENCE.get(key) or _no_evidence(key)
+            if family is None:
+                if op is None:
+                    key = ("runs succeeded", fam, prior)
+                    cmd = _NO_EVIDENCE.get(key) or _no_evidence(key)
+                fam_eff = inherited = prior
             else:
-                cmd = _evidence(prior, m, "runs succeeded", op, family, label)
+                fam_eff = (family.n * family.raw + m * prior) / (family.n + m)
+                inherited = fam_eff if fam_eff < prior else prior
+            if op is None:
+                if family is not None:
+                    levels = _new(Levels, (None, inherited, family, fam_eff, label, prior, inherited))
+                    cmd = _new(_RunEvidence, (NEUTRAL, 0.0, "", True, None, inherited, levels))
+            else:
+                n = op.n
+                op_eff = (n * op.raw + m * inherited) / (n + m)
+                levels = _new(Levels, (op, op_eff, family, fam_eff, label, prior, inherited))
+                cmd = _new(
+                    _RunEvidence,
+                    (op.raw, n / (n + m) if m else (1.0 if n else 0.0), "", True, op.total, op_eff, levels),
+                )
         except Exception as exc:
             cmd = _unavailable("cmd_success", exc)
         try:
@@ -228,29 +245,46 @@ class Evaluators:
                 f = 1.0 if half_life <= 0 else 2.0 ** (-(dt if dt > 0.0 else 0.0) / half_life)
                 n = d.n * f
                 if not n <= 0:
-                    op = _new(
-                        Level, (n, _preference(100.0 * (d.s * f) / n, op_user), op_user.approvals, op_user.interactions)
+                    rate = 100.0 * (d.s * f) / n
+                    sat = (
+                        op_user.satisfaction_sum / op_user.satisfaction_count * 20.0
+                        if op_user.satisfaction_count
+                        else rate
                     )
+                    op = _new(Level, (n, rate * 0.6 + sat * 0.4, op_user.approvals, op_user.interactions))
             if family_user is not None:
                 d = family_user.decayed
                 dt = ts - d.t
                 f = 1.0 if half_life <= 0 else 2.0 ** (-(dt if dt > 0.0 else 0.0) / half_life)
                 n = d.n * f
                 if not n <= 0:
-                    family = _new(
-                        Level,
-                        (
-                            n,
-                            _preference(100.0 * (d.s * f) / n, family_user),
-                            family_user.approvals,
-                            family_user.interactions,
-                        ),
+                    rate = 100.0 * (d.s * f) / n
+                    sat = (
+                        family_user.satisfaction_sum / family_user.satisfaction_count * 20.0
+                        if family_user.satisfaction_count
+                        else rate
                     )
-            if op is None and family is None:
-                key = ("approved", fam, prior)
-                user = _NO_EVIDENCE.get(key) or _no_evidence(key)
+                    family = _new(Level, (n, rate * 0.6 + sat * 0.4, family_user.approvals, family_user.interactions))
+            if family is None:
+                if op is None:
+                    key = ("approved", fam, prior)
+                    user = _NO_EVIDENCE.get(key) or _no_evidence(key)
+                fam_eff = inherited = prior
             else:
-                user = _evidence(prior, m, "approved", op, family, label)
+                fam_eff = (family.n * family.raw + m * prior) / (family.n + m)
+                inherited = fam_eff if fam_eff < prior else prior
+            if op is None:
+                if family is not None:
+                    levels = _new(Levels, (None, inherited, family, fam_eff, label, prior, inherited))
+                    user = _new(_AnswerEvidence, (NEUTRAL, 0.0, "", True, None, inherited, levels))
+            else:
+                n = op.n
+                op_eff = (n * op.raw + m * inherited) / (n + m)
+                levels = _new(Levels, (op, op_eff, family, fam_eff, label, prior, inherited))
+                user = _new(
+                    _AnswerEvidence,
+                    (op.raw, n / (n + m) if m else (1.0 if n else 0.0), "", True, op.total, op_eff, levels),
+                )
         except Exception as exc:
             user = _unavailable("user_pref", exc)
         return cmd, user
@@ -616,22 +650,6 @@ def _shrunk(level: Level | None, parent: float, m: float) -> float:
     if level is None or level.n <= 0:
         return parent
     return (level.n * level.raw + m * parent) / (level.n + m)
-
-
-def _evidence(prior: float, m: float, what: str, op: Level | None, family: Level | None, label: str) -> Component:
-    """``_hierarchy`` with at least one level (``label``: the family's); its note is written
-    from the levels when read (the record and explain read it, a decision seldom does)."""
-    # (_shrunk, twice, written out)
-    fam_eff = prior if family is None or family.n <= 0 else (family.n * family.raw + m * prior) / (family.n + m)
-    inherited = fam_eff if fam_eff < prior else prior
-    cls = _RunEvidence if what == "runs succeeded" else _AnswerEvidence
-    if op is None:
-        levels = _new(Levels, (op, inherited, family, fam_eff, label, prior, inherited))
-        return _new(cls, (NEUTRAL, 0.0, "", True, None, inherited, levels))
-    n = op.n
-    op_eff = inherited if n <= 0 else (n * op.raw + m * inherited) / (n + m)
-    levels = _new(Levels, (op, op_eff, family, fam_eff, label, prior, inherited))
-    return _new(cls, (op.raw, n / (n + m) if m else (1.0 if n else 0.0), "", True, op.total, op_eff, levels))
 
 
 class _RunEvidence(Component):
