@@ -195,50 +195,31 @@ class Evaluators:
         written out (``Decayed.at``, ``_preference`` and ``_shrunk`` inline, the family's label
         looked up once; a level is made only with a weight above 0, so ``_shrunk``'s test for
         one is whether there is one). The notes are written from the levels when read."""
-        ts, m = ctx.timestamp, self.m
+        ts = ctx.timestamp
         label = _LABELS.get(fam) or _label(fam)
         try:
             half_life = self.tool_half_life
-            op = family = None
+            on = oraw = oh = ot = fn = fraw = fh = ft = None
             if op_tool is not None:
                 d = op_tool.decayed
                 dt = ts - d.t
                 f = 1.0 if half_life <= 0 else 2.0 ** (-(dt if dt > 0.0 else 0.0) / half_life)
                 n = d.n * f
                 if not n <= 0:
-                    op = _new(Level, (n, 100.0 * (d.s * f) / n, op_tool.successes, op_tool.runs))
+                    on, oraw, oh, ot = n, 100.0 * (d.s * f) / n, op_tool.successes, op_tool.runs
             if family_tool is not None:
                 d = family_tool.decayed
                 dt = ts - d.t
                 f = 1.0 if half_life <= 0 else 2.0 ** (-(dt if dt > 0.0 else 0.0) / half_life)
                 n = d.n * f
                 if not n <= 0:
-                    family = _new(Level, (n, 100.0 * (d.s * f) / n, family_tool.successes, family_tool.runs))
-            if family is None:
-                if op is None:
-                    key = ("runs succeeded", fam, prior)
-                    cmd = _NO_EVIDENCE.get(key) or _no_evidence(key)
-                fam_eff = inherited = prior
-            else:
-                fam_eff = (family.n * family.raw + m * prior) / (family.n + m)
-                inherited = fam_eff if fam_eff < prior else prior
-            if op is None:
-                if family is not None:
-                    levels = _new(Levels, (None, inherited, family, fam_eff, label, prior, inherited))
-                    cmd = _new(_RunEvidence, (NEUTRAL, 0.0, "", True, None, inherited, levels))
-            else:
-                n = op.n
-                op_eff = (n * op.raw + m * inherited) / (n + m)
-                levels = _new(Levels, (op, op_eff, family, fam_eff, label, prior, inherited))
-                cmd = _new(
-                    _RunEvidence,
-                    (op.raw, n / (n + m) if m else (1.0 if n else 0.0), "", True, op.total, op_eff, levels),
-                )
+                    fn, fraw, fh, ft = n, 100.0 * (d.s * f) / n, family_tool.successes, family_tool.runs
+            cmd = self._evidence(_RunEvidence, prior, fam, label, on, oraw, oh, ot, fn, fraw, fh, ft)
         except Exception as exc:
             cmd = _unavailable("cmd_success", exc)
         try:
             half_life = self.user_half_life
-            op = family = None
+            on = oraw = oh = ot = fn = fraw = fh = ft = None
             if op_user is not None:
                 d = op_user.decayed
                 dt = ts - d.t
@@ -251,7 +232,7 @@ class Evaluators:
                         if op_user.satisfaction_count
                         else rate
                     )
-                    op = _new(Level, (n, rate * 0.6 + sat * 0.4, op_user.approvals, op_user.interactions))
+                    on, oraw, oh, ot = n, rate * 0.6 + sat * 0.4, op_user.approvals, op_user.interactions
             if family_user is not None:
                 d = family_user.decayed
                 dt = ts - d.t
@@ -264,30 +245,47 @@ class Evaluators:
                         if family_user.satisfaction_count
                         else rate
                     )
-                    family = _new(Level, (n, rate * 0.6 + sat * 0.4, family_user.approvals, family_user.interactions))
-            if family is None:
-                if op is None:
-                    key = ("approved", fam, prior)
-                    user = _NO_EVIDENCE.get(key) or _no_evidence(key)
-                fam_eff = inherited = prior
-            else:
-                fam_eff = (family.n * family.raw + m * prior) / (family.n + m)
-                inherited = fam_eff if fam_eff < prior else prior
-            if op is None:
-                if family is not None:
-                    levels = _new(Levels, (None, inherited, family, fam_eff, label, prior, inherited))
-                    user = _new(_AnswerEvidence, (NEUTRAL, 0.0, "", True, None, inherited, levels))
-            else:
-                n = op.n
-                op_eff = (n * op.raw + m * inherited) / (n + m)
-                levels = _new(Levels, (op, op_eff, family, fam_eff, label, prior, inherited))
-                user = _new(
-                    _AnswerEvidence,
-                    (op.raw, n / (n + m) if m else (1.0 if n else 0.0), "", True, op.total, op_eff, levels),
-                )
+                    fn, fraw, fh, ft = n, rate * 0.6 + sat * 0.4, family_user.approvals, family_user.interactions
+            user = self._evidence(_AnswerEvidence, prior, fam, label, on, oraw, oh, ot, fn, fraw, fh, ft)
         except Exception as exc:
             user = _unavailable("user_pref", exc)
         return cmd, user
+
+    def _evidence(
+        self,
+        cls: type[Component],
+        prior: float,
+        fam: str,
+        label: str,
+        on: float | None,
+        oraw: float | None,
+        oh: int | None,
+        ot: int | None,
+        fn: float | None,
+        fraw: float | None,
+        fh: int | None,
+        ft: int | None,
+    ) -> Component:
+        """``_hierarchy`` from the two levels' weight, raw value and counts (a weight of None:
+        no such level), as ``cls`` (whose note is written from the levels when read)."""
+        if fn is None:
+            if on is None:
+                key = (cls.what, fam, prior)  # type: ignore[attr-defined]
+                return _NO_EVIDENCE.get(key) or _no_evidence(key)
+            fam_eff = inherited = prior
+        else:
+            m = self.m
+            fam_eff = (fn * fraw + m * prior) / (fn + m)  # type: ignore[operator]
+            inherited = fam_eff if fam_eff < prior else prior
+        if on is None:
+            levels = _new(
+                Levels, (None, None, None, None, inherited, fn, fraw, fh, ft, fam_eff, label, prior, inherited)
+            )
+            return _new(cls, (NEUTRAL, 0.0, "", True, None, inherited, levels))
+        m = self.m
+        op_eff = (on * oraw + m * inherited) / (on + m)  # type: ignore[operator]
+        levels = _new(Levels, (on, oraw, oh, ot, op_eff, fn, fraw, fh, ft, fam_eff, label, prior, inherited))
+        return _new(cls, (oraw, on / (on + m) if m else (1.0 if on else 0.0), "", True, ot, op_eff, levels))
 
     def _hierarchy(
         self, prior: float, what: str, op: Level | None, family: Level | None, family_name: str
@@ -324,7 +322,7 @@ class Evaluators:
         note = _NOTES.get(key)
         if note is None:
             note = _note(key)
-        levels = _new(Levels, (op, op_eff, family, fam_eff, label, prior, inherited))
+        levels = Levels.of(op, op_eff, family, fam_eff, label, prior, inherited)
         if op is None:
             return _new(Component, (NEUTRAL, 0.0, note, True, None, op_eff, levels))
         n = op.n
@@ -661,12 +659,12 @@ class _RunEvidence(Component):
     @property
     def note(self) -> str:
         lv: Levels = self.levels  # type: ignore[assignment]
-        op, family, inherited, prior = lv.op, lv.family, lv.inherited, lv.prior
+        inherited, prior = lv.inherited, lv.prior
         key = (
             self.what,
             lv.label,
-            (op.hits, op.total) if op is not None else None,
-            (family.hits, family.total) if family is not None else None,
+            (lv.op_hits, lv.op_total) if lv.op_n is not None else None,
+            (lv.family_hits, lv.family_total) if lv.family_n is not None else None,
             f"{inherited:.1f}" if inherited < prior else None,
             prior,
         )
@@ -718,7 +716,9 @@ def _no_evidence(key: tuple[str, str, float]) -> Component:
     what, family_name, prior = key
     label = _label(family_name)
     note = _NOTES.get((what, label, None, None, None, prior)) or _note((what, label, None, None, None, prior))
-    comp = Component(NEUTRAL, 0.0, note, effective=prior, levels=Levels(None, prior, None, prior, label, prior, prior))
+    comp = Component(
+        NEUTRAL, 0.0, note, effective=prior, levels=Levels.of(None, prior, None, prior, label, prior, prior)
+    )
     if len(_NO_EVIDENCE) >= 4096:
         _NO_EVIDENCE.clear()
     _NO_EVIDENCE[key] = comp
