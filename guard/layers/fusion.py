@@ -195,7 +195,7 @@ class Evaluators:
         written out (``Decayed.at``, ``_preference`` and ``_shrunk`` inline, the family's label
         looked up once; a level is made only with a weight above 0, so ``_shrunk``'s test for
         one is whether there is one). The notes are written from the levels when read."""
-        ts = ctx.timestamp
+        ts, m = ctx.timestamp, self.m
         label = _LABELS.get(fam) or _label(fam)
         try:
             half_life = self.tool_half_life
@@ -214,7 +214,26 @@ class Evaluators:
                 n = d.n * f
                 if not n <= 0:
                     fn, fraw, fh, ft = n, 100.0 * (d.s * f) / n, family_tool.successes, family_tool.runs
-            cmd = self._evidence(_RunEvidence, prior, fam, label, on, oraw, oh, ot, fn, fraw, fh, ft)
+            if fn is None:
+                if on is None:
+                    key = ("runs succeeded", fam, prior)
+                    cmd = _NO_EVIDENCE.get(key) or _no_evidence(key)
+                fam_eff = inherited = prior
+            else:
+                fam_eff = (fn * fraw + m * prior) / (fn + m)  # type: ignore[operator]  # (set with its weight)
+                inherited = fam_eff if fam_eff < prior else prior
+            if on is None:
+                if fn is not None:
+                    levels = _new(
+                        Levels, (None, None, None, None, inherited, fn, fraw, fh, ft, fam_eff, label, prior, inherited)
+                    )
+                    cmd = _new(_RunEvidence, (NEUTRAL, 0.0, "", True, None, inherited, levels))
+            else:
+                op_eff = (on * oraw + m * inherited) / (on + m)  # type: ignore[operator]  # (set with its weight)
+                levels = _new(Levels, (on, oraw, oh, ot, op_eff, fn, fraw, fh, ft, fam_eff, label, prior, inherited))
+                cmd = _new(
+                    _RunEvidence, (oraw, on / (on + m) if m else (1.0 if on else 0.0), "", True, ot, op_eff, levels)
+                )
         except Exception as exc:
             cmd = _unavailable("cmd_success", exc)
         try:
@@ -246,46 +265,29 @@ class Evaluators:
                         else rate
                     )
                     fn, fraw, fh, ft = n, rate * 0.6 + sat * 0.4, family_user.approvals, family_user.interactions
-            user = self._evidence(_AnswerEvidence, prior, fam, label, on, oraw, oh, ot, fn, fraw, fh, ft)
+            if fn is None:
+                if on is None:
+                    key = ("approved", fam, prior)
+                    user = _NO_EVIDENCE.get(key) or _no_evidence(key)
+                fam_eff = inherited = prior
+            else:
+                fam_eff = (fn * fraw + m * prior) / (fn + m)  # type: ignore[operator]  # (set with its weight)
+                inherited = fam_eff if fam_eff < prior else prior
+            if on is None:
+                if fn is not None:
+                    levels = _new(
+                        Levels, (None, None, None, None, inherited, fn, fraw, fh, ft, fam_eff, label, prior, inherited)
+                    )
+                    user = _new(_AnswerEvidence, (NEUTRAL, 0.0, "", True, None, inherited, levels))
+            else:
+                op_eff = (on * oraw + m * inherited) / (on + m)  # type: ignore[operator]  # (set with its weight)
+                levels = _new(Levels, (on, oraw, oh, ot, op_eff, fn, fraw, fh, ft, fam_eff, label, prior, inherited))
+                user = _new(
+                    _AnswerEvidence, (oraw, on / (on + m) if m else (1.0 if on else 0.0), "", True, ot, op_eff, levels)
+                )
         except Exception as exc:
             user = _unavailable("user_pref", exc)
         return cmd, user
-
-    def _evidence(
-        self,
-        cls: type[Component],
-        prior: float,
-        fam: str,
-        label: str,
-        on: float | None,
-        oraw: float | None,
-        oh: int | None,
-        ot: int | None,
-        fn: float | None,
-        fraw: float | None,
-        fh: int | None,
-        ft: int | None,
-    ) -> Component:
-        """``_hierarchy`` from the two levels' weight, raw value and counts (a weight of None:
-        no such level), as ``cls`` (whose note is written from the levels when read)."""
-        if fn is None:
-            if on is None:
-                key = (cls.what, fam, prior)  # type: ignore[attr-defined]
-                return _NO_EVIDENCE.get(key) or _no_evidence(key)
-            fam_eff = inherited = prior
-        else:
-            m = self.m
-            fam_eff = (fn * fraw + m * prior) / (fn + m)  # type: ignore[operator]
-            inherited = fam_eff if fam_eff < prior else prior
-        if on is None:
-            levels = _new(
-                Levels, (None, None, None, None, inherited, fn, fraw, fh, ft, fam_eff, label, prior, inherited)
-            )
-            return _new(cls, (NEUTRAL, 0.0, "", True, None, inherited, levels))
-        m = self.m
-        op_eff = (on * oraw + m * inherited) / (on + m)  # type: ignore[operator]
-        levels = _new(Levels, (on, oraw, oh, ot, op_eff, fn, fraw, fh, ft, fam_eff, label, prior, inherited))
-        return _new(cls, (oraw, on / (on + m) if m else (1.0 if on else 0.0), "", True, ot, op_eff, levels))
 
     def _hierarchy(
         self, prior: float, what: str, op: Level | None, family: Level | None, family_name: str
