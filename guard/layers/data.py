@@ -85,35 +85,72 @@ class Level(NamedTuple):
 
 class Levels(NamedTuple):
     """A hierarchy's evidence (operation → family → prior), as ``Component.levels`` holds it for
-    the built-in evaluators; ``to_dict()`` is what the record shows."""
+    the built-in evaluators, flat (a level's ``n`` is None when it has no evidence; the fused
+    score makes two a call); ``to_dict()`` is what the record shows."""
 
-    op: Level | None
+    op_n: float | None
+    op_raw: float | None
+    op_hits: int | None  # successes or approvals
+    op_total: int | None
     op_shrunk: float
-    family: Level | None
+    family_n: float | None
+    family_raw: float | None
+    family_hits: int | None
+    family_total: int | None
     family_shrunk: float
     label: str
     prior: float
     inherited: float
 
+    @classmethod
+    def of(
+        cls,
+        op: Level | None,
+        op_shrunk: float,
+        family: Level | None,
+        family_shrunk: float,
+        label: str,
+        prior: float,
+        inherited: float,
+    ) -> Levels:
+        """The levels from two ``Level`` records (or None)."""
+        o = op or _NO_LEVEL
+        f = family or _NO_LEVEL
+        return cls(
+            o.n, o.raw, o.hits, o.total, op_shrunk, f.n, f.raw, f.hits, f.total, family_shrunk, label, prior, inherited
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {
-            "operation": _level_dict(self.op, self.op_shrunk),
-            "family": _level_dict(self.family, self.family_shrunk, self.label),
+            "operation": _level_dict(self.op_n, self.op_raw, self.op_total, self.op_shrunk),
+            "family": _level_dict(self.family_n, self.family_raw, self.family_total, self.family_shrunk, self.label),
             "prior": self.prior,
             "inherited": round(self.inherited, 2),
         }
 
 
-def _level_dict(level: Level | None, shrunk: float, name: str | None = None) -> dict[str, Any]:
+class _NoLevel(NamedTuple):
+    n: None = None
+    raw: None = None
+    hits: None = None
+    total: None = None
+
+
+_NO_LEVEL = _NoLevel()
+
+
+def _level_dict(
+    n: float | None, raw: float | None, total: int | None, shrunk: float, name: str | None = None
+) -> dict[str, Any]:
     out: dict[str, Any] = {} if name is None else {"name": name}
-    if level is None:
+    if n is None:
         out["n"] = 0
         out["shrunk"] = round(shrunk, 2)
     else:
-        out["n"] = round(level.n, 3)
-        out["raw"] = round(level.raw, 2)
+        out["n"] = round(n, 3)
+        out["raw"] = round(raw, 2)  # type: ignore[arg-type]
         out["shrunk"] = round(shrunk, 2)
-        out["of"] = level.total
+        out["of"] = total
     return out
 
 

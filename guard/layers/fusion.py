@@ -190,47 +190,101 @@ class Evaluators:
         op_user: UserStats | None,
         family_user: UserStats | None,
     ) -> tuple[Component, Component]:
-        """cmd_success and user_pref from the counters (a failing one unavailable); the levels
-        as ``_run_level`` and ``_answer_level`` make them, written out (a side without evidence
-        is what ``_hierarchy`` answers then, remembered)."""
-        ts = ctx.timestamp
+        """cmd_success and user_pref from the counters (a failing one unavailable): the levels
+        as ``_run_level`` and ``_answer_level`` make them and what ``_hierarchy`` makes of them,
+        written out (``Decayed.at``, ``_preference`` and ``_shrunk`` inline, the family's label
+        looked up once; a level is made only with a weight above 0, so ``_shrunk``'s test for
+        one is whether there is one). The notes are written from the levels when read."""
+        ts, m = ctx.timestamp, self.m
+        label = _LABELS.get(fam) or _label(fam)
         try:
             half_life = self.tool_half_life
-            op = family = None
+            on = oraw = oh = ot = fn = fraw = fh = ft = None
             if op_tool is not None:
-                n, x = op_tool.decayed.at(ts, half_life)
+                d = op_tool.decayed
+                dt = ts - d.t
+                f = 1.0 if half_life <= 0 else 2.0 ** (-(dt if dt > 0.0 else 0.0) / half_life)
+                n = d.n * f
                 if not n <= 0:
-                    op = _new(Level, (n, 100.0 * x / n, op_tool.successes, op_tool.runs))
+                    on, oraw, oh, ot = n, 100.0 * (d.s * f) / n, op_tool.successes, op_tool.runs
             if family_tool is not None:
-                n, x = family_tool.decayed.at(ts, half_life)
+                d = family_tool.decayed
+                dt = ts - d.t
+                f = 1.0 if half_life <= 0 else 2.0 ** (-(dt if dt > 0.0 else 0.0) / half_life)
+                n = d.n * f
                 if not n <= 0:
-                    family = _new(Level, (n, 100.0 * x / n, family_tool.successes, family_tool.runs))
-            if op is None and family is None:
-                key = ("runs succeeded", fam, prior)
-                cmd = _NO_EVIDENCE.get(key) or _no_evidence(key)
+                    fn, fraw, fh, ft = n, 100.0 * (d.s * f) / n, family_tool.successes, family_tool.runs
+            if fn is None:
+                if on is None:
+                    key = ("runs succeeded", fam, prior)
+                    cmd = _NO_EVIDENCE.get(key) or _no_evidence(key)
+                fam_eff = inherited = prior
             else:
-                cmd = self._hierarchy(prior, "runs succeeded", op, family, fam)
+                fam_eff = (fn * fraw + m * prior) / (fn + m)  # type: ignore[operator]  # (set with its weight)
+                inherited = fam_eff if fam_eff < prior else prior
+            if on is None:
+                if fn is not None:
+                    levels = _new(
+                        Levels, (None, None, None, None, inherited, fn, fraw, fh, ft, fam_eff, label, prior, inherited)
+                    )
+                    cmd = _new(_RunEvidence, (NEUTRAL, 0.0, "", True, None, inherited, levels))
+            else:
+                op_eff = (on * oraw + m * inherited) / (on + m)  # type: ignore[operator]  # (set with its weight)
+                levels = _new(Levels, (on, oraw, oh, ot, op_eff, fn, fraw, fh, ft, fam_eff, label, prior, inherited))
+                cmd = _new(
+                    _RunEvidence, (oraw, on / (on + m) if m else (1.0 if on else 0.0), "", True, ot, op_eff, levels)
+                )
         except Exception as exc:
             cmd = _unavailable("cmd_success", exc)
         try:
             half_life = self.user_half_life
-            op = family = None
+            on = oraw = oh = ot = fn = fraw = fh = ft = None
             if op_user is not None:
-                n, x = op_user.decayed.at(ts, half_life)
+                d = op_user.decayed
+                dt = ts - d.t
+                f = 1.0 if half_life <= 0 else 2.0 ** (-(dt if dt > 0.0 else 0.0) / half_life)
+                n = d.n * f
                 if not n <= 0:
-                    op = _new(Level, (n, _preference(100.0 * x / n, op_user), op_user.approvals, op_user.interactions))
-            if family_user is not None:
-                n, x = family_user.decayed.at(ts, half_life)
-                if not n <= 0:
-                    family = _new(
-                        Level,
-                        (n, _preference(100.0 * x / n, family_user), family_user.approvals, family_user.interactions),
+                    rate = 100.0 * (d.s * f) / n
+                    sat = (
+                        op_user.satisfaction_sum / op_user.satisfaction_count * 20.0
+                        if op_user.satisfaction_count
+                        else rate
                     )
-            if op is None and family is None:
-                key = ("approved", fam, prior)
-                user = _NO_EVIDENCE.get(key) or _no_evidence(key)
+                    on, oraw, oh, ot = n, rate * 0.6 + sat * 0.4, op_user.approvals, op_user.interactions
+            if family_user is not None:
+                d = family_user.decayed
+                dt = ts - d.t
+                f = 1.0 if half_life <= 0 else 2.0 ** (-(dt if dt > 0.0 else 0.0) / half_life)
+                n = d.n * f
+                if not n <= 0:
+                    rate = 100.0 * (d.s * f) / n
+                    sat = (
+                        family_user.satisfaction_sum / family_user.satisfaction_count * 20.0
+                        if family_user.satisfaction_count
+                        else rate
+                    )
+                    fn, fraw, fh, ft = n, rate * 0.6 + sat * 0.4, family_user.approvals, family_user.interactions
+            if fn is None:
+                if on is None:
+                    key = ("approved", fam, prior)
+                    user = _NO_EVIDENCE.get(key) or _no_evidence(key)
+                fam_eff = inherited = prior
             else:
-                user = self._hierarchy(prior, "approved", op, family, fam)
+                fam_eff = (fn * fraw + m * prior) / (fn + m)  # type: ignore[operator]  # (set with its weight)
+                inherited = fam_eff if fam_eff < prior else prior
+            if on is None:
+                if fn is not None:
+                    levels = _new(
+                        Levels, (None, None, None, None, inherited, fn, fraw, fh, ft, fam_eff, label, prior, inherited)
+                    )
+                    user = _new(_AnswerEvidence, (NEUTRAL, 0.0, "", True, None, inherited, levels))
+            else:
+                op_eff = (on * oraw + m * inherited) / (on + m)  # type: ignore[operator]  # (set with its weight)
+                levels = _new(Levels, (on, oraw, oh, ot, op_eff, fn, fraw, fh, ft, fam_eff, label, prior, inherited))
+                user = _new(
+                    _AnswerEvidence, (oraw, on / (on + m) if m else (1.0 if on else 0.0), "", True, ot, op_eff, levels)
+                )
         except Exception as exc:
             user = _unavailable("user_pref", exc)
         return cmd, user
@@ -270,7 +324,7 @@ class Evaluators:
         note = _NOTES.get(key)
         if note is None:
             note = _note(key)
-        levels = _new(Levels, (op, op_eff, family, fam_eff, label, prior, inherited))
+        levels = Levels.of(op, op_eff, family, fam_eff, label, prior, inherited)
         if op is None:
             return _new(Component, (NEUTRAL, 0.0, note, True, None, op_eff, levels))
         n = op.n
@@ -351,10 +405,21 @@ class FusionLayer:
         else:
             mem, cmd, user, system = self._evaluate(call, ctx)
         fused = self._fuse(risk, health, mem, cmd, user, system)
-        if key is not None:
-            if len(self._memo) >= 4096:
-                self._memo.clear()
-            self._memo[key] = fused
+        if key is None:
+            # (_verdict, written out: the components and dimensions were made for this call
+            # alone and are nobody else's, so they are not copied; the weights may be the layer's)
+            score, decision, reasons, components, weights, mode, prior, parts, missing = fused
+            return Verdict.built(
+                FusionLayer.name,
+                score=score,
+                decision=decision,
+                reasons=reasons,
+                data=FusionData(components, weights.copy(), health, mode, prior, parts),
+                unavailable=missing,
+            )
+        if len(self._memo) >= 4096:
+            self._memo.clear()
+        self._memo[key] = fused
         return _verdict(fused, health)
 
     def _evaluate(self, call: ToolCall, ctx: Context) -> tuple[Component, ...]:
@@ -587,6 +652,32 @@ def _shrunk(level: Level | None, parent: float, m: float) -> float:
     return (level.n * level.raw + m * parent) / (level.n + m)
 
 
+class _RunEvidence(Component):
+    """A hierarchy's dimension whose note is written from its levels when read (``_hierarchy``'s note)."""
+
+    __slots__ = ()
+    what = "runs succeeded"
+
+    @property
+    def note(self) -> str:
+        lv: Levels = self.levels  # type: ignore[assignment]
+        inherited, prior = lv.inherited, lv.prior
+        key = (
+            self.what,
+            lv.label,
+            (lv.op_hits, lv.op_total) if lv.op_n is not None else None,
+            (lv.family_hits, lv.family_total) if lv.family_n is not None else None,
+            f"{inherited:.1f}" if inherited < prior else None,
+            prior,
+        )
+        return _NOTES.get(key) or _note(key)
+
+
+class _AnswerEvidence(_RunEvidence):
+    __slots__ = ()
+    what = "approved"
+
+
 _REASONS: dict[tuple[str, str], Reason] = {}
 
 
@@ -627,7 +718,9 @@ def _no_evidence(key: tuple[str, str, float]) -> Component:
     what, family_name, prior = key
     label = _label(family_name)
     note = _NOTES.get((what, label, None, None, None, prior)) or _note((what, label, None, None, None, prior))
-    comp = Component(NEUTRAL, 0.0, note, effective=prior, levels=Levels(None, prior, None, prior, label, prior, prior))
+    comp = Component(
+        NEUTRAL, 0.0, note, effective=prior, levels=Levels.of(None, prior, None, prior, label, prior, prior)
+    )
     if len(_NO_EVIDENCE) >= 4096:
         _NO_EVIDENCE.clear()
     _NO_EVIDENCE[key] = comp
