@@ -1,4 +1,4 @@
-"""The static layer's command registry: one home per command, a clash rejected at import.
+"""The static layer's command registry: one home per command, a clash rejected when registered.
 
 Families register their ``command -> handler`` tables; a second family claiming a name raises
 :class:`~guard.errors.DuplicateCommand` naming both (pluggy's ``_verify_hook``), where the old
@@ -8,14 +8,23 @@ and the interpreters). The import graph of guard's modules may only lose cycles.
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from benchmarks.import_graph import components, graph
+from guard import log
 from guard.errors import DuplicateCommand, GuardError
+from guard.log import logger
 from guard.static.analysis import analyse
-from guard.static.families import FAMILIES, HANDLERS, REGISTRY
+from guard.static.families import FAMILIES, HANDLERS, MODULES, REGISTRY, Handlers
+from guard.static.families import commands as families_commands
+from guard.static.families.commands import COMMANDS
 from guard.static.families.registry import Registry
 from guard.static.scan import EMPTY, Cmd, Flow, Interpreter, Scan
 from guard.static.shell.engine import Engine
@@ -151,3 +160,93 @@ def test_the_engine_implements_the_interpreter_protocol() -> None:
     for name in members:
         ours = list(inspect.signature(getattr(Engine, name)).parameters)
         assert ours == list(inspect.signature(getattr(Interpreter, name)).parameters), name
+
+
+# -- families load when one of their commands is looked up --------------------------------------
+
+
+def _eager() -> Registry:
+    """Every family's own table, registered in order (what the command list must say)."""
+    registry = Registry()
+    for family, module in MODULES.items():
+        registry.register(family, importlib.import_module(f"guard.static.families.{module}").HANDLERS)
+    return registry
+
+
+def _command_list(registry: Registry) -> str:
+    lines = [(families_commands.__doc__ or "").join(['"""', '"""']), "", "COMMANDS: dict[str, str] = {"]
+    lines += [
+        f"    {json.dumps(name)}: {json.dumps(family)},"
+        for family in MODULES
+        for name in sorted(registry.families[family])
+    ]
+    return "\n".join([*lines, "}", ""])
+
+
+def test_the_command_list_is_what_the_families_tables_say() -> None:
+    expected = {name: family for family, table in _eager().families.items() for name in table}
+    assert expected == COMMANDS, "run `python -m tests.security.test_static_registry` to regenerate commands.py"
+    assert set(HANDLERS) == set(expected) and len(HANDLERS) == len(expected)
+
+
+def test_deciding_ls_imports_only_the_families_it_needs() -> None:
+    """A fresh process (as a per-call hook is): ``ls`` loads the read-only family, not the cloud,
+    cluster, git or development ones; the near miss, ``kubectl delete``, loads the clusters."""
+    code = (
+        "import json, sys\n"
+        "from guard.static.analysis import analyse\n"
+        "hits = analyse('bash', 'Bash', {'command': sys.argv[1]}, None, '/home/u', None).hits\n"
+        "loaded = sorted(m.rsplit('.', 1)[1] for m in sys.modules if m.startswith('guard.static.families.'))\n"
+        "print(json.dumps([loaded, [h.rule_id for h in hits]]))\n"
+    )
+
+    def run(command: str) -> tuple[list[str], list[str]]:
+        out = subprocess.run([sys.executable, "-c", code, command], capture_output=True, text=True, check=True)
+        loaded, rules = json.loads(out.stdout)
+        return loaded, rules
+
+    loaded, rules = run("ls -la src")
+    assert "readonly" in loaded and rules == ["G180"]
+    assert not {"cloud", "clusters", "containers", "git", "dev", "remote", "system"} & set(loaded)
+    loaded, rules = run("kubectl delete namespace prod")
+    assert "clusters" in loaded and rules
+
+
+def test_a_stale_command_list_loads_every_family_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table that gained a command the list does not name: the first look-up in that family
+    loads every family (nothing goes unjudged) and warns to regenerate."""
+    import guard.static.families as families
+
+    stale = {name: family for name, family in COMMANDS.items() if name != "cat"}
+    monkeypatch.setattr(families, "COMMANDS", stale)
+    logger.level  # noqa: B018  (load loguru the way guard does, then enable guard's namespace)
+    from loguru import logger as loguru_logger
+
+    messages: list[str] = []
+    loguru_logger.enable("guard")
+    sink = loguru_logger.add(lambda m: messages.append(m.record["message"]), level="WARNING", format="{message}")
+    try:
+        handlers = families.Handlers()
+        assert "cat" not in handlers  # the near miss: before a family loads, the list is what counts
+        readonly = importlib.import_module("guard.static.families.readonly").HANDLERS
+        assert handlers.get("ls") is readonly["ls"]
+        assert handlers.get("cat") is readonly["cat"]
+        assert "cat" in handlers and len(handlers) == len(COMMANDS)
+    finally:
+        loguru_logger.remove(sink)
+        if log._state["stderr_level"] is None:  # as guard had it: enabled only if the CLI asked
+            loguru_logger.disable("guard")
+    assert any("regenerate guard/static/families/commands.py" in m for m in messages), messages
+
+
+def test_a_command_no_family_claims_loads_nothing() -> None:
+    handlers = Handlers()
+    assert handlers.get("surely-no-such-command") is None
+    assert "surely-no-such-command" not in handlers
+    assert not handlers.registry.families  # nothing was imported for it
+
+
+if __name__ == "__main__":  # regenerate guard/static/families/commands.py
+    path = Path(families_commands.__file__)
+    path.write_text(_command_list(_eager()))
+    print(f"wrote {path} ({len(COMMANDS)} commands before)")
