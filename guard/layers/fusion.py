@@ -113,7 +113,7 @@ class Evaluators:
         fam = family_of(sig)
         return self._hierarchy(
             PRIORS[ctx.static_risk],
-            "runs succeeded",
+            _RunEvidence,
             _run_level(agg.op_tool(sig), ctx, self.tool_half_life),
             _run_level(agg.family_tool(fam), ctx, self.tool_half_life),
             fam,
@@ -133,7 +133,7 @@ class Evaluators:
         fam = family_of(sig)
         return self._hierarchy(
             PRIORS[ctx.static_risk],
-            "approved",
+            _AnswerEvidence,
             _answer_level(agg.op_user(sig), ctx, self.user_half_life),
             _answer_level(agg.family_user(fam), ctx, self.user_half_life),
             fam,
@@ -190,147 +190,104 @@ class Evaluators:
         op_user: UserStats | None,
         family_user: UserStats | None,
     ) -> tuple[Component, Component]:
-        """cmd_success and user_pref from the counters (a failing one unavailable): the levels
-        as ``_run_level`` and ``_answer_level`` make them and what ``_hierarchy`` makes of them,
-        written out (``Decayed.at``, ``_preference`` and ``_shrunk`` inline, the family's label
-        looked up once; a level is made only with a weight above 0, so ``_shrunk``'s test for
-        one is whether there is one). The notes are written from the levels when read."""
-        ts, m = ctx.timestamp, self.m
+        """cmd_success and user_pref from the counters already looked up (a failing one
+        unavailable): the levels as ``_run_level`` and ``_answer_level`` make them, written out
+        as plain numbers (no ``Level`` made; the fused score asks four a call), then ``_evidence``."""
+        ts = ctx.timestamp
         label = _LABELS.get(fam) or _label(fam)
         try:
             half_life = self.tool_half_life
             on = oraw = oh = ot = fn = fraw = fh = ft = None
             if op_tool is not None:
-                d = op_tool.decayed
-                dt = ts - d.t
-                f = 1.0 if half_life <= 0 else 2.0 ** (-(dt if dt > 0.0 else 0.0) / half_life)
-                n = d.n * f
+                n, x = op_tool.decayed.at(ts, half_life)
                 if not n <= 0:
-                    on, oraw, oh, ot = n, 100.0 * (d.s * f) / n, op_tool.successes, op_tool.runs
+                    on, oraw, oh, ot = n, 100.0 * x / n, op_tool.successes, op_tool.runs
             if family_tool is not None:
-                d = family_tool.decayed
-                dt = ts - d.t
-                f = 1.0 if half_life <= 0 else 2.0 ** (-(dt if dt > 0.0 else 0.0) / half_life)
-                n = d.n * f
+                n, x = family_tool.decayed.at(ts, half_life)
                 if not n <= 0:
-                    fn, fraw, fh, ft = n, 100.0 * (d.s * f) / n, family_tool.successes, family_tool.runs
-            if fn is None:
-                if on is None:
-                    key = ("runs succeeded", fam, prior)
-                    cmd = _NO_EVIDENCE.get(key) or _no_evidence(key)
-                fam_eff = inherited = prior
-            else:
-                fam_eff = (fn * fraw + m * prior) / (fn + m)  # type: ignore[operator]  # (set with its weight)
-                inherited = fam_eff if fam_eff < prior else prior
-            if on is None:
-                if fn is not None:
-                    levels = _new(
-                        Levels, (None, None, None, None, inherited, fn, fraw, fh, ft, fam_eff, label, prior, inherited)
-                    )
-                    cmd = _new(_RunEvidence, (NEUTRAL, 0.0, "", True, None, inherited, levels))
-            else:
-                op_eff = (on * oraw + m * inherited) / (on + m)  # type: ignore[operator]  # (set with its weight)
-                levels = _new(Levels, (on, oraw, oh, ot, op_eff, fn, fraw, fh, ft, fam_eff, label, prior, inherited))
-                cmd = _new(
-                    _RunEvidence, (oraw, on / (on + m) if m else (1.0 if on else 0.0), "", True, ot, op_eff, levels)
-                )
+                    fn, fraw, fh, ft = n, 100.0 * x / n, family_tool.successes, family_tool.runs
+            cmd = self._evidence(_RunEvidence, prior, fam, label, on, oraw, oh, ot, fn, fraw, fh, ft)
         except Exception as exc:
             cmd = _unavailable("cmd_success", exc)
         try:
             half_life = self.user_half_life
             on = oraw = oh = ot = fn = fraw = fh = ft = None
             if op_user is not None:
-                d = op_user.decayed
-                dt = ts - d.t
-                f = 1.0 if half_life <= 0 else 2.0 ** (-(dt if dt > 0.0 else 0.0) / half_life)
-                n = d.n * f
+                n, x = op_user.decayed.at(ts, half_life)
                 if not n <= 0:
-                    rate = 100.0 * (d.s * f) / n
-                    sat = (
-                        op_user.satisfaction_sum / op_user.satisfaction_count * 20.0
-                        if op_user.satisfaction_count
-                        else rate
-                    )
-                    on, oraw, oh, ot = n, rate * 0.6 + sat * 0.4, op_user.approvals, op_user.interactions
+                    on, oraw, oh, ot = n, _preference(100.0 * x / n, op_user), op_user.approvals, op_user.interactions
             if family_user is not None:
-                d = family_user.decayed
-                dt = ts - d.t
-                f = 1.0 if half_life <= 0 else 2.0 ** (-(dt if dt > 0.0 else 0.0) / half_life)
-                n = d.n * f
+                n, x = family_user.decayed.at(ts, half_life)
                 if not n <= 0:
-                    rate = 100.0 * (d.s * f) / n
-                    sat = (
-                        family_user.satisfaction_sum / family_user.satisfaction_count * 20.0
-                        if family_user.satisfaction_count
-                        else rate
-                    )
-                    fn, fraw, fh, ft = n, rate * 0.6 + sat * 0.4, family_user.approvals, family_user.interactions
-            if fn is None:
-                if on is None:
-                    key = ("approved", fam, prior)
-                    user = _NO_EVIDENCE.get(key) or _no_evidence(key)
-                fam_eff = inherited = prior
-            else:
-                fam_eff = (fn * fraw + m * prior) / (fn + m)  # type: ignore[operator]  # (set with its weight)
-                inherited = fam_eff if fam_eff < prior else prior
-            if on is None:
-                if fn is not None:
-                    levels = _new(
-                        Levels, (None, None, None, None, inherited, fn, fraw, fh, ft, fam_eff, label, prior, inherited)
-                    )
-                    user = _new(_AnswerEvidence, (NEUTRAL, 0.0, "", True, None, inherited, levels))
-            else:
-                op_eff = (on * oraw + m * inherited) / (on + m)  # type: ignore[operator]  # (set with its weight)
-                levels = _new(Levels, (on, oraw, oh, ot, op_eff, fn, fraw, fh, ft, fam_eff, label, prior, inherited))
-                user = _new(
-                    _AnswerEvidence, (oraw, on / (on + m) if m else (1.0 if on else 0.0), "", True, ot, op_eff, levels)
-                )
+                    fn, fraw = n, _preference(100.0 * x / n, family_user)
+                    fh, ft = family_user.approvals, family_user.interactions
+            user = self._evidence(_AnswerEvidence, prior, fam, label, on, oraw, oh, ot, fn, fraw, fh, ft)
         except Exception as exc:
             user = _unavailable("user_pref", exc)
         return cmd, user
 
     def _hierarchy(
-        self, prior: float, what: str, op: Level | None, family: Level | None, family_name: str
+        self,
+        prior: float,
+        evidence: type[_RunEvidence],
+        op: Level | None,
+        family: Level | None,
+        family_name: str,
+    ) -> Component:
+        """``_evidence`` from two ``Level`` records (or None): what ``cmd_success`` and
+        ``user_pref`` answer."""
+        return self._evidence(
+            evidence,
+            prior,
+            family_name,
+            _LABELS.get(family_name) or _label(family_name),
+            *((None, None, None, None) if op is None else op),
+            *((None, None, None, None) if family is None else family),
+        )
+
+    def _evidence(
+        self,
+        evidence: type[_RunEvidence],
+        prior: float,
+        family_name: str,
+        label: str,
+        on: float | None,
+        oraw: float | None,
+        oh: int | None,
+        ot: int | None,
+        fn: float | None,
+        fraw: float | None,
+        fh: int | None,
+        ft: int | None,
     ) -> Component:
         """guard mode's hierarchical evidence: operation → family → static prior.
 
-        The family is shrunk towards the prior; what the operation inherits from it is capped
-        at the prior (neighbours' approvals never transfer, their refusals and failures do);
-        the operation's own evidence is shrunk towards that. A shell's tool level mixes
-        unrelated programs and is no parent (see docs/fusion.md).
+        Each level is its decayed weight ``n`` (None: no evidence), raw value and counts. The
+        family is shrunk towards the prior; what the operation inherits from it is capped at
+        the prior (neighbours' approvals never transfer, their refusals and failures do); the
+        operation's own evidence is shrunk towards that. A shell's tool level mixes unrelated
+        programs and is no parent (see docs/fusion.md). ``evidence`` says what the levels count
+        (runs or answers); its note is written from the levels when read.
         """
-        if op is None and family is None:
+        if on is None and fn is None:
             # no evidence at all: a function of what, the family and the prior alone (the
             # common case for a new operation), remembered by them
-            comp = _NO_EVIDENCE.get((what, family_name, prior))
-            if comp is None:
-                comp = _no_evidence((what, family_name, prior))
-            return comp
+            key = (evidence.what, family_name, prior)
+            return _NO_EVIDENCE.get(key) or _no_evidence(key)
         m = self.m
-        # (_shrunk, twice, written out)
-        fam_eff = prior if family is None or family.n <= 0 else (family.n * family.raw + m * prior) / (family.n + m)
-        inherited = fam_eff if fam_eff < prior else prior
-        op_eff = inherited if op is None or op.n <= 0 else (op.n * op.raw + m * inherited) / (op.n + m)
-        label = _LABELS.get(family_name) or _label(family_name)
-        # the note changes only when a count does: remembered by what it says
-        key = (
-            what,
-            label,
-            (op.hits, op.total) if op is not None else None,
-            (family.hits, family.total) if family is not None else None,
-            f"{inherited:.1f}" if inherited < prior else None,
-            prior,
-        )
-        note = _NOTES.get(key)
-        if note is None:
-            note = _note(key)
-        levels = Levels.of(op, op_eff, family, fam_eff, label, prior, inherited)
-        if op is None:
-            return _new(Component, (NEUTRAL, 0.0, note, True, None, op_eff, levels))
-        n = op.n
-        return _new(
-            Component, (op.raw, n / (n + m) if m else (1.0 if n else 0.0), note, True, op.total, op_eff, levels)
-        )
+        if fn is None:
+            fam_eff = inherited = prior
+        else:
+            fam_eff = (fn * fraw + m * prior) / (fn + m)  # type: ignore[operator]  # (set with its weight)
+            inherited = fam_eff if fam_eff < prior else prior
+        if on is None:
+            levels = _new(
+                Levels, (None, None, None, None, inherited, fn, fraw, fh, ft, fam_eff, label, prior, inherited)
+            )
+            return _new(evidence, (NEUTRAL, 0.0, "", True, None, inherited, levels))
+        op_eff = (on * oraw + m * inherited) / (on + m)  # type: ignore[operator]  # (set with its weight)
+        levels = _new(Levels, (on, oraw, oh, ot, op_eff, fn, fraw, fh, ft, fam_eff, label, prior, inherited))
+        return _new(evidence, (oraw, on / (on + m) if m else (1.0 if on else 0.0), "", True, ot, op_eff, levels))
 
     def system(self, call: ToolCall, ctx: Context) -> Component:
         state: State | None = ctx.state
@@ -645,15 +602,8 @@ def _preference(rate: float, stats: UserStats) -> float:
     return rate * 0.6 + sat * 0.4
 
 
-def _shrunk(level: Level | None, parent: float, m: float) -> float:
-    """``(n·raw + m·parent) / (n + m)``: the level's own value, shrunk towards its parent."""
-    if level is None or level.n <= 0:
-        return parent
-    return (level.n * level.raw + m * parent) / (level.n + m)
-
-
 class _RunEvidence(Component):
-    """A hierarchy's dimension whose note is written from its levels when read (``_hierarchy``'s note)."""
+    """A hierarchy's dimension (``_evidence``) whose note is written from its levels when read."""
 
     __slots__ = ()
     what = "runs succeeded"
