@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -53,12 +53,10 @@ class Analyser:
         home: str,
         workspace: str | None,
         limits: Limits,
-        budget: Budget | None = None,
-        layer: StaticLayer | None = None,
-        deadline: float | None = None,
+        budget: Budget | Callable[[], Budget] | None = None,
     ) -> tuple[Analysis, Verdict]:
-        """The analysis and its verdict (no user rules); ``layer``: the budget is the layer's for
-        ``deadline``, made only when the call is analysed (not on a hit)."""
+        """The analysis and its verdict (no user rules). ``budget`` may be a function that makes
+        one: it is called only when the call is analysed (not on a hit)."""
         kind = call.kind
         if kind == "bash":
             # (command_text, for the common shape first: a non-empty "command" string)
@@ -84,8 +82,8 @@ class Analyser:
             except KeyError:  # another thread's call dropped it meanwhile
                 pass
         else:
-            if layer is not None:
-                budget = layer._budget(deadline)
+            if callable(budget):
+                budget = budget()
             analysis = analyse(key[0], call.tool, call.params, call.cwd, home, workspace, limits, text, budget)
             result = analysis, verdict_for(None, analysis, _NO_RULES)  # the verdict when no user rule applies
             if not analysis.over_budget and self.cache_size > 0:
@@ -173,7 +171,9 @@ class StaticLayer:
         """The verdict without a Context (what ``__call__`` returns; the chain times it). ``deadline``
         (``time.perf_counter()`` seconds) is the chain's; without one, ``decision.budget_ms`` from now."""
         try:
-            analysis, verdict = self.analyser(call, self.home, self.workspace, self.limits, None, self, deadline)
+            analysis, verdict = self.analyser(
+                call, self.home, self.workspace, self.limits, lambda: self._budget(deadline)
+            )
             rules = self._rules_for(call)
             if rules.rules or rules.ignored or rules.broken:
                 verdict = verdict_for(call, analysis, rules)
