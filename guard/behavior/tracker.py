@@ -206,25 +206,15 @@ class SessionTracker:
                         break
                 if limit:
                     break
-        # what ``_add`` does, for a dispatch the layer has just looked at (no second look at the file)
+        # what ``_add`` does, with the values at hand (a dispatch the layer has just looked at:
+        # no second look at the file)
         sid = call.session_id or DEFAULT_SESSION
         with self._lock:
-            live = self._live.get(sid) if synced else None
-            if (
-                live is None
-                or not (live.loaded or live.where is None or not self._persist)
-                or (self.settings.ttl_s > 0 and live.state.updated > 0 and t - live.state.updated > self.settings.ttl_s)
-            ):
-                live = self._get(sid, t, check=not synced)
-            # (else: what ``_get(sid, t, check=False)`` answers, without its call)
+            live = self._get(sid, t, check=not synced)
             live.state.dispatched(
                 ev, t, self.settings, probe.task, decision, probe.risk, probe.agent, named, path, local, limit
             )
-            if self._persist and live.where is not None:
-                pending = live.pending
-                pending.append(ev)
-                if taints or t - float(pending[0]["t"]) >= self.settings.flush_s:
-                    self._save(sid, live)
+            self._pend(sid, live, ev, t, taints)
 
     def on_result(self, call: ToolCall, success: bool, now: datetime) -> None:
         task = task_id(signature(call.tool, call.params))
@@ -291,17 +281,23 @@ class SessionTracker:
             return done
 
     # -- internals ------------------------------------------------------------------------
-    def _add(self, session_id: str | None, ev: dict[str, Any], *, save: bool, synced: bool = False) -> SessionState:
+    def _add(self, session_id: str | None, ev: dict[str, Any], *, save: bool) -> SessionState:
         sid = session_id or DEFAULT_SESSION
         t = float(ev["t"])
         with self._lock:
-            live = self._get(sid, t, check=not synced)
+            live = self._get(sid, t)
             live.state.apply(ev, self.settings)
-            if self._persist and live.path is not None:
-                live.pending.append(ev)
-                if save or t - float(live.pending[0]["t"]) >= self.settings.flush_s:
-                    self._save(sid, live)
+            self._pend(sid, live, ev, t, save)
             return live.state
+
+    def _pend(self, sid: str, live: _Live, ev: dict[str, Any], t: float, save: bool) -> None:
+        """Keep ``ev`` for the session's file, written now when ``save`` or the oldest kept event
+        is ``flush_s`` old (caller holds the lock)."""
+        if self._persist and live.path is not None:
+            pending = live.pending
+            pending.append(ev)
+            if save or t - float(pending[0]["t"]) >= self.settings.flush_s:
+                self._save(sid, live)
 
     def _get(self, sid: str, now: float, *, check: bool = True) -> _Live:
         live = self._live.get(sid)
