@@ -443,13 +443,9 @@ class DecisionRecord:
         at ``request_confirm`` or, when none did, by the layer whose score asked. Without a
         person present an ask becomes a block: the layers that asked still decided it.
         """
-        out = self._order
-        if out is None:
-            at = lead_positions(self.decision, self.layers)
-            layers = self.layers
-            out = layers if at is None else tuple([layers[i] for i in at])
-            object.__setattr__(self, "_order", out)  # worked out once: the log line and the session read it
-        return out
+        if self._order is None:  # worked out once: the log line and the session read it
+            self.remember_order(lead_positions(self.decision, self.layers))
+        return self._order  # type: ignore[return-value]  # (set just above)
 
     def remember_order(self, at: tuple[int, ...] | None) -> None:
         """Take ``lead_positions(self.decision, self.layers)`` worked out elsewhere (the log line
