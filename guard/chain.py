@@ -107,7 +107,6 @@ class Chain:
             if ms:
                 deadline = ctx.deadline = start + ms / 1000
         append = ctx.verdicts.append
-        copiers = _COPIERS
         for i, (layer, fresh) in enumerate(self._steps):
             t0 = clock()
             if i and deadline is not None and t0 > deadline:  # the layers so far used the whole budget
@@ -121,11 +120,8 @@ class Chain:
                 elapsed_us = (clock() - t0) * 1e6
                 if fresh:  # (``_stamped``, inline)
                     object.__setattr__(verdict, "elapsed_us", elapsed_us)
-                else:  # (``_with_elapsed``, inline)
-                    copier = copiers.get(type(verdict))
-                    if copier is None:
-                        copier = copiers[type(verdict)] = _make_copier(type(verdict))
-                    verdict = copier(verdict, elapsed_us)
+                else:
+                    verdict = _with_elapsed(verdict, elapsed_us)
             append(verdict)
             if verdict.decision is not None and verdict.decision == BLOCK:
                 self._score_for_record(i, call, ctx)
