@@ -89,22 +89,14 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
         # an extra field replaces one of the line's, or its name is no string: the plain way
         return dumps(decision_line(record) | dict(extra))
     call = record.call
-    tool = call.tool
     session_id = call.session_id
-    score = record.final_score
-    if type(score) is float and -1e13 < score < 1e13:  # (``_rounded``, inline)
-        said = f"{score:.2f}"
-        if said[-1] == "0":
-            said = said[:-1]
-    else:
-        said = dumps(round(score, 2))
     get = record.components.get
     components = (get("memory", 0.0), get("cmd_success", 0.0), get("user_pref", 0.0), get("system", 0.0))
     args: list[Any] = [
         _iso(record.timestamp),
-        _short_text(tool) if len(tool) <= 200 else dumps(redact(tool)),  # (``_text``, inline)
+        _text(call.tool),
         "null" if session_id is None else _text(session_id),
-        said,
+        _rounded(record.final_score),
         _COMPONENTS.get(components) or _components(components),
         "",  # the record's reasons, below
     ]
