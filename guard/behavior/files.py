@@ -23,7 +23,7 @@ from guard.log import logger
 Stamp = tuple[int, int, int] | None
 
 
-def stamp(path: str | Path) -> Stamp:
+def stamp(path: str | bytes | Path) -> Stamp:
     try:
         st = os.stat(path)
     except FileNotFoundError:

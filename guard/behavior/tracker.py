@@ -310,17 +310,9 @@ class SessionTracker:
                 self._evict()
         where = live.where
         if where is not None and self._persist and (check or not live.loaded):
-            if not live.loaded:
+            # (a stat per decision while loaded: another process may have written the file)
+            if not live.loaded or files.stamp(where) != live.stamp:
                 self._load(sid, live, now)
-            else:
-                try:  # ``files.stamp``, inline: a stat per decision
-                    st = os.stat(where)
-                except FileNotFoundError:
-                    if live.stamp is not None:
-                        self._load(sid, live, now)
-                else:
-                    if (st.st_ino, st.st_size, st.st_mtime_ns) != live.stamp:
-                        self._load(sid, live, now)
         state = live.state
         ttl = self.settings.ttl_s
         if ttl > 0 and state.updated > 0 and now - state.updated > ttl:  # idle too long: start afresh
