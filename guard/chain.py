@@ -34,6 +34,7 @@ from typing import Any
 
 import attrs
 
+from guard import pauses
 from guard.errors import ConfigError
 from guard.layers.base import Context, Layer
 from guard.layers.data import FusionData
@@ -104,12 +105,12 @@ class Chain:
             if config is not ctx.config:  # a configuration does not change once loaded
                 ms = _budget_ms(ctx)
                 self._budget = (ctx.config, ms)
-            if ms:
-                deadline = ctx.deadline = start + ms / 1000
+            if ms:  # (on the clock without garbage collections: see guard.pauses)
+                deadline = ctx.deadline = start - pauses.total + ms / 1000
         append = ctx.verdicts.append
         for i, (layer, fresh) in enumerate(self._steps):
             t0 = clock()
-            if i and deadline is not None and t0 > deadline:  # the layers so far used the whole budget
+            if i and deadline is not None and t0 - pauses.total > deadline:  # the layers so far used the whole budget
                 append(_out_of_time(ctx, self.names[i:], (t0 - start) * 1000))
                 break
             try:

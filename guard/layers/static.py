@@ -169,7 +169,7 @@ class StaticLayer:
 
     def judge(self, call: ToolCall, deadline: float | None = None) -> Verdict:
         """The verdict without a Context (what ``__call__`` returns; the chain times it). ``deadline``
-        (``time.perf_counter()`` seconds) is the chain's; without one, ``decision.budget_ms`` from now."""
+        (``guard.pauses.clock()`` seconds) is the chain's; without one, ``decision.budget_ms`` from now."""
         try:
             analysis, verdict = self.analyser(
                 call, self.home, self.workspace, self.limits, lambda: self._budget(deadline)

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import time
 
+from guard import pauses
+
 DEFAULT_STEPS = 100_000  # ≈ 0.5-3 s of walking: a backstop that does not depend on the machine's load
 _CLOCK_EVERY = 8  # read the clock every few steps (a step is a statement, a command or a word part)
 
@@ -38,7 +40,7 @@ class OverBudget(BaseException):  # not an error: a signal to stop, like Generat
 
 
 class Budget:
-    """A deadline (``time.perf_counter`` seconds, or None) and a step limit (0 = no limit)."""
+    """A deadline (:func:`guard.pauses.clock` seconds, or None) and a step limit (0 = no limit)."""
 
     __slots__ = ("deadline", "max_steps", "spent", "steps")
 
@@ -51,19 +53,19 @@ class Budget:
     @classmethod
     def start(cls, ms: float | None, max_steps: int = DEFAULT_STEPS) -> Budget:
         """A budget of ``ms`` milliseconds from now (None or 0: no deadline, steps only)."""
-        return cls(time.perf_counter() + ms / 1000 if ms else None, max_steps)
+        return cls(pauses.clock() + ms / 1000 if ms else None, max_steps)
 
     def tick(self, cost: int = 1) -> None:
         steps = self.steps = self.steps + cost
         if self.max_steps and steps > self.max_steps:
             self._stop(f"more than {self.max_steps} steps of analysis")
         if self.deadline is not None and (cost > 1 or not steps % _CLOCK_EVERY):
-            if time.perf_counter() > self.deadline:
+            if time.perf_counter() - pauses.total > self.deadline:
                 self._stop("the decision's time budget ran out")
 
     def expired(self) -> bool:
         """True when the deadline has passed (for loops that would rather stop than raise)."""
-        return bool(self.spent) or (self.deadline is not None and time.perf_counter() > self.deadline)
+        return bool(self.spent) or (self.deadline is not None and pauses.clock() > self.deadline)
 
     def _stop(self, why: str) -> None:
         self.spent = self.spent or why

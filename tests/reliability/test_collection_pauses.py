@@ -1,0 +1,218 @@
+"""A garbage collection in the middle of a decision is not the decision's time.
+
+A full collection stops the process for 100-500 ms once it holds about a million objects (this
+suite's own process does, late in a run), and the decision budget is 200 ms: an ordinary call
+that happened to be decided then was asked as "too complex to check in time". The budget is kept
+on :func:`guard.pauses.clock`, which leaves collections out.
+
+Time is frozen and moved by hand: a ``gc`` callback moves the frozen clock while a collection
+runs (a long pause without sleeping), and the near-miss moves it by the same amount outside one
+(guard's own work being slow), which must still ask. Decisions go through ``@guarded``, with a
+first layer that only says when time passes; nothing is executed but the guarded function.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from freezegun import freeze_time
+from freezegun.api import StepTickTimeFactory
+
+from guard import Guard, guarded, pauses
+from guard.errors import ConfirmationRequired, ToolBlocked
+from guard.layers.base import Context
+from guard.model import ToolCall, Verdict
+
+SCRIPT = " && ".join(f"ls dir{i}" for i in range(300))  # long enough for the analysis to read the clock
+PAUSE_S = 0.5  # more than the 200 ms budget
+
+
+class Collections:
+    """Moves frozen time by ``seconds`` inside the next ``count`` collections once armed."""
+
+    def __init__(self, frozen: Any, seconds: float) -> None:
+        self.frozen, self.seconds = frozen, seconds
+        self.left = 0
+        self.seen = 0
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start" and self.left:
+            self.left -= 1
+            self.seen += 1
+            self.frozen.tick(self.seconds)
+
+
+class Stall:
+    """A first layer: arms the collections' pause (``inside``) or lets the time pass itself."""
+
+    name = "stall"
+
+    def __init__(self, collections: Collections, inside: bool) -> None:
+        self.collections, self.inside = collections, inside
+
+    def __call__(self, call: ToolCall, ctx: Context) -> Verdict:
+        if self.inside:
+            self.collections.left = 1
+            gc.collect()
+        else:
+            self.collections.frozen.tick(self.collections.seconds)
+        return Verdict(layer=self.name)
+
+
+@pytest.fixture
+def frozen() -> Iterator[Any]:
+    with freeze_time("2026-06-01 12:00:00") as f:
+        yield f
+
+
+@pytest.fixture
+def collections(frozen: Any) -> Iterator[Collections]:
+    c = Collections(frozen, PAUSE_S)
+    gc.callbacks.append(c)  # after guard's own callback, installed when guard.pauses was imported
+    try:
+        yield c
+    finally:
+        gc.callbacks.remove(c)
+
+
+def guard_with(tmp_path: Path, stall: Stall) -> Guard:
+    config = {"system.health": 90, "memory.backend": "history"}
+    plain = Guard(tmp_path / "ws", config)
+    layers = [stall, *plain.default_layers()]
+    plain.close()
+    return Guard(tmp_path / "ws", config, layers=layers)
+
+
+def run_tool(g: Guard, command: str) -> tuple[str, dict[str, Any]]:
+    """A ``@guarded`` bash tool called with ``command``: ("ran" or "asked" or "blocked", the
+    decision as written to the workspace's decision log)."""
+
+    @guarded(tool="bash", guard=g)
+    def bash(command: str) -> str:
+        return "ran"
+
+    try:
+        outcome = bash(command)
+    except ConfirmationRequired:
+        outcome = "asked"
+    except ToolBlocked:
+        outcome = "blocked"
+    lines = (g.workspace / ".fusion-decisions.jsonl").read_text().splitlines()
+    return outcome, json.loads(lines[-1])
+
+
+def rule_ids(record: dict[str, Any]) -> set[str]:
+    return {r["id"] for r in record["reasons"]}
+
+
+def test_a_long_collection_during_a_decision_leaves_the_budget_alone(tmp_path: Path, collections: Collections) -> None:
+    g = guard_with(tmp_path, Stall(collections, inside=True))
+    try:
+        before = pauses.total
+        outcome, record = run_tool(g, SCRIPT)
+    finally:
+        g.close()
+    assert collections.seen == 1
+    assert pauses.total - before == pytest.approx(PAUSE_S)
+    assert outcome == "ran", record
+    assert "G420" not in rule_ids(record)
+
+
+def test_the_same_time_spent_outside_a_collection_asks(tmp_path: Path, collections: Collections) -> None:
+    g = guard_with(tmp_path, Stall(collections, inside=False))
+    try:
+        before = pauses.total
+        outcome, record = run_tool(g, SCRIPT)
+    finally:
+        g.close()
+    assert collections.seen == 0 and pauses.total == before
+    assert outcome == "asked"
+    assert "G420" in rule_ids(record)
+
+
+def test_a_collection_during_the_static_analysis_leaves_its_budget_alone(tmp_path: Path, frozen: Any) -> None:
+    """The pause lands inside the analysis of the script: collections forced often, one armed."""
+    c = Collections(frozen, PAUSE_S)
+
+    class Arm:
+        name = "arm"
+
+        def __call__(self, call: ToolCall, ctx: Context) -> Verdict:
+            c.left = 1
+            return Verdict(layer=self.name)
+
+    config = {"system.health": 90, "memory.backend": "history"}
+    plain = Guard(tmp_path / "ws", config)
+    g = Guard(tmp_path / "ws", config, layers=[Arm(), *plain.default_layers()])
+    plain.close()
+    thresholds = gc.get_threshold()
+    gc.callbacks.append(c)
+    gc.set_threshold(1)  # a collection at almost every allocation: the next one is inside static
+    try:
+        outcome, record = run_tool(g, SCRIPT)
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.callbacks.remove(c)
+        g.close()
+    assert c.seen == 1
+    assert outcome == "ran", record
+    assert "G420" not in rule_ids(record)
+
+
+def test_a_block_stays_a_block_whatever_the_collections(tmp_path: Path, collections: Collections) -> None:
+    g = guard_with(tmp_path, Stall(collections, inside=True))
+    try:
+        outcome, record = run_tool(g, "rm -rf ~")
+    finally:
+        g.close()
+    assert (outcome, record["decision"]) == ("blocked", "block")
+
+
+class TestClock:
+    def test_the_clock_leaves_out_what_collections_took(self, frozen: Any) -> None:
+        c = Collections(frozen, 2.0)
+        gc.callbacks.append(c)
+        try:
+            start_perf, start_clock, start_total = _now(), pauses.clock(), pauses.total
+            c.left = 2
+            gc.collect()
+            gc.collect()
+            frozen.tick(0.25)  # guard's own work
+        finally:
+            gc.callbacks.remove(c)
+        # worked: 2 collections x 2 s are left out; the 0.25 s outside them is not
+        assert _now() - start_perf == pytest.approx(4.25)
+        assert pauses.total - start_total == pytest.approx(4.0)
+        assert pauses.clock() - start_clock == pytest.approx(0.25)
+
+    def test_a_clock_that_jumps_during_a_collection_is_not_a_pause(self, frozen: Any) -> None:
+        c = Collections(frozen, 3600.0)  # an hour: time set by hand, not a collection
+        gc.callbacks.append(c)
+        try:
+            before = pauses.total
+            c.left = 1
+            gc.collect()
+        finally:
+            gc.callbacks.remove(c)
+        assert c.seen == 1 and pauses.total == before
+
+
+def _now() -> float:
+    import time
+
+    return time.perf_counter()
+
+
+def test_frozen_time_factory_ticks_perf_counter(frozen: Any) -> None:
+    """(The tests above rely on freezegun moving ``time.perf_counter`` with ``tick``.)"""
+    import time
+
+    assert not isinstance(frozen, StepTickTimeFactory)
+    t0 = time.perf_counter()
+    frozen.tick(1.5)
+    assert time.perf_counter() - t0 == pytest.approx(1.5)
