@@ -99,18 +99,20 @@ class Chain:
     def run(self, call: ToolCall, ctx: Context) -> DecisionRecord:
         clock = time.perf_counter
         start = clock()
-        deadline = ctx.deadline
+        deadline, work = ctx.deadline, ctx.work_deadline
         if deadline is None:
             config, ms = self._budget
             if config is not ctx.config:  # a configuration does not change once loaded
                 ms = _budget_ms(ctx)
                 self._budget = (ctx.config, ms)
-            if ms:  # (on the clock without garbage collections: see guard.pauses)
-                deadline = ctx.deadline = start - pauses.total + ms / 1000
+            if ms:  # (out of time when both have passed: see guard.pauses)
+                deadline, work = ctx.deadline, ctx.work_deadline = pauses.deadlines(ms, start)
         append = ctx.verdicts.append
         for i, (layer, fresh) in enumerate(self._steps):
             t0 = clock()
-            if i and deadline is not None and t0 - pauses.total > deadline:  # the layers so far used the whole budget
+            if (  # the layers so far used the whole budget
+                i and deadline is not None and t0 > deadline and (work is None or t0 - pauses.total > work)
+            ):
                 append(_out_of_time(ctx, self.names[i:], (t0 - start) * 1000))
                 break
             try:

@@ -27,7 +27,8 @@ class Context:
     state: State | None = None  # stores, sessions, memory (None in pure use: the layers then stay neutral)
     human_present: bool = True
     verdicts: list[Verdict] = attrs.field(factory=list)
-    deadline: float | None = None  # ``guard.pauses.clock()`` by which the decision must be made (the chain sets it)
+    deadline: float | None = None  # ``time.perf_counter()`` by which the decision must be made (the chain sets it)
+    work_deadline: float | None = None  # and by which guard must have done half a budget's work (guard.pauses)
     # (number of verdicts, the last one, their highest risk): fusion and its evaluators ask
     # five times a call, and the chain only ever appends
     _risk: tuple[int, Verdict | None, Risk] = attrs.field(

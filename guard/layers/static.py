@@ -165,14 +165,15 @@ class StaticLayer:
         self.project = userrules.ProjectRules(self.home) if config.get("static.project_rules") else None
 
     def __call__(self, call: ToolCall, ctx: Context) -> Verdict:
-        return self.judge(call, ctx.deadline)
+        return self.judge(call, ctx.deadline, ctx.work_deadline)
 
-    def judge(self, call: ToolCall, deadline: float | None = None) -> Verdict:
+    def judge(self, call: ToolCall, deadline: float | None = None, work_deadline: float | None = None) -> Verdict:
         """The verdict without a Context (what ``__call__`` returns; the chain times it). ``deadline``
-        (``guard.pauses.clock()`` seconds) is the chain's; without one, ``decision.budget_ms`` from now."""
+        (``time.perf_counter()`` seconds) and ``work_deadline`` (:func:`guard.pauses.clock` seconds)
+        are the chain's; without a deadline, ``decision.budget_ms`` from now."""
         try:
             analysis, verdict = self.analyser(
-                call, self.home, self.workspace, self.limits, lambda: self._budget(deadline)
+                call, self.home, self.workspace, self.limits, lambda: self._budget(deadline, work_deadline)
             )
             rules = self._rules_for(call)
             if rules.rules or rules.ignored or rules.broken:
@@ -189,10 +190,14 @@ class StaticLayer:
             )
         return verdict
 
-    def _budget(self, deadline: float | None) -> Budget:
+    def _budget(self, deadline: float | None, work: float | None) -> Budget:
         if deadline is None:
-            deadline = Budget.start(self.budget_ms).deadline
-        return Budget(None if deadline is None else deadline - self.reserve_s, self.limits.max_steps)
+            fresh = Budget.start(self.budget_ms)
+            deadline, work = fresh.deadline, fresh.work_deadline
+        if deadline is None:
+            return Budget(None, self.limits.max_steps)
+        reserve = self.reserve_s
+        return Budget(deadline - reserve, self.limits.max_steps, None if work is None else work - reserve)
 
     def _rules_for(self, call: ToolCall) -> userrules.RuleSet:
         if self.project is None or not call.cwd:
@@ -203,7 +208,7 @@ class StaticLayer:
         """Everything behind the verdict: parse, unwrapped commands, effects, rules that fired."""
         from guard.static.explain import explain
 
-        analysis, _ = self.analyser(call, self.home, self.workspace, self.limits, self._budget(None))
+        analysis, _ = self.analyser(call, self.home, self.workspace, self.limits, self._budget(None, None))
         rules = self._rules_for(call)
         return explain(call, analysis, rules, verdict_for(call, analysis, rules))
 

@@ -40,12 +40,19 @@ class OverBudget(BaseException):  # not an error: a signal to stop, like Generat
 
 
 class Budget:
-    """A deadline (:func:`guard.pauses.clock` seconds, or None) and a step limit (0 = no limit)."""
+    """A deadline (``time.perf_counter`` seconds, or None) and a step limit (0 = no limit).
 
-    __slots__ = ("deadline", "max_steps", "spent", "steps")
+    ``work_deadline`` (:func:`guard.pauses.clock` seconds) keeps a garbage collection from using up
+    the time: the budget is spent when both deadlines have passed (see :mod:`guard.pauses`).
+    """
 
-    def __init__(self, deadline: float | None = None, max_steps: int = DEFAULT_STEPS) -> None:
+    __slots__ = ("deadline", "max_steps", "spent", "steps", "work_deadline")
+
+    def __init__(
+        self, deadline: float | None = None, max_steps: int = DEFAULT_STEPS, work_deadline: float | None = None
+    ) -> None:
         self.deadline = deadline
+        self.work_deadline = work_deadline
         self.max_steps = max_steps
         self.steps = 0
         self.spent = ""  # why it ran out, once it did
@@ -53,19 +60,22 @@ class Budget:
     @classmethod
     def start(cls, ms: float | None, max_steps: int = DEFAULT_STEPS) -> Budget:
         """A budget of ``ms`` milliseconds from now (None or 0: no deadline, steps only)."""
-        return cls(pauses.clock() + ms / 1000 if ms else None, max_steps)
+        if not ms:
+            return cls(None, max_steps)
+        deadline, work = pauses.deadlines(ms)
+        return cls(deadline, max_steps, work)
 
     def tick(self, cost: int = 1) -> None:
         steps = self.steps = self.steps + cost
         if self.max_steps and steps > self.max_steps:
             self._stop(f"more than {self.max_steps} steps of analysis")
         if self.deadline is not None and (cost > 1 or not steps % _CLOCK_EVERY):
-            if time.perf_counter() - pauses.total > self.deadline:
+            if time.perf_counter() > self.deadline and pauses.late(self.deadline, self.work_deadline):
                 self._stop("the decision's time budget ran out")
 
     def expired(self) -> bool:
         """True when the deadline has passed (for loops that would rather stop than raise)."""
-        return bool(self.spent) or (self.deadline is not None and pauses.clock() > self.deadline)
+        return bool(self.spent) or (self.deadline is not None and pauses.late(self.deadline, self.work_deadline))
 
     def _stop(self, why: str) -> None:
         self.spent = self.spent or why

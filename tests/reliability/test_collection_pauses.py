@@ -1,9 +1,10 @@
-"""A garbage collection in the middle of a decision is not the decision's time.
+"""A garbage collection in the middle of a decision does not use up its time.
 
 A full collection stops the process for 100-500 ms once it holds about a million objects (this
 suite's own process does, late in a run), and the decision budget is 200 ms: an ordinary call
-that happened to be decided then was asked as "too complex to check in time". The budget is kept
-on :func:`guard.pauses.clock`, which leaves collections out.
+that happened to be decided then was asked as "too complex to check in time". A decision is now
+out of time only when the budget has passed on the wall clock and guard itself has done at least
+half a budget's work (:mod:`guard.pauses`).
 
 Time is frozen and moved by hand: a ``gc`` callback moves the frozen clock while a collection
 runs (a long pause without sleeping), and the near-miss moves it by the same amount outside one
@@ -48,19 +49,20 @@ class Collections:
 
 
 class Stall:
-    """A first layer: arms the collections' pause (``inside``) or lets the time pass itself."""
+    """A first layer: ``work`` seconds of its own, then one collection of the collections' length
+    (``pause``) or none."""
 
     name = "stall"
 
-    def __init__(self, collections: Collections, inside: bool) -> None:
-        self.collections, self.inside = collections, inside
+    def __init__(self, collections: Collections, work: float, pause: bool) -> None:
+        self.collections, self.work, self.pause = collections, work, pause
 
     def __call__(self, call: ToolCall, ctx: Context) -> Verdict:
-        if self.inside:
+        if self.work:
+            self.collections.frozen.tick(self.work)
+        if self.pause:
             self.collections.left = 1
             gc.collect()
-        else:
-            self.collections.frozen.tick(self.collections.seconds)
         return Verdict(layer=self.name)
 
 
@@ -111,7 +113,7 @@ def rule_ids(record: dict[str, Any]) -> set[str]:
 
 
 def test_a_long_collection_during_a_decision_leaves_the_budget_alone(tmp_path: Path, collections: Collections) -> None:
-    g = guard_with(tmp_path, Stall(collections, inside=True))
+    g = guard_with(tmp_path, Stall(collections, work=0.0, pause=True))
     try:
         before = pauses.total
         outcome, record = run_tool(g, SCRIPT)
@@ -119,12 +121,13 @@ def test_a_long_collection_during_a_decision_leaves_the_budget_alone(tmp_path: P
         g.close()
     assert collections.seen == 1
     assert pauses.total - before == pytest.approx(PAUSE_S)
+    assert record["elapsed_us"] >= PAUSE_S * 1e6  # the decision did take that long on the wall clock
     assert outcome == "ran", record
     assert "G420" not in rule_ids(record)
 
 
 def test_the_same_time_spent_outside_a_collection_asks(tmp_path: Path, collections: Collections) -> None:
-    g = guard_with(tmp_path, Stall(collections, inside=False))
+    g = guard_with(tmp_path, Stall(collections, work=PAUSE_S, pause=False))
     try:
         before = pauses.total
         outcome, record = run_tool(g, SCRIPT)
@@ -133,6 +136,32 @@ def test_the_same_time_spent_outside_a_collection_asks(tmp_path: Path, collectio
     assert collections.seen == 0 and pauses.total == before
     assert outcome == "asked"
     assert "G420" in rule_ids(record)
+
+
+@pytest.mark.parametrize(
+    ("work", "pause", "asked"),
+    [
+        # worked: a 200 ms budget; out of time once the wall clock passes 200 ms and guard's own
+        # work passes 100 ms (half of it)
+        (0.15, 0.1, True),  # wall 250 ms, own 150 ms: both past
+        (0.09, 0.5, False),  # wall 590 ms, own 90 ms: a decision that did little, paused
+        (0.15, 0.0, False),  # wall 150 ms: within the budget
+        (0.21, 0.0, True),  # wall 210 ms, all of it its own
+    ],
+)
+def test_out_of_time_needs_the_budget_gone_and_half_of_it_worked(
+    tmp_path: Path, frozen: Any, work: float, pause: float, asked: bool
+) -> None:
+    c = Collections(frozen, pause)
+    gc.callbacks.append(c)
+    g = guard_with(tmp_path, Stall(c, work=work, pause=bool(pause)))
+    try:
+        outcome, record = run_tool(g, "git status")
+    finally:
+        gc.callbacks.remove(c)
+        g.close()
+    assert ("G420" in rule_ids(record)) is asked
+    assert outcome == ("asked" if asked else "ran")
 
 
 def test_a_collection_during_the_static_analysis_leaves_its_budget_alone(tmp_path: Path, frozen: Any) -> None:
@@ -165,7 +194,7 @@ def test_a_collection_during_the_static_analysis_leaves_its_budget_alone(tmp_pat
 
 
 def test_a_block_stays_a_block_whatever_the_collections(tmp_path: Path, collections: Collections) -> None:
-    g = guard_with(tmp_path, Stall(collections, inside=True))
+    g = guard_with(tmp_path, Stall(collections, work=0.0, pause=True))
     try:
         outcome, record = run_tool(g, "rm -rf ~")
     finally:
@@ -189,6 +218,18 @@ class TestClock:
         assert _now() - start_perf == pytest.approx(4.25)
         assert pauses.total - start_total == pytest.approx(4.0)
         assert pauses.clock() - start_clock == pytest.approx(0.25)
+
+    def test_deadlines_are_the_budget_on_the_wall_and_half_of_it_on_the_clock(self, frozen: Any) -> None:
+        start = _now()
+        wall, work = pauses.deadlines(200.0, start)
+        assert wall == pytest.approx(start + 0.2)
+        assert work == pytest.approx(start - pauses.total + 0.1)
+        assert not pauses.late(wall, work)
+        frozen.tick(0.15)
+        assert not pauses.late(wall, work)  # 150 ms in: neither passed
+        frozen.tick(0.06)
+        assert pauses.late(wall, work)  # 210 ms, all work
+        assert pauses.late(wall, None)
 
     def test_a_clock_that_jumps_during_a_collection_is_not_a_pause(self, frozen: Any) -> None:
         c = Collections(frozen, 3600.0)  # an hour: time set by hand, not a collection

@@ -10,12 +10,13 @@ the remembered answer is the right one.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
 from freezegun import freeze_time
 
-from guard import Guard, pauses
+from guard import Guard
 from guard.config import Config
 from guard.model import REQUEST_CONFIRM, Risk, ToolCall
 from guard.static.analysis import cache_key
@@ -169,7 +170,7 @@ class TestStaticCache:
         layer = cold(tmp_path, "a").chain.layer("static")
         assert layer is not None
         call = ToolCall("Bash", {"command": " && ".join(f"ls dir{i}" for i in range(300))})
-        rushed = layer.judge(call, deadline=pauses.clock() - 1.0)  # type: ignore[attr-defined]
+        rushed = layer.judge(call, deadline=time.perf_counter() - 1.0)  # type: ignore[attr-defined]
         calm = layer.judge(call)  # type: ignore[attr-defined]
         assert rushed.ceiling == REQUEST_CONFIRM and "G420" in {r.rule_id for r in rushed.reasons}
         assert calm.risk == Risk.SAFE and "G420" not in {r.rule_id for r in calm.reasons}
