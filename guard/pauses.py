@@ -18,7 +18,9 @@ built to be slow to judge is still cut at the budget: its own allocations make c
 and they cannot stretch it (a pause-free clock alone let a crafted 37 KB script run to 270 ms).
 Collections hold the interpreter lock, so one total serves every thread. Only the time between a
 collection's "start" and "stop" callbacks counts; a clock that jumps between them (a test setting
-frozen time) is not a pause and adds nothing.
+frozen time) is not a pause and adds nothing. The callback reads ``time.perf_counter`` like the
+deadlines do, so under freezegun it reads frozen time (and, with ``auto_tick_seconds``, moves it
+as any other call to the clock does).
 """
 
 from __future__ import annotations
