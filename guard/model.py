@@ -158,16 +158,26 @@ class ToolCall:
         """``ToolCall(...)`` for ``Guard.make_call``, which checked the fields, without attrs'
         ``__init__`` (params copied as the converter does, ``declared`` checked by it when set)."""
         new: ToolCall = object.__new__(cls)
-        s = _CALL_SLOTS
-        s[0](new, tool)
-        s[1](new, dict(params))
-        s[2](new, session_id)
-        s[3](new, cwd)
-        s[4](new, agent_id)
-        s[5](new, timestamp)
-        s[6](new, None if declared is None else declared_kind(declared))
-        s[7](new, None)
-        s[8](new, None)
+        (
+            set_tool,
+            set_params,
+            set_session_id,
+            set_cwd,
+            set_agent_id,
+            set_timestamp,
+            set_declared,
+            set_redacted_params,
+            set_redacted_signature,
+        ) = _CALL_SLOTS  # (one unpacking, not a look-up per field)
+        set_tool(new, tool)
+        set_params(new, dict(params))
+        set_session_id(new, session_id)
+        set_cwd(new, cwd)
+        set_agent_id(new, agent_id)
+        set_timestamp(new, timestamp)
+        set_declared(new, None if declared is None else declared_kind(declared))
+        set_redacted_params(new, None)
+        set_redacted_signature(new, None)
         return new
 
     @property

@@ -236,3 +236,33 @@ def test_remembered_numbers_times_and_zones_follow_the_value(tmp_path: Path) -> 
         for _ in range(2):  # the second round is answered from what the first remembered
             for variant in variants:
                 assert decision_text(variant) == plain(decision_line(variant))
+
+
+def test_a_remembered_frame_follows_each_layer_the_decision_and_the_weights(tmp_path: Path) -> None:
+    """A line's frame is remembered by the decision, risk, weights and each layer's name, reasons,
+    risk, decision and ceiling: a record that differs in any one of them (an equal new reasons
+    tuple, a reason with a ``%`` in it, another weight, a zero weight, layers swapped) reads as
+    the plain JSON right after the one it was remembered from."""
+    with Guard(tmp_path / "ws", CONFIG) as g:
+        record = g.decide("bash", {"command": "git status"}, session_id="s", save=False)
+        first, *rest = record.layers
+        said = (Reason("G999", "100% sure: %s %(x)s %%"),)
+        variants = [
+            record,  # remembered
+            attrs.evolve(record, layers=(attrs.evolve(first, reasons=tuple(first.reasons)), *rest)),
+            attrs.evolve(record, layers=(attrs.evolve(first, reasons=said), *rest)),
+            attrs.evolve(record, layers=(attrs.evolve(first, risk=Risk.HIGH), *rest)),
+            attrs.evolve(record, layers=(attrs.evolve(first, ceiling="request_confirm"), *rest)),
+            attrs.evolve(record, layers=(attrs.evolve(first, decision="block", reasons=said), *rest)),
+            attrs.evolve(record, decision="request_confirm"),
+            attrs.evolve(record, risk=Risk.CRITICAL),
+            attrs.evolve(record, weights={k: w + 0.125 for k, w in record.weights.items()}),
+            attrs.evolve(record, weights={k: 0.0 for k in record.weights}),
+            attrs.evolve(record, weights={k: -0.0 for k in record.weights}),
+            attrs.evolve(record, weights={"100%": 0.5}),
+            attrs.evolve(record, layers=(*rest, first)),
+            attrs.evolve(record, layers=rest),
+        ]
+        for _ in range(2):  # the second round is answered from what the first remembered
+            for variant in variants:
+                assert decision_text(variant) == plain(decision_line(variant))
