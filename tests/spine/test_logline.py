@@ -266,3 +266,30 @@ def test_a_remembered_frame_follows_each_layer_the_decision_and_the_weights(tmp_
         for _ in range(2):  # the second round is answered from what the first remembered
             for variant in variants:
                 assert decision_text(variant) == plain(decision_line(variant))
+
+
+def test_remembered_text_params_follow_their_count_size_and_types(tmp_path: Path) -> None:
+    """Several text-only parameters are remembered by their items up to 8 of them and 2048
+    characters of values: at and past each bound, with a number, a list or a None among them
+    (first, between, last), with a secret-named key among plain ones, the line is the plain JSON."""
+    eight = {f"k{i}": f"v{i}" for i in range(8)}
+    cases: list[dict[str, Any]] = [
+        eight,
+        eight | {"k8": "v8"},  # nine: not remembered
+        {"a": "x" * 1024, "b": "y" * 1024},  # 2048 characters: remembered
+        {"a": "x" * 1024, "b": "y" * 1025},  # 2049: not
+        {"n": 2, "a": "1", "b": "x"},
+        {"a": "1", "n": 2.5, "b": "x"},
+        {"a": "1", "b": "x", "n": None},
+        {"a": "1", "b": ["x", "y"]},
+        {"path": "src/a.py", "api_key": "hunter2-hunter2"},
+        {"path": "src/a.py", "api_kez": "hunter2-hunter2"},  # near miss: not a secret name
+    ]
+    with Guard(tmp_path / "ws", CONFIG) as g:
+        for _ in range(2):  # the second round is answered from what the first remembered
+            texts = []
+            for params in cases:
+                record = g.decide("mcp__x__put", params, session_id="s", save=False)
+                texts.append(decision_text(record))
+                assert texts[-1] == plain(decision_line(record))
+            assert "hunter2" not in texts[8] and "hunter2" in texts[9]
