@@ -13,7 +13,8 @@ from __future__ import annotations
 import functools
 import json
 import math
-from collections.abc import Mapping
+import operator
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -117,10 +118,10 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
     frame = _FRAMES.get(tuple(key))
     if frame is None:
         frame = _frame(record, tuple(key), weights)
-    fast, plain, where, order = frame
+    fast, plain, where, order, pick = frame
     # every layer's reasons, the deciding layers' first (``record.reasons``)
-    args[5] = ",".join(filter(None, reasons if order is None else [reasons[i] for i in order]))
-    record.remember_order(order)  # (the session reads ``record.reasons`` next)
+    args[5] = ",".join(filter(None, reasons if pick is None else pick(reasons)))
+    record.remember_order(order, pick)  # (the session reads ``record.reasons`` next)
     elapsed = record.elapsed_us
     unavailable = record.unavailable
     notes = record.notes
@@ -197,13 +198,13 @@ def _components(components: tuple[Any, ...]) -> str:
 # ``DecisionRecord.in_order``), by the decision, risk, weights and each layer's decision and
 # ceiling (all ``in_order`` reads). With ``%.1f`` where the times go (the usual line: for a
 # finite float below 1e14 it is the text of ``round(t, 1)``, as JSON writes it) and with ``%s``
-# (the times as ``dumps`` writes them rounded), and the places of the times among the arguments.
-_FRAMES: dict[tuple[Any, ...], tuple[str, str, tuple[int, ...], tuple[int, ...] | None]] = {}
+# (the times as ``dumps`` writes them rounded), the places of the times among the arguments, and
+# an ``itemgetter`` of the order's positions (a tuple in that order, made in C).
+_Frame = tuple[str, str, tuple[int, ...], tuple[int, ...] | None, Callable[[Sequence[Any]], tuple[Any, ...]] | None]
+_FRAMES: dict[tuple[Any, ...], _Frame] = {}
 
 
-def _frame(
-    record: DecisionRecord, key: tuple[Any, ...], weights: tuple[tuple[str, Any], ...]
-) -> tuple[str, str, tuple[int, ...], tuple[int, ...] | None]:
+def _frame(record: DecisionRecord, key: tuple[Any, ...], weights: tuple[tuple[str, Any], ...]) -> _Frame:
     layers = record.layers
     decision = (_DECISIONS.get(record.decision) or dumps(record.decision)).replace("%", "%%")
     weighed = dumps({k: round(float(w), 4) for k, w in weights}).replace("%", "%%")  # a custom scorer's names
@@ -223,7 +224,8 @@ def _frame(
     ]
     n = len(layers)
     where = (*[6 + 3 * i + 1 for i in range(n)], 6 + 3 * n + 2)
-    frame = (fast, plain, where, lead_positions(record.decision, layers))
+    order = lead_positions(record.decision, layers)  # (None, or every position: two or more)
+    frame: _Frame = (fast, plain, where, order, None if order is None else operator.itemgetter(*order))
     # 0.0 and -0.0 (and 1 and 1.0) are one key but read differently: only positive float weights
     if all([type(w) is float and w > 0.0 for _, w in weights]):
         if len(_FRAMES) >= 1024:

@@ -457,12 +457,21 @@ class DecisionRecord:
             self.remember_order(lead_positions(self.decision, self.layers))
         return self._order  # type: ignore[return-value]  # (set just above)
 
-    def remember_order(self, at: tuple[int, ...] | None) -> None:
+    def remember_order(
+        self, at: tuple[int, ...] | None, pick: Callable[[tuple[Verdict, ...]], tuple[Verdict, ...]] | None = None
+    ) -> None:
         """Take ``lead_positions(self.decision, self.layers)`` worked out elsewhere (the log line
-        finds it by the decision and each layer's decision and ceiling, all it reads)."""
+        finds it by the decision and each layer's decision and ceiling, all it reads), and with
+        it ``pick``, an ``operator.itemgetter(*at)`` (a tuple of the layers in that order)."""
         if self._order is None:
             layers = self.layers
-            object.__setattr__(self, "_order", layers if at is None else tuple([layers[i] for i in at]))
+            if at is None:
+                order = layers
+            elif pick is not None:
+                order = pick(layers)
+            else:
+                order = tuple([layers[i] for i in at])
+            object.__setattr__(self, "_order", order)
 
     @property
     def blocked(self) -> bool:

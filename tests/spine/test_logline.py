@@ -262,10 +262,22 @@ def test_a_remembered_frame_follows_each_layer_the_decision_and_the_weights(tmp_
             attrs.evolve(record, weights={"100%": 0.5}),
             attrs.evolve(record, layers=(*rest, first)),
             attrs.evolve(record, layers=rest),
+            # asked or blocked by a later layer: its reasons lead (the order is worked out once)
+            attrs.evolve(
+                record,
+                decision="request_confirm",
+                layers=(first, attrs.evolve(rest[0], ceiling="request_confirm", reasons=said), *rest[1:]),
+            ),
+            attrs.evolve(
+                record, decision="block", layers=(first, *rest[:-1], attrs.evolve(rest[-1], decision="block"))
+            ),
         ]
         for _ in range(2):  # the second round is answered from what the first remembered
             for variant in variants:
+                variant = attrs.evolve(variant)  # nothing worked out yet: the line hands its order over
                 assert decision_text(variant) == plain(decision_line(variant))
+                unprompted = attrs.evolve(variant)  # the order as the record works it out alone
+                assert variant.in_order() == unprompted.in_order() and variant.reasons == unprompted.reasons
 
 
 def test_remembered_text_params_follow_their_count_size_and_types(tmp_path: Path) -> None:
