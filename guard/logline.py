@@ -86,9 +86,13 @@ def decision_line(record: DecisionRecord) -> dict[str, Any]:
 
 def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None) -> str:
     """``dumps(decision_line(record) | extra)``, built from remembered pieces."""
-    if extra and (not _KEYS.isdisjoint(extra) or not all(type(k) is str for k in extra)):
-        # an extra field replaces one of the line's, or its name is no string: the plain way
-        return dumps(decision_line(record) | dict(extra))
+    tail = ""  # the extra fields' JSON (a hook's host, event, ...)
+    if extra:
+        for name, value in extra.items():  # (a loop: no generator, no list comprehension's frame)
+            if type(name) is not str or name in _KEYS:
+                # an extra field replaces one of the line's, or its name is no string: the plain way
+                return dumps(decision_line(record) | dict(extra))
+            tail += "," + _string(name) + ":" + (_string(value) if type(value) is str else dumps(value))
     call = record.call
     session_id = call.session_id
     get = record.components.get
@@ -130,7 +134,7 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
         (_LISTS.get(notes) or _strings(notes)) if notes else "[]",
         elapsed,
         _params_of(call),
-        "".join([f",{dumps(key)}:{dumps(value)}" for key, value in extra.items()]) if extra else "",
+        tail,
     )
     if times and type(elapsed) is float and -1e14 < elapsed < 1e14:
         return fast % tuple(args)

@@ -305,3 +305,27 @@ def test_remembered_text_params_follow_their_count_size_and_types(tmp_path: Path
                 texts.append(decision_text(record))
                 assert texts[-1] == plain(decision_line(record))
             assert "hunter2" not in texts[8] and "hunter2" in texts[9]
+
+
+class Named(str):
+    """A ``str`` subclass: equal to its text, but not of type ``str``."""
+
+
+def test_extra_fields_of_any_kind_read_as_the_plain_json(tmp_path: Path) -> None:
+    """A hook's extra fields are written after the line's: text (quotes, non-ASCII, a lone
+    surrogate), None, numbers, lists, objects, a ``str`` subclass as value or as a name that
+    is (or is not) one of the line's own; each line is the plain JSON of the line and the extra."""
+    extras: list[dict[Any, Any]] = [
+        {"host": "claude-code", "event": "PreToolUse", "via": None, "call_id": "toolu_1"},
+        {'qu"ote': 'a "b" \\ c', "日本": "ü\ud800\u2028"},
+        {"n": 3, "f": 2.5, "big": 10**30, "b": True, "l": [1, "x", None], "o": {"k": [1.5]}},
+        {"value": Named("a subclass value")},
+        {Named("host"): "a subclass name"},
+        {Named("tool"): "a subclass name that is the line's"},
+        {"": "an empty name"},
+    ]
+    with Guard(tmp_path / "ws", CONFIG) as g:
+        record = g.decide("bash", {"command": "git status"}, session_id="s", save=False)
+        for _ in range(2):
+            for extra in extras:
+                assert decision_text(record, extra) == plain(decision_line(record) | dict(extra))
