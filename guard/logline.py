@@ -94,14 +94,17 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
                 return dumps(decision_line(record) | dict(extra))
             tail += "," + _string(name) + ":" + (_string(value) if type(value) is str else dumps(value))
     call = record.call
+    tool = call.tool
     session_id = call.session_id
+    score = record.final_score
     get = record.components.get
     components = (get("memory", 0.0), get("cmd_success", 0.0), get("user_pref", 0.0), get("system", 0.0))
     args: list[Any] = [
         _iso(record.timestamp),
-        _text(call.tool),
-        "null" if session_id is None else _text(session_id),
-        _rounded(record.final_score),
+        # (``_text`` and ``_rounded``, inline: one Python call each the less)
+        _short_text(tool) if len(tool) <= 200 else _text(tool),
+        "null" if session_id is None else _short_text(session_id) if len(session_id) <= 200 else _text(session_id),
+        f"{score:.2f}".removesuffix("0") if type(score) is float and -1e13 < score < 1e13 else _rounded(score),
         _COMPONENTS.get(components) or _components(components),
         "",  # the record's reasons, below
     ]
