@@ -118,7 +118,10 @@ class Guard:
             params = {}
         elif type(params) is not dict and not isinstance(params, Mapping):  # (an ABC's check: the slow way to True)
             raise InputError(f"params must be a JSON object (mapping), got {type(params).__name__}")
-        check_params(params)
+        for key, value in params.items():  # (``check_params``' first question, as a loop: the usual
+            if type(key) is not str or type(value) is not str:  # call is text only, 0.5 → 0.1 µs)
+                check_params(params)
+                break
         if session_id is not None and not isinstance(session_id, str):
             session_id = str(session_id)
         return ToolCall.built(tool, params, session_id, cwd, agent_id, _now(), kind)

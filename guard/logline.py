@@ -13,7 +13,8 @@ from __future__ import annotations
 import functools
 import json
 import math
-from collections.abc import Mapping
+import operator
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -85,18 +86,25 @@ def decision_line(record: DecisionRecord) -> dict[str, Any]:
 
 def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None) -> str:
     """``dumps(decision_line(record) | extra)``, built from remembered pieces."""
-    if extra and (not _KEYS.isdisjoint(extra) or not all(type(k) is str for k in extra)):
-        # an extra field replaces one of the line's, or its name is no string: the plain way
-        return dumps(decision_line(record) | dict(extra))
+    tail = ""  # the extra fields' JSON (a hook's host, event, ...)
+    if extra:
+        for name, value in extra.items():  # (a loop: no generator, no list comprehension's frame)
+            if type(name) is not str or name in _KEYS:
+                # an extra field replaces one of the line's, or its name is no string: the plain way
+                return dumps(decision_line(record) | dict(extra))
+            tail += "," + _string(name) + ":" + (_string(value) if type(value) is str else dumps(value))
     call = record.call
+    tool = call.tool
     session_id = call.session_id
+    score = record.final_score
     get = record.components.get
     components = (get("memory", 0.0), get("cmd_success", 0.0), get("user_pref", 0.0), get("system", 0.0))
     args: list[Any] = [
         _iso(record.timestamp),
-        _text(call.tool),
-        "null" if session_id is None else _text(session_id),
-        _rounded(record.final_score),
+        # (``_text`` and ``_rounded``, inline: one Python call each the less)
+        _short_text(tool) if len(tool) <= 200 else _text(tool),
+        "null" if session_id is None else _short_text(session_id) if len(session_id) <= 200 else _text(session_id),
+        f"{score:.2f}".removesuffix("0") if type(score) is float and -1e13 < score < 1e13 else _rounded(score),
         _COMPONENTS.get(components) or _components(components),
         "",  # the record's reasons, below
     ]
@@ -117,10 +125,10 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
     frame = _FRAMES.get(tuple(key))
     if frame is None:
         frame = _frame(record, tuple(key), weights)
-    fast, plain, where, order = frame
+    fast, plain, where, order, pick = frame
     # every layer's reasons, the deciding layers' first (``record.reasons``)
-    args[5] = ",".join(filter(None, reasons if order is None else [reasons[i] for i in order]))
-    record.remember_order(order)  # (the session reads ``record.reasons`` next)
+    args[5] = ",".join(filter(None, reasons if pick is None else pick(reasons)))
+    record.remember_order(order, pick)  # (the session reads ``record.reasons`` next)
     elapsed = record.elapsed_us
     unavailable = record.unavailable
     notes = record.notes
@@ -129,7 +137,7 @@ def decision_text(record: DecisionRecord, extra: Mapping[str, Any] | None = None
         (_LISTS.get(notes) or _strings(notes)) if notes else "[]",
         elapsed,
         _params_of(call),
-        "".join([f",{dumps(key)}:{dumps(value)}" for key, value in extra.items()]) if extra else "",
+        tail,
     )
     if times and type(elapsed) is float and -1e14 < elapsed < 1e14:
         return fast % tuple(args)
@@ -197,13 +205,13 @@ def _components(components: tuple[Any, ...]) -> str:
 # ``DecisionRecord.in_order``), by the decision, risk, weights and each layer's decision and
 # ceiling (all ``in_order`` reads). With ``%.1f`` where the times go (the usual line: for a
 # finite float below 1e14 it is the text of ``round(t, 1)``, as JSON writes it) and with ``%s``
-# (the times as ``dumps`` writes them rounded), and the places of the times among the arguments.
-_FRAMES: dict[tuple[Any, ...], tuple[str, str, tuple[int, ...], tuple[int, ...] | None]] = {}
+# (the times as ``dumps`` writes them rounded), the places of the times among the arguments, and
+# an ``itemgetter`` of the order's positions (a tuple in that order, made in C).
+_Frame = tuple[str, str, tuple[int, ...], tuple[int, ...] | None, Callable[[Sequence[Any]], tuple[Any, ...]] | None]
+_FRAMES: dict[tuple[Any, ...], _Frame] = {}
 
 
-def _frame(
-    record: DecisionRecord, key: tuple[Any, ...], weights: tuple[tuple[str, Any], ...]
-) -> tuple[str, str, tuple[int, ...], tuple[int, ...] | None]:
+def _frame(record: DecisionRecord, key: tuple[Any, ...], weights: tuple[tuple[str, Any], ...]) -> _Frame:
     layers = record.layers
     decision = (_DECISIONS.get(record.decision) or dumps(record.decision)).replace("%", "%%")
     weighed = dumps({k: round(float(w), 4) for k, w in weights}).replace("%", "%%")  # a custom scorer's names
@@ -223,7 +231,8 @@ def _frame(
     ]
     n = len(layers)
     where = (*[6 + 3 * i + 1 for i in range(n)], 6 + 3 * n + 2)
-    frame = (fast, plain, where, lead_positions(record.decision, layers))
+    order = lead_positions(record.decision, layers)  # (None, or every position: two or more)
+    frame: _Frame = (fast, plain, where, order, None if order is None else operator.itemgetter(*order))
     # 0.0 and -0.0 (and 1 and 1.0) are one key but read differently: only positive float weights
     if all([type(w) is float and w > 0.0 for _, w in weights]):
         if len(_FRAMES) >= 1024:
@@ -288,9 +297,15 @@ def _params_of(call: ToolCall) -> str:
         ((key, value),) = params.items()
         if type(key) is str and type(value) is str and len(value) <= 2048:
             return _text_param(key, value)
-    elif len(params) <= 8 and all([type(k) is str and type(v) is str for k, v in params.items()]):
-        if sum(map(len, params.values())) <= 2048:
-            return _text_params(tuple(params.items()))
+    elif len(params) <= 8:
+        size = 0
+        for key, value in params.items():  # (a loop, not a list comprehension's frame: 0.3 → 0.1 µs)
+            if type(key) is not str or type(value) is not str:
+                break
+            size += len(value)
+        else:
+            if size <= 2048:
+                return _text_params(tuple(params.items()))
     return _params(call.redacted_params)
 
 

@@ -158,16 +158,26 @@ class ToolCall:
         """``ToolCall(...)`` for ``Guard.make_call``, which checked the fields, without attrs'
         ``__init__`` (params copied as the converter does, ``declared`` checked by it when set)."""
         new: ToolCall = object.__new__(cls)
-        s = _CALL_SLOTS
-        s[0](new, tool)
-        s[1](new, dict(params))
-        s[2](new, session_id)
-        s[3](new, cwd)
-        s[4](new, agent_id)
-        s[5](new, timestamp)
-        s[6](new, None if declared is None else declared_kind(declared))
-        s[7](new, None)
-        s[8](new, None)
+        (
+            set_tool,
+            set_params,
+            set_session_id,
+            set_cwd,
+            set_agent_id,
+            set_timestamp,
+            set_declared,
+            set_redacted_params,
+            set_redacted_signature,
+        ) = _CALL_SLOTS  # (one unpacking, not a look-up per field)
+        set_tool(new, tool)
+        set_params(new, dict(params))
+        set_session_id(new, session_id)
+        set_cwd(new, cwd)
+        set_agent_id(new, agent_id)
+        set_timestamp(new, timestamp)
+        set_declared(new, None if declared is None else declared_kind(declared))
+        set_redacted_params(new, None)
+        set_redacted_signature(new, None)
         return new
 
     @property
@@ -447,12 +457,21 @@ class DecisionRecord:
             self.remember_order(lead_positions(self.decision, self.layers))
         return self._order  # type: ignore[return-value]  # (set just above)
 
-    def remember_order(self, at: tuple[int, ...] | None) -> None:
+    def remember_order(
+        self, at: tuple[int, ...] | None, pick: Callable[[tuple[Verdict, ...]], tuple[Verdict, ...]] | None = None
+    ) -> None:
         """Take ``lead_positions(self.decision, self.layers)`` worked out elsewhere (the log line
-        finds it by the decision and each layer's decision and ceiling, all it reads)."""
+        finds it by the decision and each layer's decision and ceiling, all it reads), and with
+        it ``pick``, an ``operator.itemgetter(*at)`` (a tuple of the layers in that order)."""
         if self._order is None:
             layers = self.layers
-            object.__setattr__(self, "_order", layers if at is None else tuple([layers[i] for i in at]))
+            if at is None:
+                order = layers
+            elif pick is not None:
+                order = pick(layers)
+            else:
+                order = tuple([layers[i] for i in at])
+            object.__setattr__(self, "_order", order)
 
     @property
     def blocked(self) -> bool:

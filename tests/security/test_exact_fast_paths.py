@@ -138,3 +138,38 @@ def test_fused_score_is_the_clipped_weighted_sum(risk: Risk, value: float) -> No
     expected = max(0.0, min(100.0, total))
     assert str(score) == str(expected)
     assert components["memory"] == round(e_mem, 2)
+
+
+class _Unshowable:
+    def __str__(self) -> str:
+        raise RuntimeError("no text")
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"command": "ls", "n": 10**5000},  # text first, then a number too long to write
+        {"n": 10**5000, "command": "ls"},
+        {"command": "ls", 7: {"nested": 1.5}, (1, 2): "a tuple key"},  # a key that is no text
+        {"command": "ls", "x": _Unshowable()},
+        {"command": "ls", "x": [1, {"y": _Unshowable()}]},
+    ],
+)
+def test_params_checked_past_their_text_items(tmp_path: Any, params: dict[Any, Any]) -> None:
+    """``make_call`` answers text-only params without ``check_params``' walk; one item that is
+    not text, wherever it stands, sends the whole mapping through it (and it is refused)."""
+    from guard.core import Guard
+    from guard.errors import InputError
+
+    with Guard(tmp_path / "ws") as g, pytest.raises(InputError):
+        g.decide("mcp__x__put", params, session_id="s", save=False)
+
+
+def test_text_only_params_are_taken_as_they_are(tmp_path: Any) -> None:
+    """The near-miss: text-only params (none, one, several, empty strings) are accepted and copied."""
+    from guard.core import Guard
+
+    with Guard(tmp_path / "ws") as g:
+        for params in ({}, {"command": "ls"}, {"a": "", "b": "日本語", "c": "\ud800"}, None):
+            call = g.make_call("mcp__x__put", params, session_id="s")
+            assert call.params == (params or {}) and call.params is not params

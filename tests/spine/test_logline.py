@@ -236,3 +236,96 @@ def test_remembered_numbers_times_and_zones_follow_the_value(tmp_path: Path) -> 
         for _ in range(2):  # the second round is answered from what the first remembered
             for variant in variants:
                 assert decision_text(variant) == plain(decision_line(variant))
+
+
+def test_a_remembered_frame_follows_each_layer_the_decision_and_the_weights(tmp_path: Path) -> None:
+    """A line's frame is remembered by the decision, risk, weights and each layer's name, reasons,
+    risk, decision and ceiling: a record that differs in any one of them (an equal new reasons
+    tuple, a reason with a ``%`` in it, another weight, a zero weight, layers swapped) reads as
+    the plain JSON right after the one it was remembered from."""
+    with Guard(tmp_path / "ws", CONFIG) as g:
+        record = g.decide("bash", {"command": "git status"}, session_id="s", save=False)
+        first, *rest = record.layers
+        said = (Reason("G999", "100% sure: %s %(x)s %%"),)
+        variants = [
+            record,  # remembered
+            attrs.evolve(record, layers=(attrs.evolve(first, reasons=tuple(first.reasons)), *rest)),
+            attrs.evolve(record, layers=(attrs.evolve(first, reasons=said), *rest)),
+            attrs.evolve(record, layers=(attrs.evolve(first, risk=Risk.HIGH), *rest)),
+            attrs.evolve(record, layers=(attrs.evolve(first, ceiling="request_confirm"), *rest)),
+            attrs.evolve(record, layers=(attrs.evolve(first, decision="block", reasons=said), *rest)),
+            attrs.evolve(record, decision="request_confirm"),
+            attrs.evolve(record, risk=Risk.CRITICAL),
+            attrs.evolve(record, weights={k: w + 0.125 for k, w in record.weights.items()}),
+            attrs.evolve(record, weights={k: 0.0 for k in record.weights}),
+            attrs.evolve(record, weights={k: -0.0 for k in record.weights}),
+            attrs.evolve(record, weights={"100%": 0.5}),
+            attrs.evolve(record, layers=(*rest, first)),
+            attrs.evolve(record, layers=rest),
+            # asked or blocked by a later layer: its reasons lead (the order is worked out once)
+            attrs.evolve(
+                record,
+                decision="request_confirm",
+                layers=(first, attrs.evolve(rest[0], ceiling="request_confirm", reasons=said), *rest[1:]),
+            ),
+            attrs.evolve(
+                record, decision="block", layers=(first, *rest[:-1], attrs.evolve(rest[-1], decision="block"))
+            ),
+        ]
+        for _ in range(2):  # the second round is answered from what the first remembered
+            for variant in variants:
+                variant = attrs.evolve(variant)  # nothing worked out yet: the line hands its order over
+                assert decision_text(variant) == plain(decision_line(variant))
+                unprompted = attrs.evolve(variant)  # the order as the record works it out alone
+                assert variant.in_order() == unprompted.in_order() and variant.reasons == unprompted.reasons
+
+
+def test_remembered_text_params_follow_their_count_size_and_types(tmp_path: Path) -> None:
+    """Several text-only parameters are remembered by their items up to 8 of them and 2048
+    characters of values: at and past each bound, with a number, a list or a None among them
+    (first, between, last), with a secret-named key among plain ones, the line is the plain JSON."""
+    eight = {f"k{i}": f"v{i}" for i in range(8)}
+    cases: list[dict[str, Any]] = [
+        eight,
+        eight | {"k8": "v8"},  # nine: not remembered
+        {"a": "x" * 1024, "b": "y" * 1024},  # 2048 characters: remembered
+        {"a": "x" * 1024, "b": "y" * 1025},  # 2049: not
+        {"n": 2, "a": "1", "b": "x"},
+        {"a": "1", "n": 2.5, "b": "x"},
+        {"a": "1", "b": "x", "n": None},
+        {"a": "1", "b": ["x", "y"]},
+        {"path": "src/a.py", "api_key": "hunter2-hunter2"},
+        {"path": "src/a.py", "api_kez": "hunter2-hunter2"},  # near miss: not a secret name
+    ]
+    with Guard(tmp_path / "ws", CONFIG) as g:
+        for _ in range(2):  # the second round is answered from what the first remembered
+            texts = []
+            for params in cases:
+                record = g.decide("mcp__x__put", params, session_id="s", save=False)
+                texts.append(decision_text(record))
+                assert texts[-1] == plain(decision_line(record))
+            assert "hunter2" not in texts[8] and "hunter2" in texts[9]
+
+
+class Named(str):
+    """A ``str`` subclass: equal to its text, but not of type ``str``."""
+
+
+def test_extra_fields_of_any_kind_read_as_the_plain_json(tmp_path: Path) -> None:
+    """A hook's extra fields are written after the line's: text (quotes, non-ASCII, a lone
+    surrogate), None, numbers, lists, objects, a ``str`` subclass as value or as a name that
+    is (or is not) one of the line's own; each line is the plain JSON of the line and the extra."""
+    extras: list[dict[Any, Any]] = [
+        {"host": "claude-code", "event": "PreToolUse", "via": None, "call_id": "toolu_1"},
+        {'qu"ote': 'a "b" \\ c', "日本": "ü\ud800\u2028"},
+        {"n": 3, "f": 2.5, "big": 10**30, "b": True, "l": [1, "x", None], "o": {"k": [1.5]}},
+        {"value": Named("a subclass value")},
+        {Named("host"): "a subclass name"},
+        {Named("tool"): "a subclass name that is the line's"},
+        {"": "an empty name"},
+    ]
+    with Guard(tmp_path / "ws", CONFIG) as g:
+        record = g.decide("bash", {"command": "git status"}, session_id="s", save=False)
+        for _ in range(2):
+            for extra in extras:
+                assert decision_text(record, extra) == plain(decision_line(record) | dict(extra))
