@@ -268,14 +268,23 @@ def _loops(state: SessionState, probe: Probe | None, s: BehaviorSettings, out: l
     if run >= s.loop_repeats:
         out.append(_repeat(run, s.loop_repeats))
         return
-    top = min(MAX_PERIOD, (len(ring) + 1) // 3)
+    top = (len(ring) + 1) // 3
+    if top > MAX_PERIOD:
+        top = MAX_PERIOD
     if top < 2 or task not in ring[-top:-1]:
         return  # no period p in 2..top has this call p calls back (ring[-p]): no cycle
+    last = ring[-1]
     for p in range(2, top + 1):
         # the last 3p calls of ring + [task] are three blocks of p alike (each of the last 2p is the
         # one p before it), read off the ring without making that list: this call is ring[-p], and
-        # the block (ring[-p:], with this call) holds more than one call
-        if ring[-p] == task and ring[1 - 2 * p :] == ring[1 - 3 * p : -p] and len(set(ring[-p:])) > 1:
+        # the block (ring[-p:], with this call) holds more than one call (one not this call's);
+        # the last call against the one p before it first, the cheapest part of the comparison
+        if (
+            ring[-p] == task
+            and last == ring[-1 - p]
+            and ring[1 - 2 * p :] == ring[1 - 3 * p : -p]
+            and ring[-p:].count(task) < p
+        ):
             out.append(_CYCLES[p])
             return
 
