@@ -177,12 +177,13 @@ class SessionTracker:
     def on_dispatch(self, call: ToolCall, record: DecisionRecord) -> None:
         cached = self._probe
         self._probe = None
-        seen = None  # the session's live entry the layer's look found
+        settings = self.settings
         if cached is not None and cached[0] is call:
-            probe = cached[1]
-            seen = cached[3]
+            # the probe, the decision's time and the session's live entry the layer's look found
+            _, probe, at, seen = cached
             synced = True
         else:
+            at = seen = None
             static = record.layer("static")
             tags = frozenset().union(*(v.tags for v in record.layers)) if record.layers else frozenset()
             risk = static.risk if static is not None and static.risk is not None else record.risk
@@ -192,12 +193,12 @@ class SessionTracker:
                 tags,
                 risk,
                 static.data if static else None,
-                self.settings.docs_hosts,
+                settings.docs_hosts,
             )
             synced = False
         decision = record.decision
-        at = cached[2] if synced and cached is not None else None
-        t = at[1] if at is not None and at[0] is record.timestamp else record.timestamp.timestamp()
+        when = record.timestamp
+        t = at[1] if at is not None and at[0] is when else when.timestamp()
         ev: dict[str, Any] = {
             "e": "d",
             "t": t,
@@ -234,7 +235,7 @@ class SessionTracker:
         # what ``_add`` does, with the values at hand (a dispatch the layer has just looked at:
         # no second look at the file)
         sid = call.session_id or DEFAULT_SESSION
-        ttl = self.settings.ttl_s
+        ttl = settings.ttl_s
         with self._lock:
             live = self._live.get(sid)
             # ``_get(sid, t, check=False)`` in line for the entry the layer has just looked at, still
@@ -247,9 +248,13 @@ class SessionTracker:
             ):
                 live = self._get(sid, t, check=not synced)
             live.state.dispatched(
-                ev, t, self.settings, probe.task, decision, probe.risk, probe.agent, named, path, local, limit
+                ev, t, settings, probe.task, decision, probe.risk, probe.agent, named, path, local, limit
             )
-            self._pend(sid, live, ev, t, taints)
+            if self._persist and live.path is not None:  # ``_pend(sid, live, ev, t, taints)``, in line
+                pending = live.pending
+                pending.append(ev)
+                if taints or t - float(pending[0]["t"]) >= settings.flush_s:
+                    self._save(sid, live)
 
     def on_result(self, call: ToolCall, success: bool, now: datetime) -> None:
         task = task_id(signature(call.tool, call.params))
