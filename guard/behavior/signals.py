@@ -366,13 +366,18 @@ def _burst(state: SessionState, probe: Probe | None, now: float, s: BehaviorSett
             if t >= since:
                 break
             stale += 1
-    count = n - stale + (probe is not None)
+    this = probe is not None
+    count = n - stale + this
     if count < calls:
         return
-    before = state.dispatches - count + (probe is not None)
-    # (none before the burst: a usual rate of 0, nothing to divide or format)
-    usual = before / max(60.0, since - state.started) * BURST_SECONDS if before and state.started else 0.0
-    if count >= s.burst_factor * max(usual, 1.0):
+    before = state.dispatches - count + this
+    # (none before the burst: a usual rate of 0, nothing to divide or format; ``a if a > b else b``
+    # is ``max(b, a)``, a NaN included, without the call)
+    usual = 0.0
+    if before and state.started:
+        span = since - state.started
+        usual = before / (span if span > 60.0 else 60.0) * BURST_SECONDS
+    if count >= s.burst_factor * (1.0 if usual < 1.0 else usual):
         shown = f"{usual:.1f}" if before else "0.0"
         key = ("G205", count, shown, calls)
         signal = _SIGNALS.get(key)
