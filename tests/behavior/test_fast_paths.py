@@ -3,8 +3,9 @@
 The behavior layer hands its probe and the session's live entry to the dispatch that follows
 (no second look at the file). A session reset or forgotten in between (another thread, a
 ``guard reset`` through the same tracker) must not take the dispatch with it: it is counted in
-the session as it is now. And the loop check, which compares the cheapest part of a cycle
-first, finds exactly the cycles its definition names.
+the session as it is now. The loop check, which compares the cheapest part of a cycle first,
+finds exactly the cycles its definition names; the burst check, written without ``max``
+calls, says what its first form said (a NaN from a damaged file included).
 """
 
 from __future__ import annotations
@@ -144,3 +145,50 @@ def test_the_cycle_check_finds_exactly_the_cycles_of_its_definition():
         assert got == expected, (ring, task)
         seen_cycles.add(got)
     assert {None, 2, 3, 5, 10} <= seen_cycles  # the sample holds hits of several periods and misses
+
+
+def _burst_by_definition(state: SessionState, this: bool, now: float, s: BehaviorSettings) -> str | None:
+    """The burst signal's message as first written (``max`` calls; a NaN in the file as it reads)."""
+    recent = list(state.recent)
+    since = now - signals.BURST_SECONDS
+    stale = 0
+    if recent and not recent[0] >= since:
+        for t in recent:
+            if t >= since:
+                break
+            stale += 1
+    count = len(recent) - stale + this
+    if len(recent) + 1 < s.burst_calls or count < s.burst_calls:
+        return None
+    before = state.dispatches - count + this
+    usual = before / max(60.0, since - state.started) * signals.BURST_SECONDS if before and state.started else 0.0
+    if count >= s.burst_factor * max(usual, 1.0):
+        shown = f"{usual:.1f}" if before else "0.0"
+        return (
+            f"{count} calls in the last {signals.BURST_SECONDS:.0f} s, far above the session's usual {shown} (a burst)"
+        )
+    return None
+
+
+def test_the_burst_check_reads_as_its_definition_nan_included():
+    s = BehaviorSettings.from_config(None)
+    rng = random.Random(17)
+    now = 1_000_000.0
+    fired = 0
+    for _ in range(3000):
+        n = rng.randint(0, 60)
+        recent = sorted(now - rng.uniform(0, 12) for _ in range(n))
+        if recent and rng.random() < 0.05:
+            recent[0] = float("nan")  # a damaged file
+        started = rng.choice([0.0, float("nan"), now - rng.uniform(0, 600)])
+        state = SessionState("s", started=started, updated=now)
+        state.recent.extend(recent)
+        state.dispatches = n + rng.randint(0, 400)
+        this = rng.random() < 0.8
+        probe = Probe("t", "sig", "bash", 2, frozenset()) if this else None
+        out: list[signals.Signal] = []
+        signals._burst(state, probe, now, s, out)
+        expected = _burst_by_definition(state, this, now, s)
+        assert [x.message for x in out] == ([] if expected is None else [expected])
+        fired += expected is not None
+    assert 100 < fired < 2900  # hits and misses both sampled
