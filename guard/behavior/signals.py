@@ -269,16 +269,23 @@ def _loops(state: SessionState, probe: Probe | None, s: BehaviorSettings, out: l
         out.append(_repeat(run, s.loop_repeats))
         return
     top = (len(ring) + 1) // 3
+    if top < 2:
+        return  # fewer than 5 calls before this one: no three blocks of two
     if top > MAX_PERIOD:
         top = MAX_PERIOD
-    if top < 2 or task not in ring[-top:-1]:
-        return  # no period p in 2..top has this call p calls back (ring[-p]): no cycle
+    # the last 3p calls of ring + [task] are three blocks of p alike (each of the last 2p-1 of ring
+    # is the one p before it), read off the ring without making that list: this call is ring[-p],
+    # and the block (ring[-p:], with this call) holds more than one call (one not this call's)
     last = ring[-1]
-    for p in range(2, top + 1):
-        # the last 3p calls of ring + [task] are three blocks of p alike (each of the last 2p is the
-        # one p before it), read off the ring without making that list: this call is ring[-p], and
-        # the block (ring[-p:], with this call) holds more than one call (one not this call's);
-        # the last call against the one p before it first, the cheapest part of the comparison
+    if ring[-2] == task:  # p = 2 (A B A B A + B), the commonest cycle, element by element
+        third = ring[-3]
+        if last == third and ring[-4] == task and ring[-5] == third and last != task:
+            out.append(_CYCLE_OF_2)
+            return
+    if top < 3 or task not in ring[-top:-2]:
+        return  # no period p in 3..top has this call p calls back (ring[-p]): no longer cycle
+    for p in range(3, top + 1):
+        # (the last call against the one p before it first, the cheapest part of the comparison)
         if (
             ring[-p] == task
             and last == ring[-1 - p]
@@ -331,6 +338,7 @@ _CYCLES = {
     )
     for p in range(2, MAX_PERIOD + 1)
 }
+_CYCLE_OF_2 = _CYCLES[2]
 
 
 def _rising_risk(state: SessionState, probe: Probe | None, out: list[Signal]) -> None:
