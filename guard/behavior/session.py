@@ -41,6 +41,7 @@ MAX_TASK_RISK = 128
 RISK_ALPHA = 0.5
 TASK_IDLE_S = 1800.0  # half an hour without a call ends a task
 _RISK_KEEP = 1 - RISK_ALPHA
+_ABSENT = object()
 
 
 @attrs.define
@@ -160,10 +161,8 @@ class SessionState:
         self.risk_ewma = risk if not self.risk_n else RISK_ALPHA * risk + _RISK_KEEP * self.risk_ewma
         self.risk_sum += risk
         self.risk_n += 1
-        task_risk = self.task_risk
-        if task in task_risk:
-            del task_risk[task]
-        elif len(task_risk) >= MAX_TASK_RISK:
+        task_risk = self.task_risk  # the task moves to the end (newest); the oldest goes beyond the bound
+        if task_risk.pop(task, _ABSENT) is _ABSENT and len(task_risk) >= MAX_TASK_RISK:
             del task_risk[next(iter(task_risk))]
         task_risk[task] = risk
         if named:

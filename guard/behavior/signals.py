@@ -268,14 +268,30 @@ def _loops(state: SessionState, probe: Probe | None, s: BehaviorSettings, out: l
     if run >= s.loop_repeats:
         out.append(_repeat(run, s.loop_repeats))
         return
-    top = min(MAX_PERIOD, (len(ring) + 1) // 3)
-    if top < 2 or task not in ring[-top:-1]:
-        return  # no period p in 2..top has this call p calls back (ring[-p]): no cycle
-    for p in range(2, top + 1):
-        # the last 3p calls of ring + [task] are three blocks of p alike (each of the last 2p is the
-        # one p before it), read off the ring without making that list: this call is ring[-p], and
-        # the block (ring[-p:], with this call) holds more than one call
-        if ring[-p] == task and ring[1 - 2 * p :] == ring[1 - 3 * p : -p] and len(set(ring[-p:])) > 1:
+    top = (len(ring) + 1) // 3
+    if top < 2:
+        return  # fewer than 5 calls before this one: no three blocks of two
+    if top > MAX_PERIOD:
+        top = MAX_PERIOD
+    # the last 3p calls of ring + [task] are three blocks of p alike (each of the last 2p-1 of ring
+    # is the one p before it), read off the ring without making that list: this call is ring[-p],
+    # and the block (ring[-p:], with this call) holds more than one call (one not this call's)
+    last = ring[-1]
+    if ring[-2] == task:  # p = 2 (A B A B A + B), the commonest cycle, element by element
+        third = ring[-3]
+        if last == third and ring[-4] == task and ring[-5] == third and last != task:
+            out.append(_CYCLE_OF_2)
+            return
+    if top < 3 or task not in ring[-top:-2]:
+        return  # no period p in 3..top has this call p calls back (ring[-p]): no longer cycle
+    for p in range(3, top + 1):
+        # (the last call against the one p before it first, the cheapest part of the comparison)
+        if (
+            ring[-p] == task
+            and last == ring[-1 - p]
+            and ring[1 - 2 * p :] == ring[1 - 3 * p : -p]
+            and ring[-p:].count(task) < p
+        ):
             out.append(_CYCLES[p])
             return
 
@@ -322,6 +338,7 @@ _CYCLES = {
     )
     for p in range(2, MAX_PERIOD + 1)
 }
+_CYCLE_OF_2 = _CYCLES[2]
 
 
 def _rising_risk(state: SessionState, probe: Probe | None, out: list[Signal]) -> None:
@@ -357,13 +374,18 @@ def _burst(state: SessionState, probe: Probe | None, now: float, s: BehaviorSett
             if t >= since:
                 break
             stale += 1
-    count = n - stale + (probe is not None)
+    this = probe is not None
+    count = n - stale + this
     if count < calls:
         return
-    before = state.dispatches - count + (probe is not None)
-    # (none before the burst: a usual rate of 0, nothing to divide or format)
-    usual = before / max(60.0, since - state.started) * BURST_SECONDS if before and state.started else 0.0
-    if count >= s.burst_factor * max(usual, 1.0):
+    before = state.dispatches - count + this
+    # (none before the burst: a usual rate of 0, nothing to divide or format; ``a if a > b else b``
+    # is ``max(b, a)``, a NaN included, without the call)
+    usual = 0.0
+    if before and state.started:
+        span = since - state.started
+        usual = before / (span if span > 60.0 else 60.0) * BURST_SECONDS
+    if count >= s.burst_factor * (1.0 if usual < 1.0 else usual):
         shown = f"{usual:.1f}" if before else "0.0"
         key = ("G205", count, shown, calls)
         signal = _SIGNALS.get(key)

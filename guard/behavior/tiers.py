@@ -183,7 +183,7 @@ class TierBook:
         self.pending: list[tuple[str, dict[str, Any]]] = []
         self._stamp: files.Stamp = None
         self._blanks: dict[str, Scorecard] = {}
-        self._loaded = False
+        self.loaded = False  # the file has been read (after that ``cards`` answers a look without syncing)
 
     def blank(self, agent: str) -> Scorecard:
         """A zero card for an agent with no points yet (not stored)."""
@@ -201,13 +201,13 @@ class TierBook:
 
     def peek(self, agent: str, *, sync: bool = True) -> Scorecard | None:
         """The agent's card; ``sync=False`` skips looking for other processes' changes (after the first look)."""
-        if sync or not self._loaded:
+        if sync or not self.loaded:
             self._sync()
         return self.cards.get(agent)
 
     def shown(self, agent: str, *, sync: bool = True) -> Scorecard:
         """``peek(agent, sync=sync)``, or the agent's ``blank`` card when it has none: what a decision reads."""
-        if sync or not self._loaded:
+        if sync or not self.loaded:
             self._sync()
         card = self.cards.get(agent)
         if card is None:
@@ -231,14 +231,14 @@ class TierBook:
     def _sync(self) -> None:
         if self.path is None:
             return
-        if self._loaded and files.stamp(self.path) == self._stamp:
+        if self.loaded and files.stamp(self.path) == self._stamp:
             return
         self._load()
 
     def _load(self) -> None:
         assert self.path is not None
         doc, self._stamp = files.read_json(self.path)
-        self._loaded = True
+        self.loaded = True
         self.cards = self._cards_of(doc, time.time() + self.max_skew_s)
         for agent, event in self.pending:
             self.cards.setdefault(agent, Scorecard(agent)).apply(event, self.cooldown_s)
@@ -262,7 +262,7 @@ class TierBook:
         if self.path is None or not self.pending or self.lock_path is None:
             return
         with files.locked(self.lock_path):
-            if not self._loaded or files.stamp(self.path) != self._stamp:
+            if not self.loaded or files.stamp(self.path) != self._stamp:
                 self._load()
             doc = {"version": VERSION, "agents": {a: c.to_json() for a, c in self.cards.items()}}
             self._stamp = files.write_json(self.path, doc)

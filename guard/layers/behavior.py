@@ -79,7 +79,8 @@ class BehaviorLayer:
                     card = tracker.tiers.shown(probe.agent)
                     agent, points = card.agent, card.points
                 else:
-                    known = tracker.tiers.peek(probe.agent, sync=False)
+                    tiers = tracker.tiers  # (``tiers.peek(agent, sync=False)``, in line once the file was read)
+                    known = tiers.cards.get(probe.agent) if tiers.loaded else tiers.peek(probe.agent, sync=False)
                     agent, points = (probe.agent, 0.0) if known is None else (known.agent, known.points)
             result = assess(session, probe, now, settings, card, call.session_id)
             taint = None
