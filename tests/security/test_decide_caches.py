@@ -150,6 +150,66 @@ class TestHistoryMemory:
         assert "100% succeeded" in one["note"] and "50% succeeded" in two["note"]
 
 
+class TestMemoryDimension:
+    """The memory dimension is remembered by the provider's answer (by identity), the prior and
+    whether the operation ran before (session 24)."""
+
+    def test_the_same_answer_at_another_risk_is_weighed_afresh(self, tmp_path: Path) -> None:
+        """Two operations with the same counts get the same answer object from history memory;
+        their priors differ (a read-only listing, an unknown program)."""
+        calls = ({"command": "ls -la src"}, {"command": "frobnicate --all"})
+
+        def history(g: Guard) -> None:
+            for call in calls:
+                for ok in (True, True, False):
+                    g.record_result("bash", call, success=ok, risk="medium", session_id="history")
+
+        with freeze_time(T0):
+            g = cold(tmp_path, "a", history)
+            safe, medium = (fused(g, "bash", call) for call in calls)
+            fresh = fused(cold(tmp_path, "b", history), "bash", calls[1])
+            again = fused(g, "bash", calls[1])
+        assert medium == fresh == again  # near-miss: the same call again is what a cold Guard says
+        assert safe[3]["prior"] != medium[3]["prior"]
+        assert safe[3]["dimensions"]["memory"]["note"] == medium[3]["dimensions"]["memory"]["note"]
+        assert safe[2]["memory"] != medium[2]["memory"]
+
+    def test_an_operation_that_never_ran_is_not_lifted_by_the_same_answer(self) -> None:
+        from guard.counters import ToolStats
+        from guard.layers.fusion import _memory_component, _memory_of
+        from guard.memory.base import MemoryResult
+
+        res = MemoryResult(score=90.0, matched=5, confidence=0.8, success_rate=1.0, note="5 similar")
+        ran = _memory_of(res, 55.0, ToolStats(runs=2, successes=2))
+        never = _memory_of(res, 55.0, None)
+        assert (ran.effective, never.effective) == (None, 55.0)
+        assert "not this operation" in never.note and "not this operation" not in ran.note
+        # near-miss: asked again, each is what its steps make; an equal answer object is answered alike
+        twin = MemoryResult(score=90.0, matched=5, confidence=0.8, success_rate=1.0, note="5 similar")
+        assert _memory_of(res, 55.0, None) == _memory_of(twin, 55.0, None) == _memory_component(res, 55.0, False)
+        assert _memory_of(res, 55.0, ToolStats(runs=1)) == _memory_component(res, 55.0, True) == ran
+        assert _memory_of(res, 90.0, None).effective == 90.0  # the same answer at another prior
+        other = MemoryResult(score=20.0, matched=5, confidence=0.8, success_rate=0.2, note="5 similar")
+        assert _memory_of(other, 55.0, None).value == 20.0
+
+    def test_an_unreadable_snapshot_says_so_at_once(self, tmp_path: Path) -> None:
+        """The snapshot reader's "unavailable" answer is one object per reason: a new reason
+        (a snapshot that cannot be read appeared) is a new note."""
+        from guard.memory.published import snapshot_path
+
+        g = Guard(tmp_path / "a", CONFIG | {"memory.backend": "snapshot"})
+        memory = g.state.memory
+        assert memory is not None
+        first = fused(g, "bash", {"command": "frobnicate --all"})[3]["dimensions"]["memory"]
+        again = fused(g, "bash", {"command": "frobnicate --all"})[3]["dimensions"]["memory"]
+        snapshot_path(tmp_path / "a").write_bytes(b"not a snapshot")
+        memory.refresh()  # type: ignore[attr-defined]
+        broken = fused(g, "bash", {"command": "frobnicate --all"})[3]["dimensions"]["memory"]
+        assert first == again and "no snapshot published yet" in first["note"]
+        assert "unreadable snapshot" in broken["note"]
+        assert first["confidence"] == broken["confidence"] == 0.0
+
+
 class TestStaticCache:
     def test_keys_tell_types_apart_as_the_json_does(self) -> None:
         keys = [cache_key("mcp", {"n": v}) for v in (1, True, 1.0, "1", None, [1])]
