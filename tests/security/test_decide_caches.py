@@ -218,6 +218,20 @@ class TestStaticCache:
         assert cache_key("mcp", {"a": "x", "b": 2}) == cache_key("mcp", {"b": 2, "a": "x"})
         assert cache_key("mcp", {"a": "x"}) != cache_key("mcp", {"a": "x", "b": ""})
 
+    def test_other_limits_are_analysed_afresh(self) -> None:
+        """The key holds the limits' fields (session 24): other limits, another analysis; equal
+        limits in another record, the same one."""
+        from guard.layers.static import Analyser
+        from guard.static.analysis import Limits
+
+        analyser = Analyser()
+        call = ToolCall("Bash", {"command": "echo " + "b" * 3000})
+        big, small, small_twin = Limits(), Limits(max_bytes=2048), Limits(max_bytes=2048)
+        verdicts = [analyser(call, "/home/u", None, limits)[1] for limits in (big, small, big, small_twin, small)]
+        ids = [{r.rule_id for r in v.reasons} for v in verdicts]
+        assert "G198" in ids[1] and "G198" not in ids[0]
+        assert verdicts[2] is verdicts[0] and verdicts[3] is verdicts[1] and verdicts[4] is verdicts[1]
+
     def test_another_target_is_analysed_afresh(self, tmp_path: Path) -> None:
         g = cold(tmp_path, "a")
         ordinary = g.decide("write", {"file_path": "src/app.py", "content": "x = 1\n"})
