@@ -224,7 +224,10 @@ class StaticLayer:
     def _rules_for(self, call: ToolCall) -> userrules.RuleSet:
         if self.project is None or not call.cwd:
             return self.rules
-        return self.rules + self.project.for_cwd(call.cwd)
+        extra = self.project.for_cwd(call.cwd)
+        if not (extra.rules or extra.ignored or extra.invalid or extra.broken):
+            return self.rules  # no project rule file (most folders): what adding nothing makes, not made again
+        return self.rules + extra
 
     def explain(self, call: ToolCall) -> dict[str, Any]:
         """Everything behind the verdict: parse, unwrapped commands, effects, rules that fired."""

@@ -232,6 +232,20 @@ class TestStaticCache:
         assert "G198" in ids[1] and "G198" not in ids[0]
         assert verdicts[2] is verdicts[0] and verdicts[3] is verdicts[1] and verdicts[4] is verdicts[1]
 
+    def test_a_project_rule_file_that_appears_is_applied_at_once(self, tmp_path: Path) -> None:
+        """A folder without a project rule file is judged by the configured rules alone (session
+        24: not added to an empty set again); the file, once written, applies to the next call."""
+        repo = tmp_path / "repo"
+        (repo / ".git").mkdir(parents=True)
+        g = Guard(tmp_path / "ws", CONFIG)
+        call = {"command": "make deploy"}
+        before = g.decide("bash", call, session_id="s", cwd=str(repo))
+        again = g.decide("bash", call, session_id="s", cwd=str(repo))
+        (repo / ".guard.toml").write_text('[permissions]\ndeny = ["Bash(make deploy:*)"]\n', encoding="utf-8")
+        after = g.decide("bash", call, session_id="s", cwd=str(repo))
+        assert before.decision == again.decision != "block"
+        assert after.decision == "block" and "G190" in {r.rule_id for r in after.reasons}
+
     def test_another_target_is_analysed_afresh(self, tmp_path: Path) -> None:
         g = cold(tmp_path, "a")
         ordinary = g.decide("write", {"file_path": "src/app.py", "content": "x = 1\n"})
