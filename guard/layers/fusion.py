@@ -439,10 +439,10 @@ class FusionLayer:
         # (a value at a prior that is a whole number is its own rounding: most dimensions of most calls)
         whole = prior if prior.is_integer() else None
         components = {
-            "memory": e_mem if e_mem == whole else round(e_mem, 2),
-            "cmd_success": e_cmd if e_cmd == whole else round(e_cmd, 2),
-            "user_pref": e_user if e_user == whole else round(e_user, 2),
-            "system": e_sys if e_sys == whole else round(e_sys, 2),
+            "memory": e_mem if e_mem == whole else _round2(e_mem),
+            "cmd_success": e_cmd if e_cmd == whole else _round2(e_cmd),
+            "user_pref": e_user if e_user == whole else _round2(e_user),
+            "system": e_sys if e_sys == whole else _round2(e_sys),
         }
         missing = (
             ()
@@ -699,6 +699,28 @@ def effective_value(c: Component, prior: float, seed: bool) -> float:
     if c.effective is not None:
         return c.effective
     return c.confidence * c.value + (1 - c.confidence) * prior
+
+
+def _round2(x: float) -> float:
+    """``round(x, 2)``, the same float, without its decimal conversion (a tenth of the fused
+    score's work, up to four a call).
+
+    ``y = 100·x`` is within 2⁻⁵³·10⁸ of the exact product for ``0 < x < 10⁶``; when it is
+    farther than 10⁻⁴ from a half, ``r``, the nearest integer (``y + 1.5·2⁵²`` rounds there, ties
+    to even, with nothing lost below 2⁵¹), is the nearest integer of the exact product as well,
+    which is what ``round`` rounds to. ``r / 100.0`` is then the float nearest to that decimal,
+    correctly rounded like the one ``round`` parses back. Anything else (a near tie, zero, a
+    negative, a huge or non-finite value) is ``round`` itself.
+    """
+    y = x * 100.0
+    r = (y + _TO_INTEGER) - _TO_INTEGER
+    d = y - r
+    if 0.0 < x < 1e6 and -0.4999 < d < 0.4999:
+        return r / 100.0
+    return round(x, 2)
+
+
+_TO_INTEGER = 6755399441055744.0  # 1.5 * 2**52: added and taken away, rounds a float below 2**51 to an integer
 
 
 def _clip(x: float) -> float:

@@ -296,3 +296,26 @@ class TestHistoryFiles:
         stats = g.state.aggregates.tool("bash")
         assert stats is not None and (stats.runs, stats.successes) == (2, 1)
         g.close()
+
+
+class TestFusedRounding:
+    def test_the_components_round_as_round_does(self) -> None:
+        """The fused score's rounding without the decimal conversion (session 24) is ``round(x, 2)``,
+        the same float with the same sign: ties, near-ties either side, zeros, negatives, huge
+        and non-finite values beside ordinary ones."""
+        import math
+        import random
+
+        from guard.layers.fusion import _round2
+
+        rng = random.Random(24)
+        cases = [rng.uniform(0, 100) for _ in range(20_000)] + [rng.uniform(0, 1e6) for _ in range(5_000)]
+        cases += [rng.uniform(0, 1e-3) for _ in range(1_000)] + [k / 1000 for k in range(100_001)]
+        ties = [k / 100 + 0.005 for k in range(10_000)] + [k / 200 for k in range(20_001)]
+        cases += ties + [math.nextafter(t, math.inf) for t in ties] + [math.nextafter(t, -math.inf) for t in ties]
+        cases += [0.0, -0.0, 5e-324, 1e-300, 2.675, 1.005, 0.125, 99.995, 100.0, 1e6, 999_999.995, 1e300]
+        cases += [-1.5, -0.005, -87.125, math.inf, -math.inf]
+        for x in cases:
+            want, got = round(x, 2), _round2(x)
+            assert (got, math.copysign(1.0, got)) == (want, math.copysign(1.0, want)), x
+        assert math.isnan(_round2(math.nan))
