@@ -256,14 +256,14 @@ class Evaluators:
         if fn is None:
             fam_eff = inherited = prior
         else:
-            fam_eff = (fn * fraw + m * prior) / (fn + m)  # type: ignore[operator]  # (set with its weight)
+            fam_eff = (fn * fraw + m * prior) / (fn + m)
             inherited = fam_eff if fam_eff < prior else prior
         if on is None:
             levels = _new(
                 Levels, (None, None, None, None, inherited, fn, fraw, fh, ft, fam_eff, label, prior, inherited)
             )
             return _new(evidence, (NEUTRAL, 0.0, "", True, None, inherited, levels))
-        op_eff = (on * oraw + m * inherited) / (on + m)  # type: ignore[operator]  # (set with its weight)
+        op_eff = (on * oraw + m * inherited) / (on + m)
         levels = _new(Levels, (on, oraw, oh, ot, op_eff, fn, fraw, fh, ft, fam_eff, label, prior, inherited))
         return _new(evidence, (oraw, on / (on + m) if m else (1.0 if on else 0.0), "", True, ot, op_eff, levels))
 
