@@ -18,7 +18,9 @@ import os
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
+import attrs
 
 from guard import docsites
 from guard.config import Config
@@ -31,6 +33,7 @@ from guard.static.families.tools import command_text
 from guard.static.rules import userrules
 from guard.static.rules.catalog import CATALOG
 from guard.static.rules.userrules import user_rule_matches
+from guard.toolnames import canonical_tool
 
 NAME = "static"
 _MAX_REASONS = 5
@@ -46,6 +49,9 @@ class Analyser:
         # least recently used first; a hit is one lookup of a plain tuple (the analysis of a
         # repeated call is most of what a warm static layer does)
         self._cache: OrderedDict[tuple[Any, ...], tuple[Analysis, Verdict]] = OrderedDict()
+        # (the limits last seen, their fields): the key holds the fields, which hash in C, not
+        # the attrs record, whose hash is a Python call (two a hit: the look-up and the move)
+        self._limits: tuple[Limits | None, tuple[Any, ...]] = (None, ())
 
     def __call__(
         self,
@@ -57,7 +63,7 @@ class Analyser:
     ) -> tuple[Analysis, Verdict]:
         """The analysis and its verdict (no user rules). ``budget`` may be a function that makes
         one: it is called only when the call is analysed (not on a hit)."""
-        kind = call.kind
+        kind = call.declared or canonical_tool(call.tool)  # (``call.kind``, without its property call)
         if kind == "bash":
             # (command_text, for the common shape first: a non-empty "command" string)
             text = call.params.get("command")
@@ -65,6 +71,7 @@ class Analyser:
                 text = command_text(call.params)
         else:
             text = None
+        seen = self._limits
         key = (
             kind if kind in _KNOWN else call.tool.lower(),
             call.tool.lower() if call.declared else None,  # a declared tool is judged by its name too
@@ -72,7 +79,7 @@ class Analyser:
             call.cwd,
             home,
             workspace,
-            limits,
+            seen[1] if seen[0] is limits else self._limits_key(limits),
         )
         cache = self._cache
         result = cache.get(key)
@@ -104,8 +111,22 @@ class Analyser:
                 return checked, verdict_for(None, checked, _NO_RULES)
         return analysis, verdict
 
+    def _limits_key(self, limits: Limits) -> tuple[Any, ...]:
+        """The class and fields of ``limits``: equal exactly when the records are (attrs compares
+        them so)."""
+        fields = (type(limits), *attrs.astuple(limits, recurse=False))
+        self._limits = (limits, fields)
+        return fields
+
     def cache_clear(self) -> None:
         self._cache.clear()
+
+
+class _Deadlines(NamedTuple):
+    """The two deadlines ``StaticLayer.judge`` hands the layer in place of a Context."""
+
+    deadline: float | None
+    work_deadline: float | None
 
 
 _KNOWN = frozenset({"bash", "write", "edit", "read", "glob", "grep", "web_fetch"})
@@ -164,18 +185,13 @@ class StaticLayer:
         self.rules = userrules.load(config.section("permissions"), origin, None, self.home)
         self.project = userrules.ProjectRules(self.home) if config.get("static.project_rules") else None
 
-    def __call__(self, call: ToolCall, ctx: Context) -> Verdict:
-        return self.judge(call, ctx.deadline, ctx.work_deadline)
-
-    def judge(self, call: ToolCall, deadline: float | None = None, work_deadline: float | None = None) -> Verdict:
-        """The verdict without a Context (what ``__call__`` returns; the chain times it). ``deadline``
-        (``time.perf_counter()`` seconds) and ``work_deadline`` (:func:`guard.pauses.clock` seconds)
-        are the chain's; without a deadline, ``decision.budget_ms`` from now."""
+    def __call__(self, call: ToolCall, ctx: Context | _Deadlines) -> Verdict:
+        deadline, work_deadline = ctx.deadline, ctx.work_deadline
         try:
             analysis, verdict = self.analyser(
                 call, self.home, self.workspace, self.limits, lambda: self._budget(deadline, work_deadline)
             )
-            rules = self._rules_for(call)
+            rules = self.rules if self.project is None else self._rules_for(call)
             if rules.rules or rules.ignored or rules.broken:
                 verdict = verdict_for(call, analysis, rules)
         except Exception as exc:  # the process never crashes on input: degrade towards caution
@@ -190,6 +206,12 @@ class StaticLayer:
             )
         return verdict
 
+    def judge(self, call: ToolCall, deadline: float | None = None, work_deadline: float | None = None) -> Verdict:
+        """The verdict without a Context (what the layer answers in the chain). ``deadline``
+        (``time.perf_counter()`` seconds) and ``work_deadline`` (:func:`guard.pauses.clock` seconds)
+        are the chain's; without a deadline, ``decision.budget_ms`` from now."""
+        return self(call, _Deadlines(deadline, work_deadline))
+
     def _budget(self, deadline: float | None, work: float | None) -> Budget:
         if deadline is None:
             fresh = Budget.start(self.budget_ms)
@@ -202,7 +224,10 @@ class StaticLayer:
     def _rules_for(self, call: ToolCall) -> userrules.RuleSet:
         if self.project is None or not call.cwd:
             return self.rules
-        return self.rules + self.project.for_cwd(call.cwd)
+        extra = self.project.for_cwd(call.cwd)
+        if not (extra.rules or extra.ignored or extra.invalid or extra.broken):
+            return self.rules  # no project rule file (most folders): what adding nothing makes, not made again
+        return self.rules + extra
 
     def explain(self, call: ToolCall) -> dict[str, Any]:
         """Everything behind the verdict: parse, unwrapped commands, effects, rules that fired."""

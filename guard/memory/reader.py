@@ -147,4 +147,14 @@ class SnapshotMemory:
 
 
 def _unavailable(why: str) -> MemoryResult:
-    return MemoryResult(available=False, note=f"memory: unavailable ({why})")
+    """The answer while no snapshot can be read, one object per reason: every call asks until a
+    writer publishes (the default before ``guard serve`` runs), and fusion then finds it by identity."""
+    res = _UNAVAILABLE.get(why)
+    if res is None:
+        if len(_UNAVAILABLE) >= 64:
+            _UNAVAILABLE.clear()
+        res = _UNAVAILABLE[why] = MemoryResult(available=False, note=f"memory: unavailable ({why})")
+    return res
+
+
+_UNAVAILABLE: dict[str, MemoryResult] = {}

@@ -150,6 +150,66 @@ class TestHistoryMemory:
         assert "100% succeeded" in one["note"] and "50% succeeded" in two["note"]
 
 
+class TestMemoryDimension:
+    """The memory dimension is remembered by the provider's answer (by identity), the prior and
+    whether the operation ran before (session 24)."""
+
+    def test_the_same_answer_at_another_risk_is_weighed_afresh(self, tmp_path: Path) -> None:
+        """Two operations with the same counts get the same answer object from history memory;
+        their priors differ (a read-only listing, an unknown program)."""
+        calls = ({"command": "ls -la src"}, {"command": "frobnicate --all"})
+
+        def history(g: Guard) -> None:
+            for call in calls:
+                for ok in (True, True, False):
+                    g.record_result("bash", call, success=ok, risk="medium", session_id="history")
+
+        with freeze_time(T0):
+            g = cold(tmp_path, "a", history)
+            safe, medium = (fused(g, "bash", call) for call in calls)
+            fresh = fused(cold(tmp_path, "b", history), "bash", calls[1])
+            again = fused(g, "bash", calls[1])
+        assert medium == fresh == again  # near-miss: the same call again is what a cold Guard says
+        assert safe[3]["prior"] != medium[3]["prior"]
+        assert safe[3]["dimensions"]["memory"]["note"] == medium[3]["dimensions"]["memory"]["note"]
+        assert safe[2]["memory"] != medium[2]["memory"]
+
+    def test_an_operation_that_never_ran_is_not_lifted_by_the_same_answer(self) -> None:
+        from guard.counters import ToolStats
+        from guard.layers.fusion import _memory_component, _memory_of
+        from guard.memory.base import MemoryResult
+
+        res = MemoryResult(score=90.0, matched=5, confidence=0.8, success_rate=1.0, note="5 similar")
+        ran = _memory_of(res, 55.0, ToolStats(runs=2, successes=2))
+        never = _memory_of(res, 55.0, None)
+        assert (ran.effective, never.effective) == (None, 55.0)
+        assert "not this operation" in never.note and "not this operation" not in ran.note
+        # near-miss: asked again, each is what its steps make; an equal answer object is answered alike
+        twin = MemoryResult(score=90.0, matched=5, confidence=0.8, success_rate=1.0, note="5 similar")
+        assert _memory_of(res, 55.0, None) == _memory_of(twin, 55.0, None) == _memory_component(res, 55.0, False)
+        assert _memory_of(res, 55.0, ToolStats(runs=1)) == _memory_component(res, 55.0, True) == ran
+        assert _memory_of(res, 90.0, None).effective == 90.0  # the same answer at another prior
+        other = MemoryResult(score=20.0, matched=5, confidence=0.8, success_rate=0.2, note="5 similar")
+        assert _memory_of(other, 55.0, None).value == 20.0
+
+    def test_an_unreadable_snapshot_says_so_at_once(self, tmp_path: Path) -> None:
+        """The snapshot reader's "unavailable" answer is one object per reason: a new reason
+        (a snapshot that cannot be read appeared) is a new note."""
+        from guard.memory.published import snapshot_path
+
+        g = Guard(tmp_path / "a", CONFIG | {"memory.backend": "snapshot"})
+        memory = g.state.memory
+        assert memory is not None
+        first = fused(g, "bash", {"command": "frobnicate --all"})[3]["dimensions"]["memory"]
+        again = fused(g, "bash", {"command": "frobnicate --all"})[3]["dimensions"]["memory"]
+        snapshot_path(tmp_path / "a").write_bytes(b"not a snapshot")
+        memory.refresh()  # type: ignore[attr-defined]
+        broken = fused(g, "bash", {"command": "frobnicate --all"})[3]["dimensions"]["memory"]
+        assert first == again and "no snapshot published yet" in first["note"]
+        assert "unreadable snapshot" in broken["note"]
+        assert first["confidence"] == broken["confidence"] == 0.0
+
+
 class TestStaticCache:
     def test_keys_tell_types_apart_as_the_json_does(self) -> None:
         keys = [cache_key("mcp", {"n": v}) for v in (1, True, 1.0, "1", None, [1])]
@@ -157,6 +217,34 @@ class TestStaticCache:
         # near-miss: the order of the keys is not part of the call
         assert cache_key("mcp", {"a": "x", "b": 2}) == cache_key("mcp", {"b": 2, "a": "x"})
         assert cache_key("mcp", {"a": "x"}) != cache_key("mcp", {"a": "x", "b": ""})
+
+    def test_other_limits_are_analysed_afresh(self) -> None:
+        """The key holds the limits' fields (session 24): other limits, another analysis; equal
+        limits in another record, the same one."""
+        from guard.layers.static import Analyser
+        from guard.static.analysis import Limits
+
+        analyser = Analyser()
+        call = ToolCall("Bash", {"command": "echo " + "b" * 3000})
+        big, small, small_twin = Limits(), Limits(max_bytes=2048), Limits(max_bytes=2048)
+        verdicts = [analyser(call, "/home/u", None, limits)[1] for limits in (big, small, big, small_twin, small)]
+        ids = [{r.rule_id for r in v.reasons} for v in verdicts]
+        assert "G198" in ids[1] and "G198" not in ids[0]
+        assert verdicts[2] is verdicts[0] and verdicts[3] is verdicts[1] and verdicts[4] is verdicts[1]
+
+    def test_a_project_rule_file_that_appears_is_applied_at_once(self, tmp_path: Path) -> None:
+        """A folder without a project rule file is judged by the configured rules alone (session
+        24: not added to an empty set again); the file, once written, applies to the next call."""
+        repo = tmp_path / "repo"
+        (repo / ".git").mkdir(parents=True)
+        g = Guard(tmp_path / "ws", CONFIG)
+        call = {"command": "make deploy"}
+        before = g.decide("bash", call, session_id="s", cwd=str(repo))
+        again = g.decide("bash", call, session_id="s", cwd=str(repo))
+        (repo / ".guard.toml").write_text('[permissions]\ndeny = ["Bash(make deploy:*)"]\n', encoding="utf-8")
+        after = g.decide("bash", call, session_id="s", cwd=str(repo))
+        assert before.decision == again.decision != "block"
+        assert after.decision == "block" and "G190" in {r.rule_id for r in after.reasons}
 
     def test_another_target_is_analysed_afresh(self, tmp_path: Path) -> None:
         g = cold(tmp_path, "a")
@@ -208,3 +296,26 @@ class TestHistoryFiles:
         stats = g.state.aggregates.tool("bash")
         assert stats is not None and (stats.runs, stats.successes) == (2, 1)
         g.close()
+
+
+class TestFusedRounding:
+    def test_the_components_round_as_round_does(self) -> None:
+        """The fused score's rounding without the decimal conversion (session 24) is ``round(x, 2)``,
+        the same float with the same sign: ties, near-ties either side, zeros, negatives, huge
+        and non-finite values beside ordinary ones."""
+        import math
+        import random
+
+        from guard.layers.fusion import _round2
+
+        rng = random.Random(24)
+        cases = [rng.uniform(0, 100) for _ in range(20_000)] + [rng.uniform(0, 1e6) for _ in range(5_000)]
+        cases += [rng.uniform(0, 1e-3) for _ in range(1_000)] + [k / 1000 for k in range(100_001)]
+        ties = [k / 100 + 0.005 for k in range(10_000)] + [k / 200 for k in range(20_001)]
+        cases += ties + [math.nextafter(t, math.inf) for t in ties] + [math.nextafter(t, -math.inf) for t in ties]
+        cases += [0.0, -0.0, 5e-324, 1e-300, 2.675, 1.005, 0.125, 99.995, 100.0, 1e6, 999_999.995, 1e300]
+        cases += [-1.5, -0.005, -87.125, math.inf, -math.inf]
+        for x in cases:
+            want, got = round(x, 2), _round2(x)
+            assert (got, math.copysign(1.0, got)) == (want, math.copysign(1.0, want)), x
+        assert math.isnan(_round2(math.nan))
