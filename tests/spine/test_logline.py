@@ -156,6 +156,21 @@ def test_a_layer_reusing_its_reasons_reads_as_the_plain_json(tmp_path: Path) -> 
         assert seen == {None, "low", "high"}
 
 
+def lines_twice(tmp_path: Path, cases: list[dict[str, Any]]) -> list[list[str]]:
+    """Each case's decision line for an MCP tool, in two rounds (the second answered from what the
+    first remembered), each line checked against the plain JSON of its record."""
+    rounds = []
+    with Guard(tmp_path / "ws", CONFIG) as g:
+        for _ in range(2):
+            texts = []
+            for params in cases:
+                record = g.decide("mcp__x__put", params, session_id="s", save=False)
+                texts.append(decision_text(record))
+                assert texts[-1] == plain(decision_line(record))
+            rounds.append(texts)
+    return rounds
+
+
 def test_remembered_params_follow_the_value_and_the_redaction(tmp_path: Path) -> None:
     """One text-only parameter is remembered by its name and value: another value, a secret-named
     key beside a plain one, a value just over the remembered size, all read as the plain JSON."""
@@ -170,15 +185,9 @@ def test_remembered_params_follow_the_value_and_the_redaction(tmp_path: Path) ->
         {"a": "1", "b": "2"},
         {"a": "1", "b": "3"},
     ]
-    with Guard(tmp_path / "ws", CONFIG) as g:
-        for _ in range(2):  # the second round is answered from what the first remembered
-            texts = []
-            for params in cases:
-                record = g.decide("mcp__x__put", params, session_id="s", save=False)
-                texts.append(decision_text(record))
-                assert texts[-1] == plain(decision_line(record))
-            assert len({json.dumps(json.loads(t)["params"]) for t in texts}) == len(cases)
-            assert "hunter2" not in texts[2] and "hunter2" in texts[3] and TOKEN not in texts[4]
+    for texts in lines_twice(tmp_path, cases):
+        assert len({json.dumps(json.loads(t)["params"]) for t in texts}) == len(cases)
+        assert "hunter2" not in texts[2] and "hunter2" in texts[3] and TOKEN not in texts[4]
 
 
 class FallBack(tzinfo):
@@ -297,14 +306,8 @@ def test_remembered_text_params_follow_their_count_size_and_types(tmp_path: Path
         {"path": "src/a.py", "api_key": "hunter2-hunter2"},
         {"path": "src/a.py", "api_kez": "hunter2-hunter2"},  # near miss: not a secret name
     ]
-    with Guard(tmp_path / "ws", CONFIG) as g:
-        for _ in range(2):  # the second round is answered from what the first remembered
-            texts = []
-            for params in cases:
-                record = g.decide("mcp__x__put", params, session_id="s", save=False)
-                texts.append(decision_text(record))
-                assert texts[-1] == plain(decision_line(record))
-            assert "hunter2" not in texts[8] and "hunter2" in texts[9]
+    for texts in lines_twice(tmp_path, cases):
+        assert "hunter2" not in texts[8] and "hunter2" in texts[9]
 
 
 class Named(str):
