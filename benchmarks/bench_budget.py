@@ -82,7 +82,7 @@ CRAFTED: dict[str, Callable[[], tuple[str, dict[str, Any]]]] = {
 
 
 def measure(reps: int) -> list[dict[str, Any]]:
-    from guard import Guard
+    from guard import Guard, pauses
 
     out = []
     with tempfile.TemporaryDirectory() as ws:
@@ -92,11 +92,13 @@ def measure(reps: int) -> list[dict[str, Any]]:
             for name, make in CRAFTED.items():
                 tool, params = make()
                 size = len(json.dumps(params))
-                samples, decisions = [], set()
+                samples, collected, decisions = [], [], set()
                 for _ in range(reps):
+                    before = pauses.total
                     t0 = time.perf_counter()
                     record = g.decide(tool, params, save=False)
                     samples.append((time.perf_counter() - t0) * 1000)
+                    collected.append((pauses.total - before) * 1000)  # garbage collections in it
                     decisions.add(record.decision)
                 out.append(
                     {
@@ -104,6 +106,7 @@ def measure(reps: int) -> list[dict[str, Any]]:
                         "kb": size / 1024,
                         "median": statistics.median(samples),
                         "max": max(samples),
+                        "max_collections": collected[samples.index(max(samples))],
                         "decisions": sorted(decisions),
                     }
                 )
@@ -132,7 +135,8 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
             slowest["max"],
             "ms",
             f"<= {BUDGET_MS * 1.5:g} (the budget plus one uninterruptible step)",
-            note=f"{slowest['name']} ({slowest['kb']:.0f} KB)",
+            # (a collection takes at most half the budget from a decision, up to 1 s past it: guard.pauses)
+            note=f"{slowest['name']} ({slowest['kb']:.0f} KB); garbage collections in it {slowest['max_collections']:.0f} ms",
         ),
         row(
             "1,600-word rm -f $x ... (22 s before the fix), median",

@@ -111,7 +111,10 @@ class Chain:
         for i, (layer, fresh) in enumerate(self._steps):
             t0 = clock()
             if (  # the layers so far used the whole budget
-                i and deadline is not None and t0 > deadline and (work is None or t0 - pauses.total > work)
+                i
+                and deadline is not None
+                and t0 > deadline
+                and (work is None or t0 - pauses.total > work or t0 > deadline + pauses.ALLOWANCE_S)
             ):
                 append(_out_of_time(ctx, self.names[i:], (t0 - start) * 1000))
                 break

@@ -16,6 +16,8 @@ module is imported), and a decision is out of time only when both have passed:
 A collection can so take at most half the budget from a decision that needs the rest, and a call
 built to be slow to judge is still cut at the budget: its own allocations make collections too,
 and they cannot stretch it (a pause-free clock alone let a crafted 37 KB script run to 270 ms).
+However long the collections, a decision is out of time :data:`ALLOWANCE_S` past its wall
+deadline: the host's hook waits seconds (guard's own hook 10), never that long.
 Collections hold the interpreter lock, so one total serves every thread. Only the time between a
 collection's "start" and "stop" callbacks counts; a clock that jumps between them (a test setting
 frozen time) is not a pause and adds nothing. The callback reads ``time.perf_counter`` like the
@@ -32,6 +34,7 @@ from typing import Any
 total = 0.0  # seconds spent in garbage collections since import
 _began: float | None = None
 _LONGEST = 60.0  # no collection takes a minute: a longer gap is a clock that moved, not a pause
+ALLOWANCE_S = 1.0  # past the wall deadline by this much, a decision is out of time whatever paused it
 
 
 def clock() -> float:
@@ -48,9 +51,10 @@ def deadlines(ms: float, start: float | None = None) -> tuple[float, float]:
 
 
 def late(deadline: float, work: float | None) -> bool:
-    """Are both deadlines past? (``work`` None: the wall deadline alone.)"""
+    """Are both deadlines past, or the wall deadline by :data:`ALLOWANCE_S`? (``work`` None: the
+    wall deadline alone.)"""
     now = time.perf_counter()
-    return now > deadline and (work is None or now - total > work)
+    return now > deadline and (work is None or now - total > work or now > deadline + ALLOWANCE_S)
 
 
 def _timed(phase: str, info: dict[str, Any]) -> None:

@@ -147,6 +147,8 @@ def test_the_same_time_spent_outside_a_collection_asks(tmp_path: Path, collectio
         (0.09, 0.5, False),  # wall 590 ms, own 90 ms: a decision that did little, paused
         (0.15, 0.0, False),  # wall 150 ms: within the budget
         (0.21, 0.0, True),  # wall 210 ms, all of it its own
+        (0.0, 1.1, False),  # wall 1.1 s: paused, within the 1 s allowance past the deadline
+        (0.0, 1.3, True),  # wall 1.3 s: past the deadline by more than the allowance, whatever paused it
     ],
 )
 def test_out_of_time_needs_the_budget_gone_and_half_of_it_worked(
@@ -230,6 +232,22 @@ class TestClock:
         frozen.tick(0.06)
         assert pauses.late(wall, work)  # 210 ms, all work
         assert pauses.late(wall, None)
+
+    def test_past_the_allowance_a_paused_decision_is_late_too(self, frozen: Any) -> None:
+        c = Collections(frozen, 1.1)
+        gc.callbacks.append(c)
+        try:
+            wall, work = pauses.deadlines(200.0)
+            own = pauses.clock()
+            c.left = 1
+            gc.collect()  # 1.1 s of collection: 1.1 s on the wall, nothing of guard's own
+            assert not pauses.late(wall, work)  # 0.9 s past the wall deadline: within the allowance
+            c.seconds, c.left = 0.2, 1
+            gc.collect()  # 0.2 s more, still none of it guard's own
+            assert pauses.clock() - own == pytest.approx(0.0, abs=1e-6)  # (own time: none)
+            assert pauses.late(wall, work)  # 1.1 s past it
+        finally:
+            gc.callbacks.remove(c)
 
     def test_a_clock_that_jumps_during_a_collection_is_not_a_pause(self, frozen: Any) -> None:
         c = Collections(frozen, 3600.0)  # an hour: time set by hand, not a collection
