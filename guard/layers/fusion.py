@@ -214,38 +214,16 @@ class Evaluators:
 
         ``op`` and ``family`` are the operation's and its family's counters (``ToolStats`` for
         runs, ``UserStats`` for answers, as ``evidence`` says; None: never seen). Each level is
-        its weight decayed to ``ts`` (``Decayed.at``, written out: the fused score asks four a
-        call), its raw value and counts; a level whose weight has decayed to nothing has no
-        evidence. The family is shrunk towards the prior; what the operation inherits from it is
+        its weight decayed to ``ts``, its raw value and counts (``_level``); a level whose weight
+        has decayed to nothing has no evidence. The family is shrunk towards the prior; what the operation inherits from it is
         capped at the prior (neighbours' approvals never transfer, their refusals and failures
         do); the operation's own evidence is shrunk towards that. A shell's tool level mixes
         unrelated programs and is no parent (see docs/fusion.md). The note is written from the
         levels when read.
         """
         answers = evidence is _AnswerEvidence
-        on = oraw = oh = ot = fn = fraw = fh = ft = None
-        if op is not None:
-            d = op.decayed
-            dt = ts - d.t
-            f = 1.0 if half_life <= 0 else 2.0 ** (-(dt if dt > 0.0 else 0.0) / half_life)
-            n = d.n * f
-            if not n <= 0:
-                on, oraw = n, 100.0 * (d.s * f) / n
-                if answers:
-                    oraw, oh, ot = _preference(oraw, op), op.approvals, op.interactions
-                else:
-                    oh, ot = op.successes, op.runs
-        if family is not None:
-            d = family.decayed
-            dt = ts - d.t
-            f = 1.0 if half_life <= 0 else 2.0 ** (-(dt if dt > 0.0 else 0.0) / half_life)
-            n = d.n * f
-            if not n <= 0:
-                fn, fraw = n, 100.0 * (d.s * f) / n
-                if answers:
-                    fraw, fh, ft = _preference(fraw, family), family.approvals, family.interactions
-                else:
-                    fh, ft = family.successes, family.runs
+        on, oraw, oh, ot = (op is not None and _level(op, ts, half_life, answers)) or _NO_LEVEL
+        fn, fraw, fh, ft = (family is not None and _level(family, ts, half_life, answers)) or _NO_LEVEL
         if on is None and fn is None:
             # no evidence at all: a function of what, the family and the prior alone (the
             # common case for a new operation), remembered by them
@@ -256,14 +234,14 @@ class Evaluators:
         if fn is None:
             fam_eff = inherited = prior
         else:
-            fam_eff = (fn * fraw + m * prior) / (fn + m)
+            fam_eff = (fn * fraw + m * prior) / (fn + m)  # type: ignore[operator]  # (set with its weight)
             inherited = fam_eff if fam_eff < prior else prior
         if on is None:
             levels = _new(
                 Levels, (None, None, None, None, inherited, fn, fraw, fh, ft, fam_eff, label, prior, inherited)
             )
             return _new(evidence, (NEUTRAL, 0.0, "", True, None, inherited, levels))
-        op_eff = (on * oraw + m * inherited) / (on + m)
+        op_eff = (on * oraw + m * inherited) / (on + m)  # type: ignore[operator]  # (set with its weight)
         levels = _new(Levels, (on, oraw, oh, ot, op_eff, fn, fraw, fh, ft, fam_eff, label, prior, inherited))
         return _new(evidence, (oraw, on / (on + m) if m else (1.0 if on else 0.0), "", True, ot, op_eff, levels))
 
@@ -539,6 +517,20 @@ _SYSTEM_LOW = Component(NEUTRAL, 0.0, "system: not weighed for low-risk calls")
 
 def _unavailable(key: str, exc: Exception) -> Component:
     return Component(NEUTRAL, 0.0, f"{key}: unavailable ({type(exc).__name__}: {exc})", available=False)
+
+
+def _level(stats: Any, ts: float, half_life: float, answers: bool) -> tuple[float, float, int, int] | None:
+    """One level of the hierarchical evidence: its weight decayed to ``ts``, its raw value (the
+    preference, for answers) and its counts; None when the weight has decayed to nothing."""
+    n, s = stats.decayed.at(ts, half_life)
+    if n <= 0:
+        return None
+    if answers:
+        return n, _preference(100.0 * s / n, stats), stats.approvals, stats.interactions
+    return n, 100.0 * s / n, stats.successes, stats.runs
+
+
+_NO_LEVEL: tuple[None, None, None, None] = (None, None, None, None)
 
 
 def _memory_of(res: MemoryResult, prior: float, own: ToolStats | None) -> Component:
