@@ -167,23 +167,15 @@ class Evaluators:
         if timeless is not None:  # (what _evidence answers without evidence, remembered)
             cmd, user = _NO_HISTORY.get((fam, prior)) or _no_history(fam, prior)
         else:
-            # (a dimension with no counters at all is what _evidence answers without evidence,
-            # remembered: most operations that ran were never asked about)
             ts = ctx.timestamp
-            if op_tool is None and family_tool is None:
-                cmd = _NO_EVIDENCE.get(("runs succeeded", fam, prior)) or _no_evidence(("runs succeeded", fam, prior))
-            else:
-                try:
-                    cmd = self._evidence(_RunEvidence, prior, fam, ts, self.tool_half_life, op_tool, family_tool)
-                except Exception as exc:
-                    cmd = _unavailable("cmd_success", exc)
-            if op_user is None and family_user is None:
-                user = _NO_EVIDENCE.get(("approved", fam, prior)) or _no_evidence(("approved", fam, prior))
-            else:
-                try:
-                    user = self._evidence(_AnswerEvidence, prior, fam, ts, self.user_half_life, op_user, family_user)
-                except Exception as exc:
-                    user = _unavailable("user_pref", exc)
+            try:
+                cmd = self._evidence(_RunEvidence, prior, fam, ts, self.tool_half_life, op_tool, family_tool)
+            except Exception as exc:
+                cmd = _unavailable("cmd_success", exc)
+            try:
+                user = self._evidence(_AnswerEvidence, prior, fam, ts, self.user_half_life, op_user, family_user)
+            except Exception as exc:
+                user = _unavailable("user_pref", exc)
         if risk < _MEDIUM:
             return mem, cmd, user, _SYSTEM_LOW, timeless
         try:
