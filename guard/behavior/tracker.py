@@ -106,8 +106,7 @@ class SessionTracker:
         self._lock = self.lock
         self._live: dict[str, _Live] = {}  # oldest first; evicted beyond MAX_LIVE
         # from the layer to the dispatch that follows: the call, its probe, the decision's time
-        # (and the session's live entry when :meth:`look` found it)
-        self._probe: tuple[ToolCall, Probe, tuple[datetime, float] | None, _Live | None] | None = None
+        self._probe: tuple[ToolCall, Probe, tuple[datetime, float] | None] | None = None
         self._persist = self.dir is not None
         self._swept = False
 
@@ -139,7 +138,7 @@ class SessionTracker:
         """The call as the session sees it; remembered for the dispatch that follows (no second look
         at the file), with ``at``: the decision's time and its POSIX seconds, when worked out."""
         probe = probe_of(call, sig, tags, risk, data, self.settings.docs_hosts)
-        self._probe = (call, probe, at, None)
+        self._probe = (call, probe, at)
         return probe
 
     def look(
@@ -148,30 +147,8 @@ class SessionTracker:
         """:meth:`probe` and :meth:`view` at ``at`` (the decision's time and its POSIX seconds) in one
         step, for a caller that holds :attr:`lock`: the behavior layer's reading of a call."""
         probe = probe_of(call, sig, tags, risk, data, self.settings.docs_hosts)
-        now = at[1]
-        sid = call.session_id or DEFAULT_SESSION
-        # ``_get(sid, now)`` for a session already live and loaded, in line: the stat that shows
-        # another process's write, then the idle check
-        live = self._live.get(sid)
-        if live is None or not live.loaded or not self._persist:
-            live = self._get(sid, now)
-        else:
-            where = live.where
-            if where is not None:
-                try:
-                    st = os.stat(where)
-                except FileNotFoundError:
-                    seen: files.Stamp = None
-                else:
-                    seen = (st.st_ino, st.st_size, st.st_mtime_ns)
-                if seen != live.stamp:
-                    self._load(sid, live, now)
-            state = live.state
-            ttl = self.settings.ttl_s
-            if ttl > 0 and state.updated > 0 and now - state.updated > ttl:
-                live = self._get(sid, now, check=False)  # (idle too long: started afresh there)
-        self._probe = (call, probe, at, live)
-        return probe, live.state
+        self._probe = (call, probe, at)
+        return probe, self._get(call.session_id or DEFAULT_SESSION, at[1]).state
 
     # -- hooks (called by Guard) ----------------------------------------------------------
     def on_dispatch(self, call: ToolCall, record: DecisionRecord) -> None:
@@ -179,11 +156,10 @@ class SessionTracker:
         self._probe = None
         settings = self.settings
         if cached is not None and cached[0] is call:
-            # the probe, the decision's time and the session's live entry the layer's look found
-            _, probe, at, seen = cached
+            _, probe, at = cached  # the probe and the decision's time the layer's look found
             synced = True
         else:
-            at = seen = None
+            at = None
             static = record.layer("static")
             tags = frozenset().union(*(v.tags for v in record.layers)) if record.layers else frozenset()
             risk = static.risk if static is not None and static.risk is not None else record.risk
@@ -235,26 +211,12 @@ class SessionTracker:
         # what ``_add`` does, with the values at hand (a dispatch the layer has just looked at:
         # no second look at the file)
         sid = call.session_id or DEFAULT_SESSION
-        ttl = settings.ttl_s
         with self._lock:
-            live = self._live.get(sid)
-            # ``_get(sid, t, check=False)`` in line for the entry the layer has just looked at, still
-            # live and loaded (no second look at the file) and not idle too long
-            if (
-                live is None
-                or live is not seen
-                or (live.where is not None and not live.loaded)
-                or (ttl > 0 and live.state.updated > 0 and t - live.state.updated > ttl)
-            ):
-                live = self._get(sid, t, check=not synced)
+            live = self._get(sid, t, check=not synced)
             live.state.dispatched(
                 ev, t, settings, probe.task, decision, probe.risk, probe.agent, named, path, local, limit
             )
-            if self._persist and live.path is not None:  # ``_pend(sid, live, ev, t, taints)``, in line
-                pending = live.pending
-                pending.append(ev)
-                if taints or t - float(pending[0]["t"]) >= settings.flush_s:
-                    self._save(sid, live)
+            self._pend(sid, live, ev, t, taints)
 
     def on_result(self, call: ToolCall, success: bool, now: datetime) -> None:
         task = task_id(signature(call.tool, call.params))
