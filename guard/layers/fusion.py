@@ -310,18 +310,8 @@ class FusionLayer:
         else:
             mem, cmd, user, system = self._evaluate(call, ctx)
         fused = self._fuse(risk, health, mem, cmd, user, system)
-        if key is None:
-            # (_verdict, written out: the components and dimensions were made for this call
-            # alone and are nobody else's, so they are not copied; the weights may be the layer's)
-            score, decision, reasons, components, weights, mode, prior, parts, missing = fused
-            return Verdict.built(
-                FusionLayer.name,
-                score=score,
-                decision=decision,
-                reasons=reasons,
-                data=FusionData(components, weights.copy(), health, mode, prior, parts),
-                unavailable=missing,
-            )
+        if key is None:  # (made for this call alone: nobody else holds its components)
+            return _verdict(fused, health, fresh=True)
         if len(self._memo) >= 4096:
             self._memo.clear()
         self._memo[key] = fused
@@ -484,17 +474,21 @@ _Fused = tuple[
 ]
 
 
-def _verdict(fused: _Fused, health: float) -> Verdict:
+def _verdict(fused: _Fused, health: float, fresh: bool = False) -> Verdict:
     """The layer's verdict: a new one every call (the chain stamps its time in place), with
-    its own copies of the dicts a reader of the record could change."""
+    its own copies of the dicts a reader of the record could change. ``fresh``: the fused score
+    was made for this call alone, so its components and dimensions are nobody else's and are
+    not copied (the weights may be the layer's, and always are)."""
     score, decision, reasons, components, weights, mode, prior, parts, missing = fused
+    if not fresh:
+        components, parts = components.copy(), parts.copy()
     # every field has its final type already (the decision is a Decision, the score is clipped)
     return Verdict.built(
         FusionLayer.name,
         score=score,
         decision=decision,
         reasons=reasons,
-        data=FusionData(components.copy(), weights.copy(), health, mode, prior, parts.copy()),
+        data=FusionData(components, weights.copy(), health, mode, prior, parts),
         unavailable=missing,
     )
 
