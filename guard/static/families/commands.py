@@ -403,6 +403,8 @@ COMMANDS: dict[str, str] = {
     "ssh": "remote",
     "swaks": "remote",
     "telnet": "remote",
+    "zmodload": "remote",
+    "ztcp": "remote",
     "alembic": "database",
     "bq": "database",
     "clickhouse": "database",
