@@ -73,6 +73,7 @@ class Place:
     critical: bool = False  # a recursive delete here is catastrophic
     contents: bool = False
     dynamic: bool = False  # part of the path is a runtime value that may be empty
+    holds_credentials: bool = False  # a folder of a home with a credential store below it (``~/.config``)
 
 
 _SECRET_SYSTEM = (
@@ -341,9 +342,12 @@ class Resolver:
         if found is not None:
             store = rest == found[0].rstrip("/")
             return Place(shown, CREDENTIAL, kind="store" if store else "file", secret=2, critical=store)
-        if rest.rstrip("/") in USER_DATA_DIRS:
-            return Place(shown, HOME_OTHER, kind="user_data", critical=True)
-        return self._project_like(shown, rest, HOME_OTHER)
+        folder = rest.rstrip("/")
+        holds = folder in _CREDENTIAL_PARENTS
+        if folder in USER_DATA_DIRS:
+            return Place(shown, HOME_OTHER, kind="user_data", critical=True, holds_credentials=holds)
+        place = self._project_like(shown, rest, HOME_OTHER)
+        return attrs.evolve(place, holds_credentials=True) if holds else place
 
     def _windows(self, shown: str, comps: list[str]) -> Place:
         """A Windows path as lower-cased components after the drive: the same tiers as their POSIX peers."""
@@ -499,6 +503,12 @@ _SYSTEM_PERSIST_IX = _index(SYSTEM_PERSIST)
 _HOME_PERSIST_IX = _index(HOME_PERSIST)
 _HOME_CRED_IX = _index((p, p) for p in HOME_CREDENTIALS)
 _HOME_CACHE_IX = _index((p, p) for p in HOME_CACHES)
+# The folders of a home that hold a credential store below them (``.config`` holds ``.config/gh/``,
+# ``Library`` holds ``Library/Keychains/``): a search through one of them reads the store too
+# (``Place.holds_credentials``).
+_CREDENTIAL_PARENTS = frozenset(
+    "/".join(parts[:n]) for parts in (p.strip("/").split("/") for p in HOME_CREDENTIALS) for n in range(1, len(parts))
+)
 
 
 def _under(path: str, prefix: str) -> bool:

@@ -27,10 +27,12 @@ from guard import lazyre
 
 LOCKED = "locked"  # installs from the manifest or lockfile, names nothing
 NPM, PY, CARGO, GO = "npm", "python", "cargo", "go"
+# pip under every name Python installs it as (``pip3.12`` beside ``python3.12``): one program
+PIP_NAMES = ("pip", "pip2", "pip3", "pip2.7", *(f"pip3.{minor}" for minor in range(6, 16)))
 
 _ECOSYSTEM = {
     **dict.fromkeys(("npm", "pnpm", "yarn", "bun"), NPM),
-    **dict.fromkeys(("pip", "pip3", "uv", "poetry", "pipenv", "pdm", "hatch", "rye"), PY),
+    **dict.fromkeys((*PIP_NAMES, "uv", "poetry", "pipenv", "pdm", "hatch", "rye"), PY),
     "cargo": CARGO,
     "go": GO,
 }

@@ -56,7 +56,12 @@ _m(
     "publish yank owner",
 )
 _m("go", "version env list doc help", "get install mod", "")
-_m("pip pip3", "list show freeze check help config debug inspect index cache", "install uninstall download wheel", "")
+_m(
+    " ".join(deps.PIP_NAMES),
+    "list show freeze check help config debug inspect index cache",
+    "install uninstall download wheel",
+    "",
+)
 _m("uv", "tree version help", "sync add remove lock tool python venv-install", "publish", "run")
 _m(
     "poetry",

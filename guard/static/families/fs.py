@@ -272,6 +272,52 @@ def _tee(cmd: Cmd, scan: Scan) -> Flow:
     return cmd.stdin
 
 
+_SPLIT_TAKES = wordset(
+    "-a --suffix-length --additional-suffix -b --bytes -C --line-bytes -l --lines -n --number -t --separator --filter"
+)  # (``-d``/``-x`` take none; ``--numeric-suffixes=FROM`` only after "=")
+
+
+_SPLIT_FLAGS = wordset(
+    "-d --numeric-suffixes -x --hex-suffixes -e --elide-empty-files -u --unbuffered --verbose --help --version"
+)
+_CSPLIT_TAKES = wordset("-f --prefix -b --suffix-format -n --digits")
+_CSPLIT_FLAGS = wordset(
+    "-k --keep-files --suppress-matched -s --quiet --silent -z --elide-empty-files --help --version"
+)
+
+
+def _split(cmd: Cmd, scan: Scan) -> Flow:
+    """``split [FILE [PREFIX]]``, ``csplit FILE PATTERN…``: reads FILE (``-``: standard input) and
+    writes ``PREFIX`` followed by a suffix (``xaa`` …) for each piece. The names are not known
+    ahead (a suffix may complete a name such as ``.bash`` + ``rc``), so the write is judged as
+    ``PREFIX*SUFFIX``, a glob that reads as the sensitive names it can make. ``--filter`` runs its
+    command for each piece instead."""
+    csplit = cmd.name == "csplit"
+    takes = _CSPLIT_TAKES if csplit else _SPLIT_TAKES
+    opts = parse_opts(cmd.args, takes)
+    known = (_CSPLIT_FLAGS if csplit else _SPLIT_FLAGS) | takes
+    # an option guard does not know may change what is written or run (GNU's ``--filter`` runs a
+    # command): asked, as an unknown command is; ``split -1000 f`` is the old spelling of ``-l 1000``
+    unknown = [f for f in opts.flags if f not in known and not (not csplit and f[1:].isdigit())]
+    if unknown or (csplit and len(opts.operands) < 2):  # (csplit needs a file and a pattern)
+        scan.hit("G182", display(scan, " ".join(cmd.argv)))
+        return EMPTY
+    if csplit:
+        source = opts.operands[0] if opts.operands else "-"
+        prefix, suffix = opts.value("-f", "--prefix") or "xx", ""
+    else:
+        source = opts.operands[0] if opts.operands else "-"
+        prefix = opts.operands[1] if len(opts.operands) > 1 else "x"
+        suffix = opts.value("--additional-suffix") or ""
+    flow = cmd.stdin if source == "-" else effects.read_flow(scan, source)
+    command = None if csplit else opts.value("--filter")
+    if command is not None:
+        scan.engine.script(command, flow)
+        return EMPTY
+    effects.write(scan, f"{prefix}*{suffix}", flow, "write")
+    return EMPTY
+
+
 def _create(cmd: Cmd, scan: Scan) -> Flow:
     opts = parse_opts(cmd.args, wordset("-m --mode -t -d -r --reference --date -Z --context"))
     for target in opts.operands:
@@ -416,6 +462,8 @@ HANDLERS: dict[str, Handler] = {
     "ditto": _cp,
     "ln": _ln,
     "tee": _tee,
+    "split": _split,
+    "csplit": _split,
     "touch": _create,
     "mkdir": _create,
     "mkfifo": _create,

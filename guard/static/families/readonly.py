@@ -137,11 +137,16 @@ def _cd(cmd: Cmd, scan: Scan) -> Flow:
 
 def _date(cmd: Cmd, scan: Scan) -> Flow:
     opts = parse_opts(cmd.args, wordset("-d --date -f --file -r --reference -I"))
+    flow = EMPTY
+    for f in opts.all("-f", "--file"):  # each line is a date to print, and a line that is none is
+        flow = flow | effects.read_flow(scan, f)  # printed in the error: the file's text comes out
+    for f in opts.all("-r", "--reference"):
+        effects.read(scan, f, content=False)  # only its time
     if opts.has("-s", "--set") or any(not o.startswith("+") for o in opts.operands):
         scan.hit("G177", " ".join(cmd.argv))  # sets the clock
     else:
         scan.hit("G180", "date")
-    return EMPTY
+    return flow
 
 
 _READER_TAKES = frozenset(
@@ -323,7 +328,8 @@ def _grep(cmd: Cmd, scan: Scan) -> Flow:
     recursive = cmd.name in ("rg", "ag", "ack") or opts.has("-r", "-R", "--recursive", "--dereference-recursive")
     for f in operands:
         place = scan.place(f)
-        if recursive and place.tier in (P.ROOT, P.HOME):  # searching a whole home reads every key in it
+        # searching a whole home, or a folder of it that holds a credential store, reads the keys in it
+        if recursive and (place.tier in (P.ROOT, P.HOME) or place.holds_credentials):
             scan.hit("G140", f"{cmd.name} -r over {place.path}")
             scan.cmd_secret = True
         flow = flow | effects.read_flow(scan, f)

@@ -197,8 +197,38 @@ def _openssl(cmd: Cmd, scan: Scan) -> Flow:
     return Flow(cmd.stdin.bits | (2 if decode else 0))
 
 
+def _ztcp(cmd: Cmd, scan: Scan) -> Flow:
+    """zsh's ``ztcp HOST PORT`` (after ``zmodload zsh/net/tcp``) opens a TCP connection on a new
+    descriptor and names it in ``$REPLY``; ``ztcp -l PORT`` listens, ``-a FD`` accepts. A shell
+    whose input is that descriptor (``zsh >&$REPLY 0>&$REPLY``) is a remote shell, as one reading
+    a ``/dev/tcp`` descriptor is (G144 at the end of the analysis); alone it sends data out (G145)
+    or, listening, waits for someone (G182). ``ztcp -c`` closes, ``ztcp``/``-L`` lists."""
+    opts = parse_opts(cmd.args, wordset("-a -d"))
+    if not opts.operands and not opts.has("-a"):  # list or close
+        scan.hit("G180", display(scan, " ".join(cmd.argv)))
+        return EMPTY
+    if opts.has("-c"):
+        scan.hit("G180", display(scan, " ".join(cmd.argv)))
+        return EMPTY
+    scan.tag("network", "egress")
+    scan.netdev = True  # a descriptor wired to a socket
+    scan.vars["REPLY"] = opts.value("-d") or "10"  # (zsh's first free descriptor from 10)
+    listens = opts.has("-l", "-a")
+    scan.hit("G182" if listens else "G145", display(scan, " ".join(cmd.argv)))
+    return EMPTY
+
+
+def _zmodload(cmd: Cmd, scan: Scan) -> Flow:
+    """``zmodload zsh/net/tcp``: loading a zsh module runs nothing; the builtins it adds are
+    judged where they are used (``ztcp``), or asked as unknown commands."""
+    scan.hit("G180", display(scan, " ".join(cmd.argv)))
+    return EMPTY
+
+
 HANDLERS: dict[str, Handler] = {
     **dict.fromkeys(("nc", "ncat", "netcat", "socat", "telnet"), _socket),
+    "ztcp": _ztcp,
+    "zmodload": _zmodload,
     "ssh": _ssh,
     "mosh": _ssh,
     **dict.fromkeys(("scp", "rsync", "sftp"), _copy_remote),

@@ -345,6 +345,10 @@ HANDLERS: dict[str, Handler] = {"guard": _guard}
 # --- uninstalling or replacing guard itself (G418)
 _DIST = lazyre.compile(r"^guard[-_.]preflight(?:\[[\w,.\s-]*\])?(?:\s*[=<>!~@].*)?$", re.I)  # PEP 503 spellings
 _DIST_IN = lazyre.compile(r"guard[-_.]preflight", re.I)  # in a URL, a wheel or a path
+# guard's import name taken for its distribution's (``pip uninstall guard``): an agent under guard
+# that removes "guard" means guard (another project owns the name on PyPI; its files would be
+# guard's own ``guard`` folder), so only the person may, from their terminal
+_IMPORT_NAME = lazyre.compile(r"^guard(?:\[[\w,.\s-]*\])?(?:\s*[=<>!~@].*)?$", re.I)
 _REPLACING = wordset(
     "--force-reinstall -U --upgrade -I --ignore-installed --reinstall --reinstall-package --force --no-deps -e "
     "--editable -i --index-url --extra-index-url --index --default-index -f --find-links"
@@ -374,11 +378,12 @@ def _names_guard(word: str) -> bool:
 def replaces_guard(cmd: Cmd, scan: Scan) -> bool:
     """``pip uninstall guard-preflight``, ``pipx uninstall …``, ``uv tool uninstall …``, ``pip install
     --force-reinstall git+https://…/guard-preflight``: taking guard's own distribution away, or putting
-    another build in its place, switches guard off (G418). ``pip show``/``list`` and uninstalling any
+    another build in its place, switches guard off (G418); so does removing ``guard``, its import name
+    spelled as a distribution (``pip uninstall -y guard``). ``pip show``/``list`` and uninstalling any
     other package are judged as before; a plain ``pip install guard-preflight`` (a no-op once installed)
     stays an ordinary install."""
-    joined = " ".join(cmd.args)  # (every spelling of guard's distribution names ``preflight``; runtime
-    if joined.isascii() and "preflight" not in joined.lower():  # values are not ASCII: they go on)
+    joined = " ".join(cmd.args).lower()  # (every spelling of guard names ``guard``; runtime values
+    if joined.isascii() and "guard" not in joined:  # are not ASCII: they go on)
         return False
     name = "pip" if re.fullmatch(r"pip[\d.]*", cmd.name) else cmd.name
     words = [display(scan, a) for a in cmd.args]
@@ -386,10 +391,11 @@ def replaces_guard(cmd: Cmd, scan: Scan) -> bool:
         name, words = "uv tool", words[1:]
     sub = next((w for w in words if not w.startswith("-")), "")
     rest = words[words.index(sub) + 1 :] if sub else []
-    named = [w for w in rest if not w.startswith("-") and _names_guard(w)]
+    removes = sub in _REMOVES.get(name, ())
+    named = [w for w in rest if not w.startswith("-") and (_names_guard(w) or (removes and _IMPORT_NAME.match(w)))]
     if not named:
         return False
-    if sub in _REMOVES.get(name, ()):
+    if removes:
         hit = True
     elif sub in _INSTALLS.get(name, ()):
         replaces = any(w.split("=", 1)[0] in _REPLACING for w in words)

@@ -167,7 +167,8 @@ def judge_read(scan: Scan, params: Mapping[str, Any], content: bool) -> None:
     paths = targets(params)
     for path in paths:
         place = effects.read(scan, expand(scan, path), content=content)
-        if content and place.tier in (P.HOME, P.ROOT) and not place.secret:  # a search over a whole home
+        # a search over a whole home, or over a folder of it that holds a credential store
+        if content and (place.tier in (P.HOME, P.ROOT) or place.holds_credentials) and not place.secret:
             scan.hit("G140", f"search over {place.path}")
     if not any(h.rule_id in ("G140", "G141") for h in scan.hits):
         scan.hit("G180", ", ".join(paths) or "project")
