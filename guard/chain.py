@@ -324,14 +324,24 @@ def combine(call: ToolCall, ctx: Context, elapsed_us: float = 0.0, *, fusion: st
         notes.append("no human present: request_confirm acts as block")
     if scored is None:
         notes.append("components not computed: no scoring layer ran")
-    if scored is None:
-        components: Mapping[str, Any] = {}
-        weights = dict(ctx.config.weights)
-    elif type(scored.data) is FusionData:  # the built-in scorer's: its fields, not its Mapping view
-        components, weights = scored.data.components, dict(scored.data.weights)
+    data = None if scored is None else scored.data
+    if type(data) is FusionData:
+        # the built-in scorer's: the values and weights it holds, not the dicts it makes for a reader
+        memory, cmd_success, user_pref, system = data.component_values
+        weights = data.layer_weights.copy()
     else:
-        components, weights = scored.data.get("components", {}), dict(scored.data.get("weights", {}))
-    get = components.get
+        if data is None:
+            components: Mapping[str, Any] = {}
+            weights = dict(ctx.config.weights)
+        else:
+            components, weights = data.get("components", {}), dict(data.get("weights", {}))
+        get = components.get
+        memory, cmd_success, user_pref, system = (
+            get("memory", 0.0),
+            get("cmd_success", 0.0),
+            get("user_pref", 0.0),
+            get("system", 0.0),
+        )
     # every field has its final type (the verdicts' scores and decisions were checked when made)
     return DecisionRecord.built(
         call,
@@ -339,10 +349,10 @@ def combine(call: ToolCall, ctx: Context, elapsed_us: float = 0.0, *, fusion: st
         scored.score if scored is not None and scored.score is not None else 0.0,
         Risk.MEDIUM if risk is None else risk,
         {  # COMPONENT_KEYS
-            "memory": float(get("memory", 0.0)),
-            "cmd_success": float(get("cmd_success", 0.0)),
-            "user_pref": float(get("user_pref", 0.0)),
-            "system": float(get("system", 0.0)),
+            "memory": float(memory),
+            "cmd_success": float(cmd_success),
+            "user_pref": float(user_pref),
+            "system": float(system),
         },
         weights,
         tuple(verdicts),

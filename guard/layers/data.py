@@ -13,7 +13,10 @@ and ``to_dict()`` is that dict. A custom layer's ``data`` stays any mapping.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
+
+from guard.model import COMPONENT_KEYS
 
 if TYPE_CHECKING:
     from guard.behavior.signals import Assessment
@@ -167,21 +170,51 @@ def dimension(c: Component) -> dict[str, Any]:
 
 class FusionData(_Lazy):
     """The fusion verdict's data: ``components`` (the weighted values, rounded), ``weights``,
-    ``health``, ``mode``, ``prior``, and ``dimensions`` (built from the components when read)."""
+    ``health``, ``mode``, ``prior``, and ``dimensions`` (built from the components when read).
 
-    __slots__ = ("components", "health", "mode", "parts", "prior", "weights")
+    Made from what the fused score already holds, immutable or read-only, so it is copied for
+    no one: ``component_values`` (the components in ``COMPONENT_KEYS`` order), ``layer_weights``
+    (a read-only view of the weights) and ``parts`` (the four dimensions, same order). The dicts
+    a reader could change, ``components`` and ``weights``, are this record's own, made on first
+    read: the chain reads ``component_values`` and ``layer_weights`` (and makes the decision
+    record's own dicts from them), so most decisions never make them, and a remembered fused
+    score is not copied for every call that uses it.
+    """
+
+    __slots__ = ("_components", "_weights", "component_values", "health", "layer_weights", "mode", "parts", "prior")
+    _components: dict[str, float]
+    _weights: dict[str, float]
 
     def __init__(
         self,
-        components: dict[str, float],
-        weights: dict[str, float],
+        component_values: tuple[float, float, float, float],
+        layer_weights: MappingProxyType[str, float],
         health: float,
         mode: str,
         prior: float,
-        parts: Mapping[str, Component],
+        parts: tuple[Component, Component, Component, Component],
     ) -> None:
-        self.components, self.weights, self.health = components, weights, health
+        self.component_values, self.layer_weights, self.health = component_values, layer_weights, health
         self.mode, self.prior, self.parts = mode, prior, parts
+
+    @property
+    def components(self) -> dict[str, float]:
+        """The weighted values by dimension (this record's own dict, made on first read)."""
+        try:
+            return self._components
+        except AttributeError:
+            # (two threads may both make it: equal dicts, either one stands)
+            out = self._components = dict(zip(COMPONENT_KEYS, self.component_values, strict=True))
+            return out
+
+    @property
+    def weights(self) -> dict[str, float]:
+        """The weights the score was fused with (this record's own copy, made on first read)."""
+        try:
+            return self._weights
+        except AttributeError:
+            out = self._weights = self.layer_weights.copy()
+            return out
 
     def __getitem__(self, key: str) -> Any:
         if key == "components":
@@ -193,8 +226,7 @@ class FusionData(_Lazy):
         return self._built()[key]
 
     def get(self, key: str, default: Any = None) -> Any:
-        """``Mapping.get`` without its two Python calls: the chain reads the components and the
-        weights of every decision this way."""
+        """``Mapping.get`` without its two Python calls (a custom reader may ask every decision)."""
         if key == "components":
             return self.components
         if key == "weights":
@@ -210,7 +242,7 @@ class FusionData(_Lazy):
             "health": self.health,
             "mode": self.mode,
             "prior": self.prior,
-            "dimensions": {k: dimension(c) for k, c in self.parts.items()},
+            "dimensions": {k: dimension(c) for k, c in zip(COMPONENT_KEYS, self.parts, strict=True)},
         }
 
 

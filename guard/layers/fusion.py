@@ -264,7 +264,7 @@ class FusionLayer:
         self.seed = config.get("fusion.mode") == "seed"
         # read-only: a layer is frozen once built (the scores it remembers were fused with these)
         self._weights = config.weights
-        self.weights: Mapping[str, float] = MappingProxyType(self._weights)
+        self.weights: MappingProxyType[str, float] = MappingProxyType(self._weights)
         self.thresholds: Mapping[str, float] = MappingProxyType(config.thresholds)
         self.low_health = float(config.get("fusion.low_health"))
         self.low_weights: Mapping[str, float] = MappingProxyType(
@@ -310,8 +310,8 @@ class FusionLayer:
         else:
             mem, cmd, user, system = self._evaluate(call, ctx)
         fused = self._fuse(risk, health, mem, cmd, user, system)
-        if key is None:  # (made for this call alone: nobody else holds its components)
-            return _verdict(fused, health, fresh=True)
+        if key is None:
+            return _verdict(fused, health)
         if len(self._memo) >= 4096:
             self._memo.clear()
         self._memo[key] = fused
@@ -335,11 +335,12 @@ class FusionLayer:
         """The dimensions weighted into the score, its band and its reasons (the health counts
         only below ``fusion.low_health``)."""
         prior = PRIORS[risk]
-        weights = self._weights  # (never changed: the verdict gets a copy)
+        # (read-only views: the verdict's data holds them as they are, its reader gets a copy)
+        weights: MappingProxyType[str, float] = self.weights
         w_mem, w_cmd, w_user, w_sys = self._w
         reasons: list[Reason] = []
         if health < self.low_health:
-            weights = {**weights, **self.low_weights}
+            weights = MappingProxyType({**self._weights, **self.low_weights})
             w_mem, w_cmd, w_user, w_sys = (
                 weights["memory"],
                 weights["cmd_success"],
@@ -353,7 +354,7 @@ class FusionLayer:
                     f"user_pref weight {weights['user_pref']}, memory weight {weights['memory']}",
                 )
             )
-        parts = {"memory": mem, "cmd_success": cmd, "user_pref": user, "system": system}
+        parts = (mem, cmd, user, system)  # (COMPONENT_KEYS order, as the verdict's data holds them)
         seed = self.seed
         if seed:
             e_mem, e_cmd, e_user, e_sys = mem.value, cmd.value, user.value, system.value
@@ -392,22 +393,22 @@ class FusionLayer:
             elif decision == REQUEST_CONFIRM and not reasons and self._history_asked(score, weights, effective, prior):
                 # history, not the call itself, made it ask: say so, with the dimension that pulled it down most
                 low = min(COMPONENT_KEYS, key=lambda k: weights[k] * (effective[k] - prior))
-                why = parts[low].note or low
+                why = parts[COMPONENT_KEYS.index(low)].note or low
                 reasons.append(
                     _reason("G302", f"fused score {score:.1f} is below {thresholds['auto_allow']:.0f} ({low}: {why})")
                 )
         # (a value at a prior that is a whole number is its own rounding: most dimensions of most calls)
         whole = prior if prior.is_integer() else None
-        components = {
-            "memory": e_mem if e_mem == whole else _round2(e_mem),
-            "cmd_success": e_cmd if e_cmd == whole else _round2(e_cmd),
-            "user_pref": e_user if e_user == whole else _round2(e_user),
-            "system": e_sys if e_sys == whole else _round2(e_sys),
-        }
+        components = (  # COMPONENT_KEYS order
+            e_mem if e_mem == whole else _round2(e_mem),
+            e_cmd if e_cmd == whole else _round2(e_cmd),
+            e_user if e_user == whole else _round2(e_user),
+            e_sys if e_sys == whole else _round2(e_sys),
+        )
         missing = (
             ()
             if mem.available and cmd.available and user.available and system.available
-            else tuple(k for k, c in parts.items() if not c.available)
+            else tuple(k for k, c in zip(COMPONENT_KEYS, parts, strict=True) if not c.available)
         )
         return (
             score,
@@ -460,35 +461,33 @@ class FusionLayer:
 
 
 # what the fused score comes to: score, decision, reasons, components, weights, mode, prior,
-# the dimensions, the missing ones
+# the dimensions, the missing ones (components and dimensions in COMPONENT_KEYS order; the
+# weights are the layer's, or the unhealthy session's made for this call: nobody changes them)
 _Fused = tuple[
     float,
     Decision,
     tuple[Reason, ...],
-    dict[str, float],
-    dict[str, float],
+    tuple[float, float, float, float],
+    MappingProxyType[str, float],
     str,
     float,
-    dict[str, Component],
+    tuple[Component, Component, Component, Component],
     tuple[str, ...],
 ]
 
 
-def _verdict(fused: _Fused, health: float, fresh: bool = False) -> Verdict:
-    """The layer's verdict: a new one every call (the chain stamps its time in place), with
-    its own copies of the dicts a reader of the record could change. ``fresh``: the fused score
-    was made for this call alone, so its components and dimensions are nobody else's and are
-    not copied (the weights may be the layer's, and always are)."""
+def _verdict(fused: _Fused, health: float) -> Verdict:
+    """The layer's verdict: a new one every call (the chain stamps its time in place). Its data
+    holds the fused score's tuples as they are (immutable, so a remembered score is shared by
+    every call that uses it); the dicts a reader could change are made when first read."""
     score, decision, reasons, components, weights, mode, prior, parts, missing = fused
-    if not fresh:
-        components, parts = components.copy(), parts.copy()
     # every field has its final type already (the decision is a Decision, the score is clipped)
     return Verdict.built(
         FusionLayer.name,
         score=score,
         decision=decision,
         reasons=reasons,
-        data=FusionData(components, weights.copy(), health, mode, prior, parts),
+        data=FusionData(components, weights, health, mode, prior, parts),
         unavailable=missing,
     )
 

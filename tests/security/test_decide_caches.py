@@ -319,3 +319,40 @@ class TestFusedRounding:
             want, got = round(x, 2), _round2(x)
             assert (got, math.copysign(1.0, got)) == (want, math.copysign(1.0, want)), x
         assert math.isnan(_round2(math.nan))
+
+
+class TestFusionDataIsEachRecordsOwn:
+    """The fusion verdict's data holds the fused score's values as they are (a remembered score is
+    shared by every call it answers) and makes the dicts a reader could change on first read:
+    a reader changing one record's dicts changes no other record and not the layer (session 25)."""
+
+    def test_a_reader_changing_one_record_changes_no_other(self, tmp_path: Path) -> None:
+        call = {"command": "frobnicate --all"}  # no history: the second call is answered from memory
+        with freeze_time(T0):
+            g = cold(tmp_path, "a")
+            first = g.decide("bash", call, session_id="deciding")
+            data = first.layer("fusion").data  # type: ignore[union-attr]
+            untouched = {k: dict(data[k]) for k in ("components", "weights")}  # (copies: changed below)
+            data["components"]["memory"] = -1.0
+            data["weights"]["memory"] = 9.0
+            first.components["cmd_success"] = -1.0
+            first.weights["user_pref"] = 9.0
+            again = fused(g, "bash", call)
+            fresh = fused(cold(tmp_path, "b"), "bash", call)
+        assert again == fresh  # near-miss: the remembered answer is still the cold one
+        assert again[3]["components"] == untouched["components"] and again[3]["weights"] == untouched["weights"]
+        assert again[2] == untouched["components"]
+        assert dict(g.chain.layer("fusion").weights) == untouched["weights"]  # type: ignore[union-attr]
+
+    def test_the_data_reads_as_the_mapping_it_replaces(self, tmp_path: Path) -> None:
+        with freeze_time(T0):
+            rec = Guard(tmp_path / "a", CONFIG).decide("bash", {"command": "git status"}, session_id="s")
+        data = rec.layer("fusion").data  # type: ignore[union-attr]
+        plain = data.to_dict()
+        assert dict(data) == plain and list(data.values()) == list(plain.values())
+        assert list(plain) == ["components", "weights", "health", "mode", "prior", "dimensions"]
+        assert data["components"] == rec.components and data.get("weights") == rec.weights
+        assert (
+            list(plain["components"]) == list(plain["dimensions"]) == ["memory", "cmd_success", "user_pref", "system"]
+        )
+        assert data["components"] is not rec.components and data["weights"] is not rec.weights

@@ -106,10 +106,10 @@ def test_fused_components_are_the_rounded_effective_values(risk: Risk, value: fl
     at = prior if value is None else value
     parts = [Component(50.0, 0.0, "x", effective=v) for v in (at, prior, prior + 0.004, at)]
     fused = layer._fuse(risk, 100.0, *parts)
-    components = fused[3]
+    components = fused[3]  # (in COMPONENT_KEYS order)
     expected = [round(p.effective, 2) for p in parts]  # type: ignore[arg-type]
-    assert list(components.values()) == expected
-    assert [str(v) for v in components.values()] == [str(v) for v in expected]  # -0.0 stays -0.0
+    assert list(components) == expected
+    assert [str(v) for v in components] == [str(v) for v in expected]  # -0.0 stays -0.0
 
 
 @pytest.mark.parametrize("risk", [Risk.SAFE, Risk.MEDIUM])
@@ -137,7 +137,7 @@ def test_fused_score_is_the_clipped_weighted_sum(risk: Risk, value: float) -> No
     )
     expected = max(0.0, min(100.0, total))
     assert str(score) == str(expected)
-    assert components["memory"] == round(e_mem, 2)
+    assert components[0] == round(e_mem, 2)  # (memory: COMPONENT_KEYS order)
 
 
 class _Unshowable:
