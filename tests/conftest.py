@@ -149,6 +149,31 @@ def guard_cli_env() -> dict[str, str]:
 GUARD_CMD = [sys.executable, "-m", "guard"]
 
 
+def claude_bash_hook(home: Path, command: str, cwd: Path | None = None) -> dict[str, Any]:
+    """``guard hook claude-code --no-daemon`` on one Bash ``PreToolUse`` event, in a subprocess whose
+    HOME is ``home`` and whose workspace is ``home/.guard``: the host's ``hookSpecificOutput``. The
+    command is data: guard judges it, nothing runs it."""
+    payload = {
+        "session_id": "s1",
+        "cwd": str(cwd or home),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": "toolu_1",
+    }
+    env = {**guard_cli_env(), "HOME": str(home), "GUARD_HOME": str(home / ".guard")}
+    proc = subprocess.run(
+        [*GUARD_CMD, "hook", "claude-code", "--workspace", str(home / ".guard"), "--no-daemon"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    out: dict[str, Any] = json.loads(proc.stdout)["hookSpecificOutput"]
+    return out
+
+
 def guard_check(tool: str, params: Any, *, env: dict[str, str], cwd: Path) -> dict[str, Any]:
     """``guard check TOOL PARAMS --cwd CWD --json`` in a subprocess, run from ``cwd``: its decision
     record. The exit code must be one of the decisions' (0, 10, 20), not a crash."""

@@ -15,16 +15,14 @@ fake HOME and GUARD_HOME (the command is data, never run).
 
 from __future__ import annotations
 
-import json
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from guard.core import Guard
 from guard.model import AUTO_ALLOW, BLOCK
-from tests.conftest import GUARD_CMD, guard_cli_env
+from tests.conftest import claude_bash_hook
+from tests.security.conftest import decide
 
 BLOCKED = [
     "pip3.12 uninstall guard-preflight",
@@ -54,60 +52,32 @@ KEEP_THEIR_RULE = {
 }
 
 
-@pytest.fixture(scope="module")
-def guard_(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Guard]:
-    g = Guard(tmp_path_factory.mktemp("ws"), {"system.health": 90, "memory.backend": "history"})
-    yield g
-    g.close()
-
-
-def decide(g: Guard, command: str) -> tuple[str, set[str]]:
-    record = g.decide("bash", {"command": command}, session_id="t", save=False, cwd="/home/u/proj")
-    return record.decision, {r.rule_id for r in record.reasons}
-
-
 @pytest.mark.parametrize("command", BLOCKED)
-def test_removing_guard_under_another_name_blocks(guard_: Guard, command: str) -> None:
-    decision, rules = decide(guard_, command)
+def test_removing_guard_under_another_name_blocks(module_guard: Guard, command: str) -> None:
+    decision, rules = decide(module_guard, command)
     assert (decision, "G418" in rules) == (BLOCK, True), (command, rules)
 
 
 @pytest.mark.parametrize(("command", "rule"), AS_PIP.items())
-def test_a_versioned_pip_is_judged_as_pip(guard_: Guard, command: str, rule: str) -> None:
-    _, rules = decide(guard_, command)
+def test_a_versioned_pip_is_judged_as_pip(module_guard: Guard, command: str, rule: str) -> None:
+    _, rules = decide(module_guard, command)
     assert rule in rules and "G182" not in rules and "G418" not in rules, (command, rules)
 
 
 @pytest.mark.parametrize("command", ALLOWED)
-def test_reading_with_any_pip_stays_allowed(guard_: Guard, command: str) -> None:
-    decision, rules = decide(guard_, command)
+def test_reading_with_any_pip_stays_allowed(module_guard: Guard, command: str) -> None:
+    decision, rules = decide(module_guard, command)
     assert decision == AUTO_ALLOW and "G418" not in rules, (command, rules)
 
 
 @pytest.mark.parametrize(("command", "rule"), KEEP_THEIR_RULE.items())
-def test_near_misses_keep_their_rule(guard_: Guard, command: str, rule: str) -> None:
-    _, rules = decide(guard_, command)
+def test_near_misses_keep_their_rule(module_guard: Guard, command: str, rule: str) -> None:
+    _, rules = decide(module_guard, command)
     assert rule in rules and "G418" not in rules, (command, rules)
 
 
 @pytest.mark.parametrize("command", ["pip3.12 uninstall -y guard-preflight", "pip uninstall -y guard"])
 def test_the_claude_code_hook_denies_it(tmp_path: Path, command: str) -> None:
-    payload = {
-        "session_id": "s1",
-        "cwd": str(tmp_path),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "tool_use_id": "toolu_1",
-    }
-    env = {**guard_cli_env(), "HOME": str(tmp_path), "GUARD_HOME": str(tmp_path / ".guard")}
-    proc = subprocess.run(
-        [*GUARD_CMD, "hook", "claude-code", "--workspace", str(tmp_path / "ws"), "--no-daemon"],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    out = json.loads(proc.stdout)["hookSpecificOutput"]
+    out = claude_bash_hook(tmp_path, command)
     assert out["permissionDecision"] == "deny", out
     assert "G418" in out["permissionDecisionReason"], out

