@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from guard.model import Risk
-from guard.static.families import HANDLERS, guardfiles, windows
+from guard.static.families import HANDLERS, guardfiles
 from guard.static.reading import lexer
 from guard.static.reading.parser import parse
 from guard.static.reading.text import (
@@ -33,6 +33,7 @@ from guard.static.reading.text import (
     wordset,
 )
 from guard.static.reading.unwrap import WRAPPERS, Unwrapped, unwrap
+from guard.static.reading.winsyntax import looks_windows
 from guard.static.scan import DECODED, EMPTY, OPAQUE_FLOW, REMOTE, SECRET, Cmd, Flow, Hit, Scan, display
 from guard.static.shell import envvars, shells
 from guard.static.shell.walker import Walker
@@ -115,7 +116,11 @@ class Engine:
             scan.vars["@"] = scan.vars["*"] = IFS.join(positional[1:])
             for i, value in enumerate(positional[:10]):
                 scan.vars[str(i)] = value
-        windows_ok = windows.looks_windows(text) and windows.run(scan, text, "any", stdin)  # ``rmdir /s /q C:\``
+        windows_ok = False
+        if looks_windows(text):  # ``rmdir /s /q C:\``: the Windows family, loaded only for such a script
+            from guard.static.families import windows
+
+            windows_ok = windows.run(scan, text, "any", stdin)
         flat = lexer.split(text, scan.resolver.home, scan.cwd) if len(text) < 4096 else None
         if flat is not None:
             return self._flat(flat, stdin)
