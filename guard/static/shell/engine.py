@@ -17,6 +17,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
+from guard import lazyre
 from guard.model import Risk
 from guard.static.families import HANDLERS, guardfiles
 from guard.static.reading import lexer
@@ -45,10 +46,10 @@ _BIN_DIRS = ("/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/l
 _ELEVATE = frozenset({"sudo", "doas", "pkexec", "run0"})  # administrator rights: never auto-allowed (G430)
 _FORK_BOMB = r"(^|[^\w-]){n}\s*(\|\s*{n}|&(?!&))"
 # A brace word where a command starts: ``{`` glued to what follows (a group's ``{`` needs a blank).
-_BRACE_WORD = re.compile(rb"(^|[;&|(\n]|[{(;&|][ \t]+|\n[ \t]+)\{(?=[^\s}])")
-_LINE_BACKSLASH = re.compile(rb"(?<!\\)\n[ \t]*\\(?!\n)")
-_QUOTING = re.compile(r"['\"\\]")
-_ANSI_C = re.compile(r"\$'((?:[^'\\]|\\.)*)'")
+_BRACE_WORD = lazyre.compile(rb"(^|[;&|(\n]|[{(;&|][ \t]+|\n[ \t]+)\{(?=[^\s}])")
+_LINE_BACKSLASH = lazyre.compile(rb"(?<!\\)\n[ \t]*\\(?!\n)")
+_QUOTING = lazyre.compile(r"['\"\\]")
+_ANSI_C = lazyre.compile(r"\$'((?:[^'\\]|\\.)*)'")
 
 
 def command_name(word: str) -> str:
@@ -393,7 +394,7 @@ class Engine:
         return out
 
 
-_LOOKUP = re.compile(r"(?:\$\(|`)\s*(?:which|command\s+-[vV]|type\s+-[pP]|whereis\s+-b)\s+([\w.+-]+)\s*(?:\)|`)")
+_LOOKUP = lazyre.compile(r"(?:\$\(|`)\s*(?:which|command\s+-[vV]|type\s+-[pP]|whereis\s+-b)\s+([\w.+-]+)\s*(?:\)|`)")
 
 
 def _looked_up(scan: Scan, head: str) -> str | None:
