@@ -18,7 +18,6 @@ from guard import docsites, lazyre
 from guard.static.facts import paths as P
 from guard.static.facts.hosts import LOCAL_HOST, host_of, leaked_secret, secret_in_url
 from guard.static.families import effects, prod
-from guard.static.families.net import metadata_urls
 from guard.static.reading.text import wordset
 from guard.static.scan import EMPTY, Flow, Scan
 
@@ -189,6 +188,8 @@ def judge_fetch(scan: Scan, params: Mapping[str, Any]) -> None:
         return
     scan.urls.extend(urls)
     scan.tag("network", "untrusted_input")
+    from guard.static.families.net import metadata_urls  # (the network family: a fetch's URLs only)
+
     metadata_urls(scan, urls)
     leaked = next((found for u in urls if (found := leaked_secret(u, host_of(u)))), None)
     if leaked:
