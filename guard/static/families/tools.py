@@ -10,7 +10,6 @@ are looked up by every known alias. An unknown tool is never judged safe here.
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Mapping
 from typing import Any
 
@@ -92,6 +91,8 @@ def command_text(params: Mapping[str, Any]) -> str | None:
         words = [str(w) for w in value]
         if len(words) >= 3 and words[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh") and words[1] in ("-c", "-lc"):
             return words[2]
+        import shlex  # (only an argv list that is not ``sh -c TEXT`` is quoted back)
+
         return " ".join(shlex.quote(w) for w in words)
     return value if isinstance(value, str) else None
 

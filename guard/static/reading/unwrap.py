@@ -9,8 +9,6 @@ script, as they hand it to ``sh -c``.
 
 from __future__ import annotations
 
-import shlex
-
 import attrs
 
 from guard.static.reading.text import wordset
@@ -220,4 +218,6 @@ def unwrap(name: str, argv: tuple[str, ...]) -> Unwrapped:
 
 def _split_string(value: str, rest: tuple[str, ...], env: list[tuple[str, str]]) -> Unwrapped:
     """``env -S 'cmd args'``: judged as a script (conservatively: ``~`` and ``$HOME`` as the shell reads them)."""
+    import shlex  # (loaded for ``env -S`` only)
+
     return Unwrapped(script=" ".join([value, *(shlex.quote(r) for r in rest)]), env=tuple(env))

@@ -13,7 +13,6 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
-import shlex
 from collections.abc import Mapping
 from typing import Any
 
@@ -248,6 +247,8 @@ class Engine:
         if argv[0] in self.aliases:  # defined earlier in this script: what it stands for runs
             self.called.add(argv[0])
             value = self.aliases.pop(argv[0])  # (popped: an alias does not expand inside itself)
+            import shlex  # (loaded for an alias the script defined)
+
             try:
                 return self.script(" ".join([value, *(shlex.quote(a) for a in argv[1:])]), stdin)
             finally:
