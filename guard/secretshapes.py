@@ -18,7 +18,12 @@ import functools
 import math
 import re
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # the same records, built without evaluating their annotations (guard.namedtuple)
+    from guard.namedtuple import NamedTuple
 
 from guard import lazyre
 

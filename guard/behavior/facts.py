@@ -26,7 +26,12 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # the same records, built without evaluating their annotations (guard.namedtuple)
+    from guard.namedtuple import NamedTuple
 
 from guard import docsites, lazyre
 from guard.digest import blake2b

@@ -13,10 +13,14 @@ and ``to_dict()`` is that dict. A custom layer's ``data`` stays any mapping.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from typing import NamedTuple
+
     from guard.behavior.signals import Assessment
+else:  # the same records, built without evaluating their annotations (guard.namedtuple)
+    from guard.namedtuple import NamedTuple
 
 
 class Component(NamedTuple):
