@@ -48,8 +48,7 @@ GUARD_CODE = 4096  # the bytes of guard's own program or package (``cat $(which 
 GUARD_PATH = 8192  # the path of guard's own program as ``which guard`` prints it: what is done to it is done to guard
 
 
-@attrs.frozen
-class Flow:
+class Flow(NamedTuple):  # (named tuples, like Subst: made for every command a scan meets)
     """What a command writes to its stdout (or what a word's substitution produced)."""
 
     bits: int = 0
@@ -69,8 +68,7 @@ FROM_FILE = Flow()
 OPAQUE_FLOW = Flow(OPAQUE)
 
 
-@attrs.frozen
-class Cmd:
+class Cmd(NamedTuple):
     """One simple command after normalisation and unwrapping, as a handler sees it."""
 
     argv: tuple[str, ...]
