@@ -15,12 +15,17 @@ import json
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from guard.docsites import DOCS_HOSTS
 from guard.log import logger
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # built without evaluating the annotations (guard.namedtuple)
+    from guard.namedtuple import NamedTuple
 
 CONFIG_FILENAME = "guard.toml"
 
@@ -106,8 +111,7 @@ def _hhmm(raw: Any) -> str:
     return f"{int(hh):02d}:{mm}"
 
 
-@attrs.frozen
-class Setting:
+class Setting(NamedTuple):  # (a named tuple: a table of rows, read only)
     key: str
     default: Any
     parse: Parser

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from typing import Any, cast
+from typing import Any, cast, overload
 
 _CREATED: weakref.WeakSet[LazyPattern] = weakref.WeakSet()
 _METHODS = ("search", "match", "fullmatch", "sub", "subn", "split", "findall", "finditer", "scanner")
@@ -23,12 +23,12 @@ _METHODS = ("search", "match", "fullmatch", "sub", "subn", "split", "findall", "
 class LazyPattern:
     """Duck-types ``re.Pattern``: the methods and ``pattern``/``flags``/``groups``/``groupindex``."""
 
-    def __init__(self, pattern: str, flags: int = 0) -> None:
+    def __init__(self, pattern: str | bytes, flags: int = 0) -> None:
         self.pattern = pattern
         self._flags = flags
-        self._compiled: re.Pattern[str] | None = None
+        self._compiled: re.Pattern[Any] | None = None
 
-    def _load(self) -> re.Pattern[str]:
+    def _load(self) -> re.Pattern[Any]:
         compiled = self._compiled
         if compiled is None:
             compiled = re.compile(self.pattern, self._flags)
@@ -80,12 +80,19 @@ class LazyPattern:
         return f"lazyre.compile({self.pattern!r})"
 
 
-def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
-    """``re.compile`` deferred to the pattern's first use; a bad pattern raises there, so every
-    module's patterns are compiled once by the test suite (``tests/spine/test_lazyre.py``)."""
+@overload
+def compile(pattern: str, flags: int = 0) -> re.Pattern[str]: ...
+@overload
+def compile(pattern: bytes, flags: int = 0) -> re.Pattern[bytes]: ...
+
+
+def compile(pattern: str | bytes, flags: int = 0) -> re.Pattern[Any]:
+    """``re.compile`` deferred to the pattern's first use (a text or a bytes pattern); a bad pattern
+    raises there, so every module's patterns are compiled once by the test suite
+    (``tests/spine/test_lazyre.py``)."""
     lazy = LazyPattern(pattern, flags)
     _CREATED.add(lazy)
-    return cast("re.Pattern[str]", lazy)
+    return cast("re.Pattern[Any]", lazy)
 
 
 def compile_all() -> int:

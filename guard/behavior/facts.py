@@ -26,7 +26,12 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # the same records, built without evaluating their annotations (guard.namedtuple)
+    from guard.namedtuple import NamedTuple
 
 from guard import docsites, lazyre
 from guard.digest import blake2b
@@ -273,7 +278,7 @@ def _probe(
         if kept & _UNTRUSTED_ONLY and UNTRUSTED not in facts and _ordinary_source(kind, text, docs):
             kept = kept - _UNTRUSTED_ONLY
         facts = facts | kept | (_EGRESS_ONLY if not tags.isdisjoint(_EGRESS_TAGS) else _NONE)
-    if kind == "bash" and _COMMIT.search(text or ""):
+    if kind == "bash" and text and "commit" in text and _COMMIT.search(text):  # (the word first: no pattern to compile)
         facts = facts | _TASK_END_ONLY
     local = bool(path) and RISKY_PATH not in facts and risk <= Risk.MEDIUM and _inside(path or "", cwd)
     return Probe(

@@ -33,7 +33,12 @@ detectors also carry an effect (``confirm`` or ``block``). Health is
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # the same records, built without evaluating their annotations (guard.namedtuple)
+    from guard.namedtuple import NamedTuple
 
 import attrs
 

@@ -15,16 +15,20 @@ import math
 import time
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from guard.behavior import files
 from guard.log import logger
 
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # built without evaluating the annotations (guard.namedtuple)
+    from guard.namedtuple import NamedTuple
 
-@attrs.frozen
-class Tier:
+
+class Tier(NamedTuple):  # (a named tuple: five rows of a table, read only)
     level: int
     name: str
     points: int

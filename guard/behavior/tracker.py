@@ -31,8 +31,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import attrs
-
 from guard import lazyre
 from guard import workspace as ws
 from guard.behavior import files
@@ -74,18 +72,20 @@ def sessions_dir(workspace: Path) -> Path:
     return workspace / ws.SESSIONS_DIR
 
 
-@attrs.define
 class _Live:
-    state: SessionState
-    path: Path | None = None
-    pending: list[dict[str, Any]] = attrs.field(factory=list)
-    stamp: files.Stamp = None
-    loaded: bool = False
-    last_save: float = 0.0
-    where: bytes | None = attrs.field(init=False)  # ``path`` encoded: what a stat takes without converting
+    """A session as this process holds it: the state, its file, the events not yet written.
+    (A plain class: one per session a process meets, never compared, never copied.)"""
 
-    def __attrs_post_init__(self) -> None:
-        self.where = None if self.path is None else os.fsencode(self.path)
+    __slots__ = ("last_save", "loaded", "path", "pending", "stamp", "state", "where")
+
+    def __init__(self, state: SessionState, path: Path | None = None, *, last_save: float = 0.0) -> None:
+        self.state = state
+        self.path = path
+        self.pending: list[dict[str, Any]] = []
+        self.stamp: files.Stamp = None
+        self.loaded = False
+        self.last_save = last_save
+        self.where = None if path is None else os.fsencode(path)  # ``path`` encoded: what a stat takes
 
 
 class SessionTracker:

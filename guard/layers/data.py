@@ -14,12 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from guard.model import COMPONENT_KEYS
 
 if TYPE_CHECKING:
+    from typing import NamedTuple
+
     from guard.behavior.signals import Assessment
+else:  # the same records, built without evaluating their annotations (guard.namedtuple)
+    from guard.namedtuple import NamedTuple
 
 
 class Component(NamedTuple):

@@ -19,7 +19,7 @@ from guard.static import oversized
 from guard.static.budget import DEFAULT_STEPS, Budget, OverBudget
 from guard.static.facts import ondisk
 from guard.static.facts.paths import Resolver
-from guard.static.families import deps, prod, tools
+from guard.static.families import prod, tools
 from guard.static.rules.catalog import CATALOG
 from guard.static.scan import EMPTY, Hit, Scan
 from guard.static.shell.engine import Engine
@@ -184,7 +184,11 @@ def declared_installs(analysis: Analysis, cwd: str | None) -> Analysis:
     The manifest is read when the call is decided (never cached with the analysis: it changes
     as the agent works); one name it does not declare keeps every G183.
     """
-    if not analysis.installs or any(deps.undeclared(eco, names, cwd) for eco, names in analysis.installs):
+    if not analysis.installs:
+        return analysis
+    from guard.static.families import deps  # (only a call that installs packages reads a manifest)
+
+    if any(deps.undeclared(eco, names, cwd) for eco, names in analysis.installs):
         return analysis
     hits = tuple(Hit("G451", h.detail) if h.rule_id == "G183" else h for h in analysis.hits)
     risk = max((CATALOG[h.rule_id].risk for h in hits), default=Risk.SAFE)

@@ -21,7 +21,7 @@ import re
 import sys
 from collections.abc import Callable, Mapping
 from types import CodeType, FrameType
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 
@@ -31,6 +31,11 @@ from guard.static.facts import ondisk
 from guard.static.facts.paths import UNKNOWN_CWD, Place, Resolver
 from guard.static.reading.text import _MARKER_RE, DYN_OPEN, marker, marker_ids, strip_markers
 from guard.static.rules.catalog import CATALOG
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # built without evaluating the annotations (guard.namedtuple)
+    from guard.namedtuple import NamedTuple
 
 REMOTE, DECODED, SECRET, OPAQUE = 1, 2, 4, 8
 BUILT = 64  # flow bit: a program compiled in this call from the project's own sources
@@ -43,8 +48,7 @@ GUARD_CODE = 4096  # the bytes of guard's own program or package (``cat $(which 
 GUARD_PATH = 8192  # the path of guard's own program as ``which guard`` prints it: what is done to it is done to guard
 
 
-@attrs.frozen
-class Flow:
+class Flow(NamedTuple):  # (named tuples, like Subst: made for every command a scan meets)
     """What a command writes to its stdout (or what a word's substitution produced)."""
 
     bits: int = 0
@@ -64,8 +68,7 @@ FROM_FILE = Flow()
 OPAQUE_FLOW = Flow(OPAQUE)
 
 
-@attrs.frozen
-class Cmd:
+class Cmd(NamedTuple):
     """One simple command after normalisation and unwrapping, as a handler sees it."""
 
     argv: tuple[str, ...]
@@ -93,8 +96,7 @@ class Hit:
     words: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False)
 
 
-@attrs.frozen
-class Subst:
+class Subst(NamedTuple):
     """A value only known at runtime: ``$X``, ``$(cmd)``, ``<(cmd)``."""
 
     display: str

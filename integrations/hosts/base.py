@@ -28,7 +28,11 @@ from guard import hookclient, lazyre
 from guard.errors import InputError
 
 if TYPE_CHECKING:
+    from typing import NamedTuple
+
     from guard.integrations.hosts.host_rule_files import RuleFile
+else:  # built without evaluating the annotations (guard.namedtuple)
+    from guard.namedtuple import NamedTuple
 
 PRE = "pre"
 PERMISSION = "permission"
@@ -67,8 +71,7 @@ class Event:
     via: str = "hook"  # who decided: the hook process itself or ``guard serve`` (the decision log says)
 
 
-@attrs.frozen
-class Reply:
+class Reply(NamedTuple):
     """What the hook process prints and how it exits. ``output=None`` prints nothing."""
 
     output: Mapping[str, Any] | None

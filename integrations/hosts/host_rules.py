@@ -42,15 +42,18 @@ from guard.static.rules import userrules
 __all__ = ["LAYER", "RuleFile", "apply", "preference"]
 
 if TYPE_CHECKING:
+    from typing import NamedTuple
+
     from guard.core import Guard
     from guard.integrations.hosts.base import Event, Host
+else:  # built without evaluating the annotations (guard.namedtuple)
+    from guard.namedtuple import NamedTuple
 
 LAYER = "host_rules"
 _MAX_FILES = 256
 
 
-@attrs.frozen
-class Loaded:
+class Loaded(NamedTuple):
     rules: userrules.RuleSet
     problem: str | None = None
 

@@ -31,6 +31,16 @@ def test_answers_like_re() -> None:
     assert lazy.flags == eager.flags and lazy.groups == 2 and dict(lazy.groupindex) == {"w": 1}
 
 
+def test_a_bytes_pattern_answers_like_re() -> None:
+    """The shell engine's patterns over the UTF-8 source are bytes patterns; the near miss, text."""
+    lazy, eager = lazyre.compile(rb"(?<!\\)\n[ \t]*\\"), re.compile(rb"(?<!\\)\n[ \t]*\\")
+    src = b"ls\n  \\rm -rf x\na\\\n\\b"
+    assert [m.span() for m in lazy.finditer(src)] == [m.span() for m in eager.finditer(src)] != []
+    assert lazy.sub(b";", src) == eager.sub(b";", src)
+    with pytest.raises(TypeError):
+        lazy.search("ls\n  \\rm")  # type: ignore[arg-type]
+
+
 def test_compiles_once_then_uses_the_compiled_methods() -> None:
     lazy = lazyre.compile(r"a+")
     assert "search" not in vars(lazy)  # nothing compiled at creation

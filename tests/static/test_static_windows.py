@@ -13,8 +13,9 @@ from static_helpers import HOME, judge
 from guard.model import BLOCK
 from guard.static.facts import paths as P
 from guard.static.facts.paths import Resolver
-from guard.static.families.windows import looks_windows, param
+from guard.static.families.windows import param
 from guard.static.reading import pwsh
+from guard.static.reading.winsyntax import looks_windows
 
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PWSHISH = st.lists(

@@ -13,8 +13,7 @@ import fnmatch
 import posixpath
 import re
 from collections.abc import Iterable
-
-import attrs
+from typing import TYPE_CHECKING
 
 from guard import lazyre
 from guard.static.facts.places import (
@@ -30,6 +29,11 @@ from guard.static.facts.places import (
     TEMP_ROOTS,
 )
 from guard.static.reading.text import _MARKER_RE, DYN_OPEN
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # built without evaluating the annotations (guard.namedtuple)
+    from guard.namedtuple import NamedTuple
 
 ROOT, HOME, SYSTEM, DEVICE, SPECIAL, NETDEV = "root", "home", "system", "device", "special", "netdev"
 CREDENTIAL, PROTECTED, PERSIST = "credential", "protected", "persist"
@@ -62,8 +66,7 @@ UNKNOWN_CWD = "\ue007"  # the working directory after ``cd "$X"``: relative path
 _DYNSEG = "\ue006"  # a path component only known at runtime
 
 
-@attrs.frozen
-class Place:
+class Place(NamedTuple):  # (a named tuple: one or more per word a call names)
     """A resolved target. ``contents`` means a broad glob (``dir/*``): everything inside ``path``."""
 
     path: str
@@ -241,7 +244,7 @@ class Resolver:
             path = head or ("/" if path.startswith("/") else ".")
         place = self._classify(path)
         if contents or dynamic:
-            place = attrs.evolve(place, contents=contents, dynamic=dynamic or place.dynamic)
+            place = place._replace(contents=contents, dynamic=dynamic or place.dynamic)
         return place
 
     def _classify(self, path: str) -> Place:
@@ -269,7 +272,7 @@ class Resolver:
             return self._relative(path[len(self.project) + 1 :] if path != self.project else ".", shown)
         protected = self._protected_names("/".join(comps))
         if protected is not None:
-            return attrs.evolve(protected, path=shown)
+            return protected._replace(path=shown)
         home_root, rest = self._home_split(path, comps)
         if home_root is not None:
             return self._in_home(shown, rest)
@@ -347,7 +350,7 @@ class Resolver:
         if folder in USER_DATA_DIRS:
             return Place(shown, HOME_OTHER, kind="user_data", critical=True, holds_credentials=holds)
         place = self._project_like(shown, rest, HOME_OTHER)
-        return attrs.evolve(place, holds_credentials=True) if holds else place
+        return place._replace(holds_credentials=True) if holds else place
 
     def _windows(self, shown: str, comps: list[str]) -> Place:
         """A Windows path as lower-cased components after the drive: the same tiers as their POSIX peers."""
@@ -358,7 +361,7 @@ class Resolver:
             return self._project_like(shown, "/".join(comps[1:]), TEMP) if comps[1:] else Place(shown, TEMP)
         rest = comps[1:]
         if rest and _BROAD_GLOB.match(rest[-1]):
-            return attrs.evolve(self._windows(shown, comps[:-1]), contents=True)
+            return self._windows(shown, comps[:-1])._replace(contents=True)
         if not rest:
             return Place(shown, ROOT, kind="drive", critical=True)
         top = rest[0]
@@ -401,7 +404,7 @@ class Resolver:
             return Place(shown, GITDIR)
         protected = self._protected_names(rel)
         if protected is not None:
-            return attrs.evolve(protected, path=shown)
+            return protected._replace(path=shown)
         return self._project_like(shown, rel, PROJECT)
 
     def _project_like(self, shown: str, rel: str, tier: str) -> Place:

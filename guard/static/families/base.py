@@ -7,17 +7,20 @@ command's level) and returns what the command writes to stdout (``None``: unknow
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-
-import attrs
+from typing import TYPE_CHECKING
 
 from guard.static.reading.text import wordset
 from guard.static.scan import EMPTY, Cmd, Flow, Scan
 
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # built without evaluating the annotations (guard.namedtuple)
+    from guard.namedtuple import NamedTuple
+
 Handler = Callable[[Cmd, Scan], Flow | None]
 
 
-@attrs.frozen
-class Opts:
+class Opts(NamedTuple):
     """Parsed command line: ``flags`` as ``-x``/``--long``, option ``values``, and ``operands``."""
 
     flags: frozenset[str]

@@ -13,10 +13,8 @@ import re
 
 from guard import lazyre
 from guard.static.facts import paths as P
-from guard.static.families import effects, guardfiles, pagers, selfguard
-from guard.static.families import spelled as spelled_text
+from guard.static.families import effects, guardfiles, pagers
 from guard.static.families.base import Handler, Opts, parse_opts, read_only, table
-from guard.static.families.secrets import is_secret_var, secret_words
 from guard.static.reading import filters
 from guard.static.reading.text import decode_ansi_c, wordset
 from guard.static.scan import (
@@ -72,6 +70,8 @@ def _lister(cmd: Cmd, scan: Scan) -> Flow:
     if cmd.name in ("which", "whereis", "type"):
         return guardfiles.located(cmd.argv)  # ``which guard | xargs cp …``: guard's program, by its path
     if cmd.name in ("ps", "pgrep", "pidof"):
+        from guard.static.families import selfguard  # (self-protection's helpers: loaded where they are asked)
+
         return selfguard.listed(cmd)  # process ids a ``kill`` may get: marked when they are guard's
     return EMPTY
 
@@ -202,6 +202,8 @@ def _reader(cmd: Cmd, scan: Scan) -> Flow:
     if cmd.name == "tr":
         files = []
     if cmd.name in ("rev", "tr") and not files and cmd.stdin.text is not None:
+        from guard.static.families import spelled as spelled_text
+
         spelled = spelled_text.rev(cmd.stdin.text) if cmd.name == "rev" else spelled_text.tr(cmd.args, cmd.stdin.text)
         scan.hit("G180", cmd.name)
         if spelled is None:
@@ -286,6 +288,8 @@ def _echo(cmd: Cmd, scan: Scan) -> Flow:
     escapes = cmd.name == "printf"
     while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
         escapes = escapes or "e" in args.pop(0)
+    from guard.static.families.secrets import secret_words  # (the secrets family's helpers, where asked)
+
     secret_words(cmd, scan)
     scan.hit("G180", cmd.name)
     text = " ".join(args)
@@ -335,6 +339,8 @@ def _grep(cmd: Cmd, scan: Scan) -> Flow:
         flow = flow | effects.read_flow(scan, f)
     scan.hit("G180", cmd.name)
     searched = opts.all("-e", "--regexp") or list(opts.operands[:1])
+    from guard.static.families import selfguard
+
     bits = flow.bits | (OPAQUE if operands else 0) | selfguard.picked(cmd, searched, cmd.stdin)
     return Flow(bits, None, _listed(cmd, opts, operands, recursive))
 
@@ -455,6 +461,8 @@ def _awk(cmd: Cmd, scan: Scan) -> Flow:
     files = [f for f in operands if "=" not in f or f.startswith(("/", "."))]  # var=value operands are not files
     flow = _read_or_edit(scan, cmd, files, in_place)
     scan.hit("G180", cmd.name)
+    from guard.static.families import selfguard
+
     flow = Flow(flow.bits | selfguard.picked(cmd, [program], cmd.stdin), flow.text)
     text = cmd.stdin.text
     if text is None or files or opts.has("-v", "--assign", "-f", "--file") or in_place:
@@ -496,6 +504,8 @@ def _envsubst(cmd: Cmd, scan: Scan) -> Flow:
     one), so it is secret-tainted unless those names are ordinary: writing it flows, sending it asks.
     """
     names = [n for a in cmd.args if not a.startswith("-") for n in _SHELL_VAR.findall(a)]
+    from guard.static.families.secrets import is_secret_var
+
     secret = not names or any(is_secret_var(n) for n in names)
     scan.hit("G180", "envsubst")
     return Flow(cmd.stdin.bits | (SECRET if secret else 0))
@@ -504,6 +514,8 @@ def _envsubst(cmd: Cmd, scan: Scan) -> Flow:
 def _fuser(cmd: Cmd, scan: Scan) -> Flow:
     """``fuser 3000/tcp`` names the processes using a port or file; ``-k`` kills them."""
     if any(a.startswith("-") and not a.startswith("--") and "k" in a for a in cmd.args) or "--kill" in cmd.args:
+        from guard.static.families import selfguard
+
         if not selfguard.daemon_socket(scan, cmd):
             scan.hit("G178", " ".join(cmd.argv))
     else:

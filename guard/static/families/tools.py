@@ -10,7 +10,6 @@ are looked up by every known alias. An unknown tool is never judged safe here.
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,7 +17,6 @@ from guard import docsites, lazyre
 from guard.static.facts import paths as P
 from guard.static.facts.hosts import LOCAL_HOST, host_of, leaked_secret, secret_in_url
 from guard.static.families import effects, prod
-from guard.static.families.net import metadata_urls
 from guard.static.reading.text import wordset
 from guard.static.scan import EMPTY, Flow, Scan
 
@@ -93,6 +91,8 @@ def command_text(params: Mapping[str, Any]) -> str | None:
         words = [str(w) for w in value]
         if len(words) >= 3 and words[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh") and words[1] in ("-c", "-lc"):
             return words[2]
+        import shlex  # (only an argv list that is not ``sh -c TEXT`` is quoted back)
+
         return " ".join(shlex.quote(w) for w in words)
     return value if isinstance(value, str) else None
 
@@ -190,6 +190,8 @@ def judge_fetch(scan: Scan, params: Mapping[str, Any]) -> None:
         return
     scan.urls.extend(urls)
     scan.tag("network", "untrusted_input")
+    from guard.static.families.net import metadata_urls  # (the network family: a fetch's URLs only)
+
     metadata_urls(scan, urls)
     leaked = next((found for u in urls if (found := leaked_secret(u, host_of(u)))), None)
     if leaked:

@@ -72,32 +72,6 @@ _POSIX_RUNNERS = wordset("sh bash zsh dash ksh fish eval source . exec xargs par
 _PS_ONLY = {"curl": "invoke-webrequest", "wget": "invoke-webrequest", "cp": "copy-item", "mv": "move-item"}
 
 
-# -- spotting Windows syntax in a shell command, cheaply
-_WINDOWS_PATH = lazyre.compile(r"(?i)(?:^|[\s\"'=(:,])(?:[a-z]:\\|%[a-z_]\w*%|\$env:)")
-_CMD_WORDS = wordset("rmdir rd del erase format cmd cmd.exe robocopy xcopy icacls takeown schtasks taskkill cipher")
-_SWITCH = lazyre.compile(
-    r"(?i)(?:^|[;&|]\s*)(?:rmdir|rd|del|erase|format|cmd(?:\.exe)?|robocopy|xcopy|icacls|takeown|schtasks|taskkill"
-    r"|cipher)\s+(?:\S+\s+){0,12}?/[a-z]{1,3}(?::\S*)?(?:\s|$)"
-)
-_ANY_SWITCH = lazyre.compile(r" /[A-Za-z]{1,3}(?::\S*)?(?:\s|$)")
-
-
-def looks_windows(text: str) -> bool:
-    """Whether ``text`` holds cmd.exe or PowerShell syntax bash would misread (``C:\\``, ``%VAR%``, ``/s``).
-
-    Substring tests first: ordinary POSIX commands never reach a regular expression.
-    """
-    if "\\" in text or "$env:" in text or text.count("%") >= 2:
-        if _WINDOWS_PATH.search(text) is not None:
-            return True
-    if " /" not in text or _ANY_SWITCH.search(text) is None:
-        return False
-    first = text.lstrip()[:10].split(" ", 1)[0].lower()
-    if first not in _CMD_WORDS and "&" not in text and ";" not in text and "|" not in text:
-        return False
-    return _SWITCH.search(text) is not None
-
-
 # -- scripts
 def run(scan: Scan, text: str, mode: str, stdin: Flow = EMPTY) -> bool:
     """Judge ``text`` as a PowerShell (``ps``), cmd.exe (``cmd``) or unknown-Windows (``any``) script.

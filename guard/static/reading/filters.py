@@ -201,7 +201,7 @@ def awk_print(program: str, separator: str | None, text: str) -> str | None:
 
 
 FILL_BYTES = 1 << 30  # a write of this much or more can fill a disk (G009)
-_SIZE = re.compile(r"^\+?(\d+(?:\.\d+)?)\s*([KMGTPE]?)(i?B?)?$", re.I)
+_SIZE = lazyre.compile(r"^\+?(\d+(?:\.\d+)?)\s*([KMGTPE]?)(i?B?)?$", re.I)
 
 
 def size_bytes(text: str) -> float | None:

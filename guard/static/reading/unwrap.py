@@ -9,15 +9,17 @@ script, as they hand it to ``sh -c``.
 
 from __future__ import annotations
 
-import shlex
-
-import attrs
+from typing import TYPE_CHECKING
 
 from guard.static.reading.text import wordset
 
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # built without evaluating the annotations (guard.namedtuple)
+    from guard.namedtuple import NamedTuple
 
-@attrs.frozen
-class Wrapper:
+
+class Wrapper(NamedTuple):  # (a named tuple: a table of rows, read only)
     takes_value: frozenset[str] = frozenset()
     operands: int = 0  # fixed operands before the command
     no_command: frozenset[str] = frozenset()  # with these the wrapper only queries
@@ -132,8 +134,7 @@ _TWO_VALUES = wordset(
 SUBCOMMAND = {"direnv": ("exec", 1), "op": ("run", 0), "doppler": ("run", 0), "aws-vault": ("exec", 1), "arch": ("", 0)}
 
 
-@attrs.frozen
-class Unwrapped:
+class Unwrapped(NamedTuple):
     """The command a wrapper runs: ``argv``, or a ``script`` for a shell; neither when it only queries."""
 
     argv: tuple[str, ...] = ()
@@ -155,7 +156,7 @@ def unwrap(name: str, argv: tuple[str, ...]) -> Unwrapped:
             if n < 2 or argv[1] != sub:
                 return Unwrapped(query=True, not_a_wrapper=True)
             i = 2
-        w = attrs.evolve(w, operands=operands)
+        w = w._replace(operands=operands)
     env: list[tuple[str, str]] = []
     chdir: str | None = None
     while i < n:
@@ -220,4 +221,6 @@ def unwrap(name: str, argv: tuple[str, ...]) -> Unwrapped:
 
 def _split_string(value: str, rest: tuple[str, ...], env: list[tuple[str, str]]) -> Unwrapped:
     """``env -S 'cmd args'``: judged as a script (conservatively: ``~`` and ``$HOME`` as the shell reads them)."""
+    import shlex  # (loaded for ``env -S`` only)
+
     return Unwrapped(script=" ".join([value, *(shlex.quote(r) for r in rest)]), env=tuple(env))

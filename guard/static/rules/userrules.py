@@ -26,7 +26,7 @@ import re
 import threading
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -34,6 +34,11 @@ from guard import lazyre
 from guard.model import ToolCall
 from guard.static.facts.hosts import host_of
 from guard.toolnames import canonical_tool
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # built without evaluating the annotations (guard.namedtuple)
+    from guard.namedtuple import NamedTuple
 
 _RULE_RE = lazyre.compile(r"^\s*([A-Za-z0-9_.*\-]+)\s*(?:\((.*)\))?\s*$", re.S)
 _PATH_TOOLS = {
@@ -160,8 +165,7 @@ def _compiled(glob: str) -> re.Pattern[str]:
     return re.compile(_glob_regex(glob))
 
 
-@attrs.frozen
-class Match:
+class Match(NamedTuple):
     action: str
     rule: Permission
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
-import shlex
 from collections.abc import Mapping
 from typing import Any
 
+from guard import lazyre
 from guard.model import Risk
-from guard.static.families import HANDLERS, guardfiles, windows
+from guard.static.families import HANDLERS, guardfiles
 from guard.static.reading import lexer
 from guard.static.reading.parser import parse
 from guard.static.reading.text import (
@@ -33,6 +33,7 @@ from guard.static.reading.text import (
     wordset,
 )
 from guard.static.reading.unwrap import WRAPPERS, Unwrapped, unwrap
+from guard.static.reading.winsyntax import looks_windows
 from guard.static.scan import DECODED, EMPTY, OPAQUE_FLOW, REMOTE, SECRET, Cmd, Flow, Hit, Scan, display
 from guard.static.shell import envvars, shells
 from guard.static.shell.walker import Walker
@@ -44,10 +45,10 @@ _BIN_DIRS = ("/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/l
 _ELEVATE = frozenset({"sudo", "doas", "pkexec", "run0"})  # administrator rights: never auto-allowed (G430)
 _FORK_BOMB = r"(^|[^\w-]){n}\s*(\|\s*{n}|&(?!&))"
 # A brace word where a command starts: ``{`` glued to what follows (a group's ``{`` needs a blank).
-_BRACE_WORD = re.compile(rb"(^|[;&|(\n]|[{(;&|][ \t]+|\n[ \t]+)\{(?=[^\s}])")
-_LINE_BACKSLASH = re.compile(rb"(?<!\\)\n[ \t]*\\(?!\n)")
-_QUOTING = re.compile(r"['\"\\]")
-_ANSI_C = re.compile(r"\$'((?:[^'\\]|\\.)*)'")
+_BRACE_WORD = lazyre.compile(rb"(^|[;&|(\n]|[{(;&|][ \t]+|\n[ \t]+)\{(?=[^\s}])")
+_LINE_BACKSLASH = lazyre.compile(rb"(?<!\\)\n[ \t]*\\(?!\n)")
+_QUOTING = lazyre.compile(r"['\"\\]")
+_ANSI_C = lazyre.compile(r"\$'((?:[^'\\]|\\.)*)'")
 
 
 def command_name(word: str) -> str:
@@ -115,7 +116,11 @@ class Engine:
             scan.vars["@"] = scan.vars["*"] = IFS.join(positional[1:])
             for i, value in enumerate(positional[:10]):
                 scan.vars[str(i)] = value
-        windows_ok = windows.looks_windows(text) and windows.run(scan, text, "any", stdin)  # ``rmdir /s /q C:\``
+        windows_ok = False
+        if looks_windows(text):  # ``rmdir /s /q C:\``: the Windows family, loaded only for such a script
+            from guard.static.families import windows
+
+            windows_ok = windows.run(scan, text, "any", stdin)
         flat = lexer.split(text, scan.resolver.home, scan.cwd) if len(text) < 4096 else None
         if flat is not None:
             return self._flat(flat, stdin)
@@ -242,6 +247,8 @@ class Engine:
         if argv[0] in self.aliases:  # defined earlier in this script: what it stands for runs
             self.called.add(argv[0])
             value = self.aliases.pop(argv[0])  # (popped: an alias does not expand inside itself)
+            import shlex  # (loaded for an alias the script defined)
+
             try:
                 return self.script(" ".join([value, *(shlex.quote(a) for a in argv[1:])]), stdin)
             finally:
@@ -388,7 +395,7 @@ class Engine:
         return out
 
 
-_LOOKUP = re.compile(r"(?:\$\(|`)\s*(?:which|command\s+-[vV]|type\s+-[pP]|whereis\s+-b)\s+([\w.+-]+)\s*(?:\)|`)")
+_LOOKUP = lazyre.compile(r"(?:\$\(|`)\s*(?:which|command\s+-[vV]|type\s+-[pP]|whereis\s+-b)\s+([\w.+-]+)\s*(?:\)|`)")
 
 
 def _looked_up(scan: Scan, head: str) -> str | None:

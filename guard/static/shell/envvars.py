@@ -23,7 +23,6 @@ Everything here runs only for assignments, and the first test is one dictionary 
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
@@ -193,6 +192,8 @@ def _git_config(engine: Interpreter, key: str, value: str, env: Mapping[str, str
 
     scan = engine.scan
     if key == "GIT_CONFIG_PARAMETERS":
+        import shlex  # (loaded for GIT_CONFIG_PARAMETERS only)
+
         try:
             pairs = shlex.split(value.replace(IFS, " "))
         except ValueError:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from guard.static.facts import paths as P
-from guard.static.families.db import resets_database
 from guard.static.reading.text import DYN_OPEN, strip_markers
 from guard.static.scan import (
     BUILT,
@@ -111,8 +110,11 @@ def exec_file(
     scan = engine.scan
     scan.tag("execute")
     entry = word.rsplit("/", 1)[-1]
-    if entry in ("manage.py", "artisan") and resets_database(entry, args):
-        scan.hit("G163", display(scan, " ".join((word, *args))))
+    if entry in ("manage.py", "artisan"):  # (the database family, loaded for these two only)
+        from guard.static.families.db import resets_database
+
+        if resets_database(entry, args):
+            scan.hit("G163", display(scan, " ".join((word, *args))))
     if DYN_OPEN in word:
         flow = scan.flow_of(word)
         if flow.text is not None and not flow.bits and not strip_markers(word, "").strip() and lang == "shell":
