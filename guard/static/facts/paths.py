@@ -78,6 +78,12 @@ class Place(NamedTuple):  # (a named tuple: one or more per word a call names)
     dynamic: bool = False  # part of the path is a runtime value that may be empty
     holds_credentials: bool = False  # a folder of a home with a credential store below it (``~/.config``)
 
+    @property
+    def search_reads_keys(self) -> bool:
+        """A search through it reads a credential store: the root, a whole home, or a folder of a
+        home with a store below it (``grep -r x ~/.config``, the Grep tool over ``~``)."""
+        return self.tier in (ROOT, HOME) or self.holds_credentials
+
 
 _SECRET_SYSTEM = (
     lazyre.compile(

@@ -275,8 +275,6 @@ def _tee(cmd: Cmd, scan: Scan) -> Flow:
 _SPLIT_TAKES = wordset(
     "-a --suffix-length --additional-suffix -b --bytes -C --line-bytes -l --lines -n --number -t --separator --filter"
 )  # (``-d``/``-x`` take none; ``--numeric-suffixes=FROM`` only after "=")
-
-
 _SPLIT_FLAGS = wordset(
     "-d --numeric-suffixes -x --hex-suffixes -e --elide-empty-files -u --unbuffered --verbose --help --version"
 )
@@ -302,11 +300,10 @@ def _split(cmd: Cmd, scan: Scan) -> Flow:
     if unknown or (csplit and len(opts.operands) < 2):  # (csplit needs a file and a pattern)
         scan.hit("G182", display(scan, " ".join(cmd.argv)))
         return EMPTY
+    source = opts.operands[0] if opts.operands else "-"
     if csplit:
-        source = opts.operands[0] if opts.operands else "-"
         prefix, suffix = opts.value("-f", "--prefix") or "xx", ""
     else:
-        source = opts.operands[0] if opts.operands else "-"
         prefix = opts.operands[1] if len(opts.operands) > 1 else "x"
         suffix = opts.value("--additional-suffix") or ""
     flow = cmd.stdin if source == "-" else effects.read_flow(scan, source)

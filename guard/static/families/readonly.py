@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 
 from guard import lazyre
-from guard.static.facts import paths as P
 from guard.static.families import effects, guardfiles, pagers
 from guard.static.families.base import Handler, Opts, parse_opts, read_only, table
 from guard.static.reading import filters
@@ -332,8 +331,7 @@ def _grep(cmd: Cmd, scan: Scan) -> Flow:
     recursive = cmd.name in ("rg", "ag", "ack") or opts.has("-r", "-R", "--recursive", "--dereference-recursive")
     for f in operands:
         place = scan.place(f)
-        # searching a whole home, or a folder of it that holds a credential store, reads the keys in it
-        if recursive and (place.tier in (P.ROOT, P.HOME) or place.holds_credentials):
+        if recursive and place.search_reads_keys:
             scan.hit("G140", f"{cmd.name} -r over {place.path}")
             scan.cmd_secret = True
         flow = flow | effects.read_flow(scan, f)

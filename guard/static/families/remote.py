@@ -204,10 +204,7 @@ def _ztcp(cmd: Cmd, scan: Scan) -> Flow:
     a ``/dev/tcp`` descriptor is (G144 at the end of the analysis); alone it sends data out (G145)
     or, listening, waits for someone (G182). ``ztcp -c`` closes, ``ztcp``/``-L`` lists."""
     opts = parse_opts(cmd.args, wordset("-a -d"))
-    if not opts.operands and not opts.has("-a"):  # list or close
-        scan.hit("G180", display(scan, " ".join(cmd.argv)))
-        return EMPTY
-    if opts.has("-c"):
+    if opts.has("-c") or (not opts.operands and not opts.has("-a")):  # close, or list
         scan.hit("G180", display(scan, " ".join(cmd.argv)))
         return EMPTY
     scan.tag("network", "egress")

@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from guard import docsites, lazyre
-from guard.static.facts import paths as P
 from guard.static.facts.hosts import LOCAL_HOST, host_of, leaked_secret, secret_in_url
 from guard.static.families import effects, prod
 from guard.static.reading.text import wordset
@@ -167,8 +166,7 @@ def judge_read(scan: Scan, params: Mapping[str, Any], content: bool) -> None:
     paths = targets(params)
     for path in paths:
         place = effects.read(scan, expand(scan, path), content=content)
-        # a search over a whole home, or over a folder of it that holds a credential store
-        if content and (place.tier in (P.HOME, P.ROOT) or place.holds_credentials) and not place.secret:
+        if content and place.search_reads_keys and not place.secret:
             scan.hit("G140", f"search over {place.path}")
     if not any(h.rule_id in ("G140", "G141") for h in scan.hits):
         scan.hit("G180", ", ".join(paths) or "project")
