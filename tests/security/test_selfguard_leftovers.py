@@ -22,7 +22,6 @@ import json
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +32,7 @@ from guard.core import Guard
 from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM
 from tests.conftest import GUARD_CMD, ROOT, guard_cli_env
 from tests.integrations.hookhelpers import hook_env, prepare, run_hook, sample, with_command
+from tests.security.conftest import decide
 
 HOME = "/home/u"
 
@@ -119,77 +119,66 @@ MCP = [
 MCP_NEAR = ["guard mcp-proxy --help"]
 
 
-@pytest.fixture(scope="module")
-def guard_(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Guard]:
-    ws = tmp_path_factory.mktemp("ws")
-    g = Guard(ws, {"system.health": 90, "memory.backend": "history"})
-    yield g
-    g.close()
-
-
-def decide(g: Guard, command: str) -> tuple[str, set[str]]:
-    record = g.decide("bash", {"command": command}, session_id="t", save=False, cwd="/home/u/proj")
-    return record.decision, {r.rule_id for r in record.reasons}
-
-
 # -- Guard.decide ---------------------------------------------------------------------------
 @pytest.mark.parametrize("command", KILLS)
-def test_a_kill_aimed_at_guard_by_search_blocks(guard_: Guard, command: str) -> None:
-    decision, rules = decide(guard_, command)
+def test_a_kill_aimed_at_guard_by_search_blocks(module_guard: Guard, command: str) -> None:
+    decision, rules = decide(module_guard, command)
     assert (decision, "G411" in rules) == (BLOCK, True), (command, rules)
 
 
 @pytest.mark.parametrize(("command", "expected"), KILL_NEAR.items())
-def test_broad_kills_ask_and_searches_run(guard_: Guard, command: str, expected: str) -> None:
-    decision, rules = decide(guard_, command)
+def test_broad_kills_ask_and_searches_run(module_guard: Guard, command: str, expected: str) -> None:
+    decision, rules = decide(module_guard, command)
     assert decision == expected and "G411" not in rules, (command, decision, rules)
 
 
 @pytest.mark.parametrize("command", COPIES)
-def test_copying_guards_program_blocks(guard_: Guard, command: str) -> None:
-    decision, rules = decide(guard_, command)
+def test_copying_guards_program_blocks(module_guard: Guard, command: str) -> None:
+    decision, rules = decide(module_guard, command)
     assert (decision, "G414" in rules) == (BLOCK, True), (command, rules)
 
 
 @pytest.mark.parametrize("command", COPY_NEAR)
-def test_reading_guards_program_or_copying_other_files_does_not(guard_: Guard, command: str) -> None:
-    decision, rules = decide(guard_, command)
+def test_reading_guards_program_or_copying_other_files_does_not(module_guard: Guard, command: str) -> None:
+    decision, rules = decide(module_guard, command)
     assert decision != BLOCK and "G414" not in rules, (command, decision, rules)
 
 
 @pytest.mark.parametrize("command", IMPORTS)
-def test_a_folded_import_of_guard_blocks(guard_: Guard, command: str) -> None:
-    decision, rules = decide(guard_, command)
+def test_a_folded_import_of_guard_blocks(module_guard: Guard, command: str) -> None:
+    decision, rules = decide(module_guard, command)
     assert decision == BLOCK and rules & {"G410", "G412"}, (command, rules)
 
 
 @pytest.mark.parametrize("command", IMPORT_NEAR)
-def test_other_folded_imports_run(guard_: Guard, command: str) -> None:
-    decision, rules = decide(guard_, command)
+def test_other_folded_imports_run(module_guard: Guard, command: str) -> None:
+    decision, rules = decide(module_guard, command)
     assert decision == AUTO_ALLOW, (command, decision, rules)
 
 
-def test_an_import_name_decoded_at_run_time_asks(guard_: Guard) -> None:
+def test_an_import_name_decoded_at_run_time_asks(module_guard: Guard) -> None:
     """guard cannot fold ``b64decode(…)``: the name may be guard's, so the person sees it (G431)."""
-    decision, rules = decide(guard_, "python3 -c 'import base64; __import__(base64.b64decode(\"Z3VhcmQ=\").decode())'")
+    decision, rules = decide(
+        module_guard, "python3 -c 'import base64; __import__(base64.b64decode(\"Z3VhcmQ=\").decode())'"
+    )
     assert decision == REQUEST_CONFIRM and "G431" in rules, rules
 
 
-def test_a_folded_import_name_also_folds_what_it_runs(guard_: Guard) -> None:
+def test_a_folded_import_name_also_folds_what_it_runs(module_guard: Guard) -> None:
     """The same folding shows ``__import__("o" + "s").system("rm -rf ~")`` for what it is."""
-    decision, rules = decide(guard_, 'python3 -c \'__import__("o"+"s").system("rm -rf ~")\'')
+    decision, rules = decide(module_guard, 'python3 -c \'__import__("o"+"s").system("rm -rf ~")\'')
     assert decision == BLOCK and "G101" in rules, rules
 
 
 @pytest.mark.parametrize("command", MCP)
-def test_guard_mcp_proxy_started_by_the_agent_blocks(guard_: Guard, command: str) -> None:
-    decision, rules = decide(guard_, command)
+def test_guard_mcp_proxy_started_by_the_agent_blocks(module_guard: Guard, command: str) -> None:
+    decision, rules = decide(module_guard, command)
     assert (decision, "G410" in rules) == (BLOCK, True), (command, rules)
 
 
 @pytest.mark.parametrize("command", MCP_NEAR)
-def test_guard_mcp_proxy_help_runs(guard_: Guard, command: str) -> None:
-    assert decide(guard_, command)[0] == AUTO_ALLOW
+def test_guard_mcp_proxy_help_runs(module_guard: Guard, command: str) -> None:
+    assert decide(module_guard, command)[0] == AUTO_ALLOW
 
 
 # -- the real entry points, in a fake HOME ----------------------------------------------------

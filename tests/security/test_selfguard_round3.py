@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,7 @@ import pytest
 from guard.core import Guard
 from guard.model import AUTO_ALLOW, BLOCK
 from tests.conftest import GUARD_CMD, guard_cli_env
+from tests.security.conftest import decide
 
 UNINSTALLS = [
     "pip uninstall guard-preflight",
@@ -83,39 +83,27 @@ STAY_AS_BEFORE = {  # an ordinary install or uninstall still asks, by the rule i
 }
 
 
-@pytest.fixture(scope="module")
-def guard_(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Guard]:
-    g = Guard(tmp_path_factory.mktemp("ws"), {"system.health": 90, "memory.backend": "history"})
-    yield g
-    g.close()
-
-
-def decide(g: Guard, command: str) -> tuple[str, set[str]]:
-    record = g.decide("bash", {"command": command}, session_id="t", save=False, cwd="/home/u/proj")
-    return record.decision, {r.rule_id for r in record.reasons}
-
-
 @pytest.mark.parametrize("command", UNINSTALLS + REMOVALS)
-def test_uninstalling_or_deleting_guard_blocks(guard_: Guard, command: str) -> None:
-    decision, rules = decide(guard_, command)
+def test_uninstalling_or_deleting_guard_blocks(module_guard: Guard, command: str) -> None:
+    decision, rules = decide(module_guard, command)
     assert (decision, "G418" in rules) == (BLOCK, True), (command, rules)
 
 
 @pytest.mark.parametrize("command", COPIES)
-def test_a_copy_of_guard_found_by_path_or_in_python_blocks(guard_: Guard, command: str) -> None:
-    decision, rules = decide(guard_, command)
+def test_a_copy_of_guard_found_by_path_or_in_python_blocks(module_guard: Guard, command: str) -> None:
+    decision, rules = decide(module_guard, command)
     assert (decision, "G414" in rules) == (BLOCK, True), (command, rules)
 
 
 @pytest.mark.parametrize("command", STAY_ALLOWED)
-def test_reading_and_locating_guard_stay_allowed(guard_: Guard, command: str) -> None:
-    decision, rules = decide(guard_, command)
+def test_reading_and_locating_guard_stay_allowed(module_guard: Guard, command: str) -> None:
+    decision, rules = decide(module_guard, command)
     assert decision == AUTO_ALLOW and not rules & {"G414", "G418"}, (command, rules)
 
 
 @pytest.mark.parametrize(("command", "rule"), STAY_AS_BEFORE.items())
-def test_other_packages_and_names_keep_their_rule(guard_: Guard, command: str, rule: str) -> None:
-    _, rules = decide(guard_, command)
+def test_other_packages_and_names_keep_their_rule(module_guard: Guard, command: str, rule: str) -> None:
+    _, rules = decide(module_guard, command)
     assert rule in rules and "G418" not in rules, (command, rules)
 
 
