@@ -15,17 +15,13 @@ import json
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
 from guard.docsites import DOCS_HOSTS
 from guard.log import logger
-
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:  # built without evaluating the annotations (guard.namedtuple)
-    from guard.namedtuple import NamedTuple
+from guard.namedtuple import NamedTuple
 
 CONFIG_FILENAME = "guard.toml"
 

@@ -7,12 +7,9 @@ one call cost it ~1.5 ms. Here the class body is read as typing reads it — the
 annotated names in order, a default is a value in the body (and a field without one may not follow
 one with), the body's methods, properties and docstring go onto the ``collections.namedtuple``
 class, its own attributes may not be overwritten — and the annotations stay as written. Type
-checkers see ``typing.NamedTuple`` itself::
+checkers see ``typing.NamedTuple`` itself (this module hands it to them)::
 
-    if TYPE_CHECKING:
-        from typing import NamedTuple
-    else:
-        from guard.namedtuple import NamedTuple
+    from guard.namedtuple import NamedTuple
 
     class Level(NamedTuple):
         n: float
@@ -22,7 +19,7 @@ checkers see ``typing.NamedTuple`` itself::
 from __future__ import annotations
 
 import collections
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # typing's own lists (3.11-3.13): kept from the body / refused in it.
 _SPECIAL = frozenset({"__module__", "__name__", "__annotations__"})
@@ -58,7 +55,11 @@ class _Builder(type):
         return record
 
 
-class NamedTuple(metaclass=_Builder):
-    """The base of a record written ``class Name(NamedTuple): field: type = default`` (see above)."""
+if TYPE_CHECKING:  # type checkers see typing's own
+    from typing import NamedTuple as NamedTuple
+else:
 
-    __slots__ = ()
+    class NamedTuple(metaclass=_Builder):
+        """The base of a record written ``class Name(NamedTuple): field: type = default`` (see above)."""
+
+        __slots__ = ()

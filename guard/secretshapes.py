@@ -18,14 +18,9 @@ import functools
 import math
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:  # the same records, built without evaluating their annotations (guard.namedtuple)
-    from guard.namedtuple import NamedTuple
 
 from guard import lazyre
+from guard.namedtuple import NamedTuple
 
 Pick = Callable[["re.Match[str]"], tuple[int, ...]]
 

@@ -26,17 +26,13 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:  # the same records, built without evaluating their annotations (guard.namedtuple)
-    from guard.namedtuple import NamedTuple
+from typing import Any
 
 from guard import docsites, lazyre
 from guard.digest import blake2b
 from guard.layers.data import StaticData
 from guard.model import Risk, ToolCall
+from guard.namedtuple import NamedTuple
 from guard.redact import redact_text
 from guard.toolnames import canonical_tool
 

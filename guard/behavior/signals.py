@@ -33,12 +33,7 @@ detectors also carry an effect (``confirm`` or ``block``). Health is
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:  # the same records, built without evaluating their annotations (guard.namedtuple)
-    from guard.namedtuple import NamedTuple
+from typing import Any
 
 import attrs
 
@@ -49,6 +44,7 @@ from guard.behavior.settings import BehaviorSettings
 from guard.behavior.tiers import Scorecard, Tier
 from guard.behavior.timefmt import iso, span
 from guard.model import BLOCK, REQUEST_CONFIRM, Decision, Reason, Risk
+from guard.namedtuple import NamedTuple
 
 CONFIRM = "confirm"
 HARD_CAP = 74.0

@@ -15,17 +15,13 @@ import math
 import time
 from collections import OrderedDict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
 from guard.behavior import files
 from guard.log import logger
-
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:  # built without evaluating the annotations (guard.namedtuple)
-    from guard.namedtuple import NamedTuple
+from guard.namedtuple import NamedTuple
 
 
 class Tier(NamedTuple):  # (a named tuple: five rows of a table, read only)

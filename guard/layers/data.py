@@ -17,13 +17,10 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from guard.model import COMPONENT_KEYS
+from guard.namedtuple import NamedTuple
 
 if TYPE_CHECKING:
-    from typing import NamedTuple
-
     from guard.behavior.signals import Assessment
-else:  # the same records, built without evaluating their annotations (guard.namedtuple)
-    from guard.namedtuple import NamedTuple
 
 
 class Component(NamedTuple):

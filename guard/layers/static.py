@@ -18,12 +18,7 @@ import os
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:  # the same records, built without evaluating their annotations (guard.namedtuple)
-    from guard.namedtuple import NamedTuple
+from typing import Any
 
 import attrs
 
@@ -32,6 +27,7 @@ from guard.config import Config
 from guard.layers.base import Context
 from guard.layers.data import StaticData
 from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM, Reason, Risk, ToolCall, Verdict
+from guard.namedtuple import NamedTuple
 from guard.static.analysis import DEFAULT_LIMITS, Analysis, Limits, analyse, cache_key, declared_installs, on_disk
 from guard.static.budget import Budget
 from guard.static.families.tools import command_text

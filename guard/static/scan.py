@@ -21,21 +21,17 @@ import re
 import sys
 from collections.abc import Callable, Mapping
 from types import CodeType, FrameType
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import attrs
 
 from guard.model import Risk
+from guard.namedtuple import NamedTuple
 from guard.static.budget import Budget
 from guard.static.facts import ondisk
 from guard.static.facts.paths import UNKNOWN_CWD, Place, Resolver
 from guard.static.reading.text import _MARKER_RE, DYN_OPEN, marker, marker_ids, strip_markers
 from guard.static.rules.catalog import CATALOG
-
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:  # built without evaluating the annotations (guard.namedtuple)
-    from guard.namedtuple import NamedTuple
 
 REMOTE, DECODED, SECRET, OPAQUE = 1, 2, 4, 8
 BUILT = 64  # flow bit: a program compiled in this call from the project's own sources

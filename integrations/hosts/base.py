@@ -26,13 +26,10 @@ import attrs
 
 from guard import hookclient, lazyre
 from guard.errors import InputError
+from guard.namedtuple import NamedTuple
 
 if TYPE_CHECKING:
-    from typing import NamedTuple
-
     from guard.integrations.hosts.host_rule_files import RuleFile
-else:  # built without evaluating the annotations (guard.namedtuple)
-    from guard.namedtuple import NamedTuple
 
 PRE = "pre"
 PERMISSION = "permission"

@@ -37,17 +37,14 @@ import attrs
 from guard.chain import STATIC
 from guard.integrations.hosts.host_rule_files import READERS, RuleFile
 from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM, DecisionRecord, Reason, Risk, Verdict
+from guard.namedtuple import NamedTuple
 from guard.static.rules import userrules
 
 __all__ = ["LAYER", "RuleFile", "apply", "preference"]
 
 if TYPE_CHECKING:
-    from typing import NamedTuple
-
     from guard.core import Guard
     from guard.integrations.hosts.base import Event, Host
-else:  # built without evaluating the annotations (guard.namedtuple)
-    from guard.namedtuple import NamedTuple
 
 LAYER = "host_rules"
 _MAX_FILES = 256

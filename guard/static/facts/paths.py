@@ -13,9 +13,9 @@ import fnmatch
 import posixpath
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from guard import lazyre
+from guard.namedtuple import NamedTuple
 from guard.static.facts.places import (
     CRITICAL_FILES,
     DATA_STORES,
@@ -29,11 +29,6 @@ from guard.static.facts.places import (
     TEMP_ROOTS,
 )
 from guard.static.reading.text import _MARKER_RE, DYN_OPEN
-
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:  # built without evaluating the annotations (guard.namedtuple)
-    from guard.namedtuple import NamedTuple
 
 ROOT, HOME, SYSTEM, DEVICE, SPECIAL, NETDEV = "root", "home", "system", "device", "special", "netdev"
 CREDENTIAL, PROTECTED, PERSIST = "credential", "protected", "persist"

@@ -7,15 +7,10 @@ command's level) and returns what the command writes to stdout (``None``: unknow
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
 
+from guard.namedtuple import NamedTuple
 from guard.static.reading.text import wordset
 from guard.static.scan import EMPTY, Cmd, Flow, Scan
-
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:  # built without evaluating the annotations (guard.namedtuple)
-    from guard.namedtuple import NamedTuple
 
 Handler = Callable[[Cmd, Scan], Flow | None]
 

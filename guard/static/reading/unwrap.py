@@ -9,14 +9,8 @@ script, as they hand it to ``sh -c``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from guard.namedtuple import NamedTuple
 from guard.static.reading.text import wordset
-
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:  # built without evaluating the annotations (guard.namedtuple)
-    from guard.namedtuple import NamedTuple
 
 
 class Wrapper(NamedTuple):  # (a named tuple: a table of rows, read only)

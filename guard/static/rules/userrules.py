@@ -26,19 +26,15 @@ import re
 import threading
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
 from guard import lazyre
 from guard.model import ToolCall
+from guard.namedtuple import NamedTuple
 from guard.static.facts.hosts import host_of
 from guard.toolnames import canonical_tool
-
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:  # built without evaluating the annotations (guard.namedtuple)
-    from guard.namedtuple import NamedTuple
 
 _RULE_RE = lazyre.compile(r"^\s*([A-Za-z0-9_.*\-]+)\s*(?:\((.*)\))?\s*$", re.S)
 _PATH_TOOLS = {
