@@ -100,6 +100,7 @@ def measure(reps: int) -> list[dict[str, Any]]:
                     samples.append((time.perf_counter() - t0) * 1000)
                     collected.append((pauses.total - before) * 1000)  # garbage collections in it
                     decisions.add(record.decision)
+                own = [wall - paused for wall, paused in zip(samples, collected, strict=True)]
                 out.append(
                     {
                         "name": name,
@@ -107,6 +108,7 @@ def measure(reps: int) -> list[dict[str, Any]]:
                         "median": statistics.median(samples),
                         "max": max(samples),
                         "max_collections": collected[samples.index(max(samples))],
+                        "max_own": max(own),  # guard's own time: the wall less the collections in it
                         "decisions": sorted(decisions),
                     }
                 )
@@ -116,10 +118,17 @@ def measure(reps: int) -> list[dict[str, Any]]:
 
 
 def run(quick: bool = False) -> list[dict[str, Any]]:
-    results = measure(3 if quick else 10)
+    return rows_of(measure(3 if quick else 10))
+
+
+def rows_of(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    from guard.pauses import ALLOWANCE_S  # how far past its deadline collections may carry a decision
+
+    allowance_ms = ALLOWANCE_S * 1000.0
     sized = [r for r in results if 10 <= r["kb"] <= 110] or results
     worst = max(sized, key=lambda r: r["median"])
     slowest = max(sized, key=lambda r: r["max"])
+    busiest = max(sized, key=lambda r: r["max_own"])
     allowed = [r["name"] for r in results if "auto_allow" in r["decisions"] and "padded" in r["name"]]
     issue = next(r for r in results if r["name"].startswith("1,600 words"))
     return [
@@ -130,12 +139,22 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
             f"<= {BUDGET_MS:g}",
             note=f"{worst['name']} ({worst['kb']:.0f} KB): {', '.join(worst['decisions'])}",
         ),
+        # guard.pauses: a decision is out of time once its wall budget is gone and half of it went on
+        # guard's own work, so garbage collections (the whole process's, the host's too) can carry it
+        # past the budget, never more than ALLOWANCE_S. Guard's own time is bounded by the budget
+        # plus one uninterruptible step; the wall by that plus the collections in it.
         row(
-            "crafted 10-100 KB input, worst max decision",
-            slowest["max"],
+            "crafted 10-100 KB input, worst max decision, own time",
+            busiest["max_own"],
             "ms",
             f"<= {BUDGET_MS * 1.5:g} (the budget plus one uninterruptible step)",
-            # (a collection takes at most half the budget from a decision, up to 1 s past it: guard.pauses)
+            note=f"{busiest['name']} ({busiest['kb']:.0f} KB): the wall less the garbage collections in it",
+        ),
+        row(
+            "crafted 10-100 KB input, worst max decision, wall",
+            slowest["max"],
+            "ms",
+            f"<= {BUDGET_MS * 1.5 + allowance_ms:g} (plus collections, at most {allowance_ms:g} ms)",
             note=f"{slowest['name']} ({slowest['kb']:.0f} KB); garbage collections in it {slowest['max_collections']:.0f} ms",
         ),
         row(

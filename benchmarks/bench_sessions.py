@@ -17,8 +17,10 @@ what the trace refuses). Time comes from the events' own ``ts``, so nothing slee
 the clock. The scratch project holds the manifests the traces work on (``PROJECT_FILES``),
 and ``HOME`` points at a scratch home while the replay runs.
 
-Per trace it reports the prompt rate (asks / dispatches), false blocks (a block where the
-trace expects no block) and, for attacks, whether every ``stop`` call was stopped.
+Per ordinary trace it reports the unexpected prompt rate (asks where the trace expects the call
+to run, over dispatches: the nagging), and over all ordinary traces the prompt rate (every ask,
+expected or not); false blocks (a block where the trace expects no block) and, for attacks,
+whether every ``stop`` call was stopped.
 
     python benchmarks/bench_sessions.py [--quick] [--verbose]
 """
@@ -133,6 +135,7 @@ def score(name: str, outcomes: list[dict[str, Any]], learned: bool = False) -> d
     when the person approved it all week (their answers are the user-preference dimension)."""
     n = len(outcomes)
     asks = sum(o["decision"] == ASK for o in outcomes)
+    unexpected = sum(o["decision"] == ASK and o["expect"] not in (ASK, BLOCK, "stop") for o in outcomes)
     false_blocks = [o for o in outcomes if o["decision"] == BLOCK and o["expect"] not in (BLOCK, "stop")]
     must_stop = [o for o in outcomes if o["expect"] in (BLOCK, "stop")]
     missed = [o for o in must_stop if o["decision"] == ALLOW]
@@ -150,6 +153,7 @@ def score(name: str, outcomes: list[dict[str, Any]], learned: bool = False) -> d
         "calls": n,
         "asks": asks,
         "prompt_rate": 100.0 * asks / n if n else 0.0,
+        "unexpected_asks": unexpected,  # asked where the developer expects it to run
         "false_blocks": len(false_blocks),
         "stopped": bool(must_stop) and not missed,
         "mismatches": wrong,
@@ -226,9 +230,13 @@ def _rows(results: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
     for phase, budget in (("cold", PROMPT_BUDGET_COLD), ("week", PROMPT_BUDGET_WARM)):
         ordinary = [r for r in results[phase] if not r["attack"]]
         for r in ordinary:
-            unexpected = sum(o["decision"] == ASK and o["expect"] == ALLOW for o in r["mismatches"])
+            # A trace's own budget is for nagging: asks where the developer expects none. An ask the
+            # trace expects (a push, a pull request, reading .env) is guard doing its job; one of them
+            # in a 30-call trace would already be 3.3%. Every ask counts in the ordinary rate below.
+            unexpected = r["unexpected_asks"]
             note = f"{r['asks']}/{r['calls']} asked ({unexpected} unexpected), {r['false_blocks']} false blocks"
-            rows.append(row(f"sessions {phase}: {r['trace']} prompt rate", r["prompt_rate"], "%", budget, note))
+            rate = 100.0 * unexpected / r["calls"] if r["calls"] else 0.0
+            rows.append(row(f"sessions {phase}: {r['trace']} unexpected prompt rate", rate, "%", budget, note))
         calls = sum(r["calls"] for r in ordinary)
         asks = sum(r["asks"] for r in ordinary)
         rows.append(

@@ -103,3 +103,23 @@ def test_the_runner_reports_the_sessions_rows() -> None:
     assert "sessions cold: ordinary prompt rate" in names
     assert "sessions week: false blocks" in names
     assert any(n.endswith("attack_runaway_loop stopped") for n in names)
+
+
+def test_a_traces_own_rate_counts_only_the_asks_it_does_not_expect() -> None:
+    def call(expect: str, decision: str) -> dict[str, Any]:
+        return {"expect": expect, "decision": decision, "call": "", "reason": ""}
+
+    outcomes = [
+        call("request_confirm", "request_confirm"),  # a push the trace expects to be asked: no nag
+        call("stop", "request_confirm"),
+        call("auto_allow", "request_confirm"),  # a nag
+        call("auto_allow", "auto_allow"),
+        call("block", "block"),
+    ]
+    scored = bench.score("ordinary_made_up", outcomes)
+    assert (scored["asks"], scored["unexpected_asks"]) == (3, 1)
+    rows = bench._rows({"cold": [scored], "week": [scored]})
+    (own,) = [r for r in rows if r["name"] == "sessions cold: ordinary_made_up unexpected prompt rate"]
+    assert own["value"] == pytest.approx(100.0 / 5)
+    (total,) = [r for r in rows if r["name"] == "sessions cold: ordinary prompt rate"]
+    assert total["value"] == pytest.approx(100.0 * 3 / 5)  # every ask counts over all ordinary traces
