@@ -78,6 +78,20 @@ class Entry:
         return self.key == key
 
 
+_FIELDS = tuple(a.name for a in attrs.fields(Entry))
+
+
+def _as_dict(entry: Entry) -> dict[str, Any]:
+    """What ``attrs.asdict(entry)`` writes, for the JSON text only (``_save``): the file holds up to
+    ``LIMIT`` entries and is rewritten on every ask, and ``asdict`` copies each entry's parameters
+    object by object. They are written as they are (a ``dict`` of JSON values, from the hook's JSON)."""
+    out = {name: getattr(entry, name) for name in _FIELDS}
+    params = entry.params
+    if type(params) is not dict:
+        out["params"] = dict(params)
+    return out
+
+
 def choose(waiting: list[Entry], ref: str | None, *, session_id: str | None = None) -> Entry:
     """The one held call ``guard approve`` means: by id, else the newest of one session.
 
@@ -224,5 +238,5 @@ class Pending:
     def _save(self, entries: list[Entry]) -> None:
         # Unlike atomic.write_private_atomic this raises: a question guard could not keep must
         # reach the hook, which then refuses the call instead of asking and forgetting.
-        text = json.dumps({"version": 1, "entries": [attrs.asdict(e) for e in entries]}, ensure_ascii=False)
+        text = json.dumps({"version": 1, "entries": [_as_dict(e) for e in entries]}, ensure_ascii=False)
         write_atomic(self.path, text, mode=0o600, keep_mode=False, fsync=False)
