@@ -269,6 +269,8 @@ def move_away(scan: Scan, word: str, dest: str | None) -> Place:
         scan.hit(_delete_rule(place, False), place.path)
     elif place.tier == P.PROJECT_ROOT or (place.tier == P.GITDIR and place.path.endswith(".git")):
         scan.hit("G105", place.path)
+    elif place.tier in _FOREIGN:  # gone from outside the project, as ``rm`` of it would be (asked)
+        scan.hit("G125", f"mv {display(scan, word)} -> {display(scan, dest) if dest else '?'}")
     if dest is not None and place.tier not in (P.TEMP, P.PROJECT, P.SPECIAL, P.DYNAMIC):
         target = scan.place(dest)
         scan.moved[target.path] = place
