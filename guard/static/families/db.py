@@ -228,6 +228,35 @@ _RESETS = {
 }
 
 
+# Framework tasks that undo migrations: a rollback runs their down steps, which drop the tables
+# and columns they added with the rows in them (G466, asked; the whole database reset is G163).
+_RAILS_ROLLBACKS = wordset("db:rollback db:migrate:down db:migrate:redo")
+_ROLLBACKS = {
+    "rails": _RAILS_ROLLBACKS,
+    "rake": _RAILS_ROLLBACKS,
+    "mix": wordset("ecto.rollback"),
+    "artisan": wordset("migrate:rollback"),
+    "sequelize": wordset("db:migrate:undo db:seed:undo"),
+    "sequelize-cli": wordset("db:migrate:undo db:seed:undo"),
+    "knex": wordset("migrate:rollback migrate:down"),
+    "alembic": wordset("downgrade"),
+    "typeorm": wordset("migration:revert"),
+    "dbmate": wordset("rollback down"),
+    "flyway": wordset("undo"),
+}
+
+
+def database_rule(tool: str, args: tuple[str, ...] | list[str]) -> str | None:
+    """The rule a framework task on the application's database meets: G163 when it resets or drops
+    the database, G466 when it undoes migrations, None otherwise (``rails db:migrate`` runs)."""
+    if resets_database(tool, args):
+        return "G163"
+    undo = _ROLLBACKS.get(tool)
+    if undo is not None and not undo.isdisjoint(args):
+        return "G466"
+    return None
+
+
 def resets_database(tool: str, args: tuple[str, ...] | list[str]) -> bool:
     triggers = _RESETS.get(tool)
     if not triggers:
@@ -279,8 +308,9 @@ def _broker(cmd: Cmd, scan: Scan) -> Flow:
 
 
 def _framework(cmd: Cmd, scan: Scan) -> Flow:
-    if resets_database(cmd.name, cmd.args):
-        scan.hit("G163", display(scan, " ".join(cmd.argv)))
+    rule = database_rule(cmd.name, cmd.args)
+    if rule is not None:
+        scan.hit(rule, display(scan, " ".join(cmd.argv)))
     else:
         scan.hit("G181", cmd.name)
     scan.tag("execute")

@@ -12,7 +12,7 @@ from guard import lazyre
 from guard.static.facts import paths as P
 from guard.static.families import deps, effects, embedded, selfguard
 from guard.static.families.base import Handler, only_help, parse_opts, table
-from guard.static.families.db import resets_database
+from guard.static.families.db import database_rule
 from guard.static.reading.text import wordset
 from guard.static.scan import BUILT, EMPTY, Cmd, Flow, Scan, display
 
@@ -300,8 +300,9 @@ def _manager(cmd: Cmd, scan: Scan) -> Flow | None:
     shown = display(scan, " ".join(cmd.argv))
     if selfguard.replaces_guard(cmd, scan):  # ``pip uninstall guard-preflight``: switching guard off
         return None
-    if resets_database(cmd.name, cmd.args):  # ``mix ecto.reset``
-        scan.hit("G163", shown)
+    rule = database_rule(cmd.name, cmd.args)  # ``mix ecto.reset``, ``mix ecto.rollback``
+    if rule is not None:
+        scan.hit(rule, shown)
         return None
     opts = parse_opts(
         cmd.args,
@@ -425,8 +426,9 @@ def _system_packages(cmd: Cmd, scan: Scan) -> Flow | None:
 
 def _framework_cli(cmd: Cmd, scan: Scan) -> Flow | None:
     """``php artisan …``-style entry points that can reset a database."""
-    if resets_database("artisan", cmd.args):
-        scan.hit("G163", display(scan, " ".join(cmd.argv)))
+    rule = database_rule("artisan", cmd.args)
+    if rule is not None:
+        scan.hit(rule, display(scan, " ".join(cmd.argv)))
     else:
         scan.hit("G181", cmd.name)
     return None

@@ -47,7 +47,7 @@ _MARKERS = lazyre.compile(
 )
 _WORD = lazyre.compile(r"(?i)" + _PROD)
 # Rules for operations that destroy data or infrastructure (what a production marker raises to block).
-DESTRUCTIVE = frozenset({"G160", "G161", "G162", "G163", "G164", "G165", "G166", "G433", "G436", "G437"})
+DESTRUCTIVE = frozenset({"G160", "G161", "G162", "G163", "G164", "G165", "G166", "G433", "G436", "G437", "G466"})
 
 
 def _may_name_prod(text: str) -> bool:

@@ -115,6 +115,7 @@ G160 | high     | database    | delete                                 | Drops a
 G161 | high     | database    | delete                                 | Empties a table (TRUNCATE, or DELETE/UPDATE without WHERE).
 G162 | high     | database    | delete                                 | Flushes every key in a key-value store. | redis-cli DBSIZE
 G163 | high     | database    | delete                                 | Resets or drops the application's database through its framework.
+G466 | medium   | database    | delete                                 | Undoes database migrations through the framework (rails db:rollback, db:migrate:down or :redo, artisan migrate:rollback, alembic downgrade): their down steps drop the tables and columns they added, with the rows in them. | bin/rails db:migrate:status
 G164 | high     | infra       | delete,network                         | Deletes Kubernetes resources or Helm releases. | kubectl get pods -n staging
 G165 | high     | infra       | delete,network                         | Destroys infrastructure or applies changes without review. | terraform plan
 G166 | high     | infra       | delete,network                         | Deletes cloud resources.

@@ -111,10 +111,11 @@ def exec_file(
     scan.tag("execute")
     entry = word.rsplit("/", 1)[-1]
     if entry in ("manage.py", "artisan"):  # (the database family, loaded for these two only)
-        from guard.static.families.db import resets_database
+        from guard.static.families.db import database_rule
 
-        if resets_database(entry, args):
-            scan.hit("G163", display(scan, " ".join((word, *args))))
+        rule = database_rule(entry, args)
+        if rule is not None:
+            scan.hit(rule, display(scan, " ".join((word, *args))))
     if DYN_OPEN in word:
         flow = scan.flow_of(word)
         if flow.text is not None and not flow.bits and not strip_markers(word, "").strip() and lang == "shell":

@@ -844,6 +844,9 @@ DATABASE = [
     (C, "clickhouse-client -q 'DROP TABLE x'", "G160"),
     (C, "cqlsh -e 'DROP KEYSPACE x'", "G160"),
     (C, "alembic downgrade base", "G163"),
+    (C, "bin/rails db:rollback STEP=3", "G466"),
+    (C, "php artisan migrate:rollback", "G466"),
+    (A, "bin/rails db:migrate:status"),
     (C, "psql -c 'SELECT 1'", "G188"),
     (C, "psql -c 'truncate table t cascade'", "G161"),
     (C, "mysql app < drop_all.sql", "G188"),
@@ -5741,7 +5744,7 @@ ROUND3 += [
     (A, "RAILS_ENV=production rails db:migrate"),
     (A, "MIX_ENV=prod mix ecto.migrate"),
     (A, "mix ecto.migrate"),
-    (A, "alembic downgrade -1"),
+    (C, "alembic downgrade -1", "G466"),  # undoes a migration: asked, but no production marker
     (A, "dbt compile --target prod"),
     (A, "dbt deps"),
     (A, "kubectl get pods --context prod-eu"),
