@@ -16,7 +16,7 @@ from guard.static.families import effects
 from guard.static.families.base import Handler, parse_opts, table
 from guard.static.families.perms import setuid
 from guard.static.reading import filters
-from guard.static.reading.text import wordset
+from guard.static.reading.text import DYN_OPEN, wordset
 from guard.static.scan import EMPTY, ENDLESS, PACKED, Cmd, Flow, Scan, display
 
 _RM_TAKES = frozenset({"--interactive"})
@@ -206,6 +206,25 @@ def _sources_dest(cmd: Cmd, takes: frozenset[str]) -> tuple[list[str], str | Non
     return operands, dest, opts.has("-r", "-R", "-a", "--recursive", "--archive")
 
 
+def _landing(cmd: Cmd, scan: Scan, src: str, dest: str) -> str:
+    """Where ``src`` lands when ``dest`` is a folder that holds guard's files further down (``/tmp``
+    with guard's workspace in ``/tmp/x/.guard``): beside them, ``dest/NAME``. The folder itself is
+    only replaced with ``-T``, and a source named ``.``, a glob or a runtime value keeps the folder."""
+    name = src.rstrip("/").rsplit("/", 1)[-1]
+    if (
+        scan.place(dest).kind != "holds_guard"
+        or not name
+        or name in (".", "..")
+        or "*" in name
+        or "?" in name
+        or "[" in name
+        or DYN_OPEN in name
+        or any(a in ("-T", "--no-target-directory") or (a[:2] != "--" and a[:1] == "-" and "T" in a) for a in cmd.args)
+    ):
+        return dest
+    return dest.rstrip("/") + "/" + name
+
+
 def _mv(cmd: Cmd, scan: Scan) -> Flow:
     sources, dest, _ = _sources_dest(cmd, wordset("-S --suffix -b"))
     dest_place = scan.place(dest) if dest else None
@@ -216,7 +235,7 @@ def _mv(cmd: Cmd, scan: Scan) -> Flow:
         effects.move_away(scan, src, dest)
         if dest:
             carried = scan.written.get(scan.place(src).path, EMPTY)
-            effects.write(scan, dest, carried)
+            effects.write(scan, _landing(cmd, scan, src, dest), carried)
     if not sources:
         scan.hit("G184", "mv")
     return EMPTY
@@ -235,7 +254,8 @@ def _cp(cmd: Cmd, scan: Scan) -> Flow:
         for src in sources:
             effects.link(scan, src, dest)
     if dest and not (cmd.name == "install" and "-d" in cmd.args):
-        effects.write(scan, dest, flow)
+        for target in dict.fromkeys(_landing(cmd, scan, src, dest) for src in sources or [""]):
+            effects.write(scan, target, flow)
         if cmd.name == "install" and any(setuid(m) for m in _modes(cmd.args)):
             scan.hit("G132", f"install -m … {dest}")  # ``install -m 4755 /bin/sh /tmp/sh``: a setuid copy
     elif cmd.name == "install":
