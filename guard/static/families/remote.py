@@ -74,6 +74,9 @@ def _proxy_commands(scan: Scan, values: list[str]) -> None:
 def _ssh(cmd: Cmd, scan: Scan) -> Flow:
     opts = parse_opts(cmd.args, _SSH_TAKES, stop_at_operand=True)
     _proxy_commands(scan, opts.all("-o"))
+    if cmd.name == "ssh" and opts.has("-V") and not cmd.stdin.bits:  # prints its version and exits while
+        scan.hit("G180", display(scan, " ".join(cmd.argv)))  # it reads its options: nothing connects
+        return EMPTY
     scan.tag("network")
     operands = list(opts.operands)
     if cmd.stdin.bits & SECRET:

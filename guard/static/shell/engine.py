@@ -235,7 +235,7 @@ class Engine:
         else:
             out = self.dispatch(name, words, stdin)
         if len(scan.hits) == before:
-            scan.hit("G182", shown)
+            scan.hit("G180" if _about_itself(words) else "G182", shown)
         scan.argv = outer
         bits = out.bits | (SECRET if scan.cmd_secret else 0)
         return out if bits == out.bits else Flow(bits, out.text, out.paths)
@@ -411,6 +411,12 @@ def _unquoted(text: str) -> str:
     """``text`` with ``$'…'`` decoded and quotes and backslashes dropped (near enough to match a name)."""
     text = _ANSI_C.sub(lambda m: decode_ansi_c(m.group(1)), text)
     return _QUOTING.sub("", text)
+
+
+def _about_itself(argv: tuple[str, ...]) -> bool:
+    """``fzf --version``, ``ansible-lint --help``: a program found on the PATH that no family knows,
+    asked only its version or usage (a program of the project, ``./x --help``, is still unknown)."""
+    return len(argv) == 2 and argv[1] in ("--version", "--help") and "/" not in argv[0] and DYN_OPEN not in argv[0]
 
 
 def _glued_lines(src: bytes, root: Any) -> list[int]:
