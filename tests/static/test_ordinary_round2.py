@@ -158,11 +158,18 @@ class TestEverydayCommands:
             ("ansible-lint --help", "G180"),
             ("git push origin HEAD:feature/x", "G452"),
             ("git push -u origin HEAD:refs/heads/feature/login", "G452"),
+            ("dos2unix scripts/build.sh", "G184"),
+            ("unix2dos -n README.md README.txt", "G184"),
+            ("dos2unix -i src/app.py", "G180"),
+            ("locate setup.py", "G180"),
+            ("ansible-playbook --syntax-check site.yml", "G181"),
+            ("ansible-playbook -i inventory --list-hosts site.yml", "G181"),
         ],
     )
     def test_ordinary_commands_run(self, guard: Guard, home: Path, command: str, rule: str) -> None:
         """A version, the project's declared gems or packages, a log copied out of a container, the
-        checked-out commit pushed to a named feature branch."""
+        checked-out commit pushed to a named feature branch, line endings of a project file, a file
+        name search, a playbook only parsed or listed."""
         assert decide(guard, home, command) == ("auto_allow", [rule])
 
     @pytest.mark.parametrize(
@@ -184,11 +191,17 @@ class TestEverydayCommands:
             ("git push origin HEAD~1:feature/x", "G145"),
             ("git push origin HEAD:refs/tags/v1", "G145"),
             ("git push origin feature:refs/tags/v1", "G145"),
+            ("dos2unix ~/.bashrc", "G151"),
+            ("dos2unix -n notes.txt ~/.profile", "G151"),
+            ("dos2unix /etc/hosts", "G123"),
+            ("ansible-playbook site.yml", "G188"),
+            ("ansible-playbook --check site.yml", "G188"),
         ],
     )
     def test_their_risky_neighbours_still_ask(self, guard: Guard, home: Path, command: str, rule: str) -> None:
         """A login, a new package, a file sent into a container, an unknown program doing more than
-        naming itself, a push to a shared branch or of a tag: still asked."""
+        naming itself, a push to a shared branch or of a tag, line endings of a file outside the
+        project, a playbook that runs (``--check`` runs it against the hosts too): still asked."""
         decision, rules = decide(guard, home, command)
         assert decision == "request_confirm" and rule in rules
 

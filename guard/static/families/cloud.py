@@ -165,6 +165,9 @@ def _ansible(cmd: Cmd, scan: Scan) -> Flow:
         wordset("-m --module-name -a --args -i --inventory -u -e --extra-vars -l --limit -b -K -f --forks"),
     )
     module = opts.value("-m", "--module-name") or ""
+    if cmd.name == "ansible-playbook" and opts.has("--syntax-check", "--list-tasks", "--list-tags", "--list-hosts"):
+        scan.hit("G181", display(scan, " ".join(cmd.argv)))  # reads the playbook and inventory, runs no task
+        return EMPTY
     if module in ("shell", "command", "raw", "ansible.builtin.shell", "ansible.builtin.command") and opts.value(
         "-a", "--args"
     ):

@@ -292,6 +292,28 @@ def _tee(cmd: Cmd, scan: Scan) -> Flow:
     return cmd.stdin
 
 
+def _line_endings(cmd: Cmd, scan: Scan) -> Flow:
+    """``dos2unix FILE…`` (``unix2dos``, ``mac2unix``…) rewrites each file in place (``-n IN OUT``
+    writes OUT from IN: every file named is taken as written, the cautious reading); ``-i`` only
+    reports. Each write is judged where it lands (``dos2unix script.sh`` runs, ``dos2unix ~/.bashrc``
+    asks as any change of it does)."""
+    args = cmd.args
+    if any(a in ("-h", "--help", "-V", "--version", "-L", "--license") or _eol_info(a) for a in args):
+        scan.hit("G180", " ".join(cmd.argv))
+        return EMPTY
+    files = [a for a in parse_opts(args, wordset("-c --convmode")).operands if a != "-"]
+    for word in files:
+        effects.write(scan, word, effects.read_flow(scan, word))
+    if not files:
+        scan.hit("G180", cmd.name)  # a filter: standard input to standard output
+    return EMPTY
+
+
+def _eol_info(arg: str) -> bool:
+    """``-i``, ``-ic``, ``--info=u``: report line breaks, change nothing (``-iso`` is a code page)."""
+    return arg.startswith("--info") or (arg.startswith("-i") and arg != "-iso")
+
+
 _SPLIT_TAKES = wordset(
     "-a --suffix-length --additional-suffix -b --bytes -C --line-bytes -l --lines -n --number -t --separator --filter"
 )  # (``-d``/``-x`` take none; ``--numeric-suffixes=FROM`` only after "=")
@@ -479,6 +501,7 @@ HANDLERS: dict[str, Handler] = {
     "ditto": _cp,
     "ln": _ln,
     "tee": _tee,
+    **table("dos2unix unix2dos mac2unix unix2mac", _line_endings),
     "split": _split,
     "csplit": _split,
     "touch": _create,
