@@ -310,6 +310,8 @@ class Scan:
 
     def target(self, op: str, word: str) -> None:
         """Record a path this call writes, deletes, moves or links to, for :mod:`guard.static.facts.ondisk`."""
+        if word[:1] == "~" and word in self.literal_tildes:
+            word = "./" + word  # (``rm -rf '~/'`` through a link ``./~`` to guard's files is looked at too)
         raw = ondisk.spelled(self.resolver, word, self.cwd)
         if raw is not None:
             self.targets.append((op, raw))

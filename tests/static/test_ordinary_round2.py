@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from guard.core import Guard
-from tests.conftest import claude_bash_hook
+from tests.conftest import claude_bash_hook, guard_check, guard_cli_env
 
 
 @pytest.fixture(scope="module")
@@ -113,6 +113,22 @@ class TestAQuotedTildeIsAFolderHere:
         """``of=~/x`` is an assignment-shaped word, whose tilde bash expands; a key is a key by its name."""
         decision, rules = decide(guard, home, command)
         assert decision == "request_confirm" and rule in rules
+
+
+class TestAQuotedTildeLinkIsFollowed:
+    @pytest.mark.parametrize(
+        "command", ["echo x > '~/notes.txt'", "rm -rf '~/'", 'touch "~/.fusion-decisions.jsonl"']
+    )
+    def test_a_folder_named_tilde_that_links_to_guards_workspace_blocks(self, tmp_path: Path, command: str) -> None:
+        """``./~`` is a folder of the project, so guard looks at it on disk like any other: a link
+        there to guard's workspace is guard's workspace (G415)."""
+        home, project = tmp_path / "home", tmp_path / "proj"
+        (home / ".guard").mkdir(parents=True)
+        project.mkdir()
+        (project / "~").symlink_to(home / ".guard")
+        env = {**guard_cli_env(), "HOME": str(home), "GUARD_HOME": str(home / ".guard")}
+        record = guard_check("bash", {"command": command}, env=env, cwd=project)
+        assert record["decision"] == "block" and "G415" in {r["id"] for r in record["reasons"]}
 
 
 # -- copies into a folder above guard's workspace ---------------------------------------
