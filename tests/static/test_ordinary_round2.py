@@ -116,9 +116,7 @@ class TestAQuotedTildeIsAFolderHere:
 
 
 class TestAQuotedTildeLinkIsFollowed:
-    @pytest.mark.parametrize(
-        "command", ["echo x > '~/notes.txt'", "rm -rf '~/'", 'touch "~/.fusion-decisions.jsonl"']
-    )
+    @pytest.mark.parametrize("command", ["echo x > '~/notes.txt'", "rm -rf '~/'", 'touch "~/.fusion-decisions.jsonl"'])
     def test_a_folder_named_tilde_that_links_to_guards_workspace_blocks(self, tmp_path: Path, command: str) -> None:
         """``./~`` is a folder of the project, so guard looks at it on disk like any other: a link
         there to guard's workspace is guard's workspace (G415)."""
