@@ -90,11 +90,14 @@ class TestAQuotedTildeIsAFolderHere:
             "rm -rf ~'/'",
             "cd ~ && rm -rf .",
             "mkdir -p '~' && pwsh -c 'Remove-Item ~ -Recurse -Force'",
+            "time (rm -rf ~)",
+            "time { rm -rf ~; }",
         ],
     )
     def test_the_home_itself_still_blocks(self, guard: Guard, home: Path, command: str) -> None:
         """An unquoted ``~``, ``$HOME``, a variable set to ``~``, braces (expanded before the tilde) and
-        PowerShell's ``~`` are the home, whatever a quoted ``~`` elsewhere in the command is."""
+        PowerShell's ``~`` are the home, whatever a quoted ``~`` elsewhere in the command is; a group
+        timed with bash's ``time`` keyword is what runs (``time { rm -rf ~; }`` only asked before)."""
         decision, rules = decide(guard, home, command)
         assert decision == "block" and "G101" in rules
 
@@ -178,6 +181,12 @@ class TestEverydayCommands:
             ("locate setup.py", "G180"),
             ("ansible-playbook --syntax-check site.yml", "G181"),
             ("ansible-playbook -i inventory --list-hosts site.yml", "G181"),
+            ("aws --version", "G180"),
+            ("gcloud --version", "G180"),
+            ("az --help", "G180"),
+            ("time (npm run build)", "G181"),
+            ("time { npm test; }", "G181"),
+            ("ls && time -p (cd src && make)", "G181"),
         ],
     )
     def test_ordinary_commands_run(self, guard: Guard, home: Path, command: str, rule: str) -> None:
@@ -210,6 +219,8 @@ class TestEverydayCommands:
             ("dos2unix /etc/hosts", "G123"),
             ("ansible-playbook site.yml", "G188"),
             ("ansible-playbook --check site.yml", "G188"),
+            ("aws --version --profile prod", "G188"),
+            ("gcloud auth print-access-token", "G142"),
         ],
     )
     def test_their_risky_neighbours_still_ask(self, guard: Guard, home: Path, command: str, rule: str) -> None:
