@@ -187,6 +187,10 @@ class TestEverydayCommands:
             ("time (npm run build)", "G181"),
             ("time { npm test; }", "G181"),
             ("ls && time -p (cd src && make)", "G181"),
+            ("git lfs ls-files", "G180"),
+            ("git lfs status", "G180"),
+            ("git lfs pull", "G401"),
+            ("git lfs fetch origin", "G401"),
         ],
     )
     def test_ordinary_commands_run(self, guard: Guard, home: Path, command: str, rule: str) -> None:
@@ -221,6 +225,9 @@ class TestEverydayCommands:
             ("ansible-playbook --check site.yml", "G188"),
             ("aws --version --profile prod", "G188"),
             ("gcloud auth print-access-token", "G142"),
+            ("git lfs pull https://lfs.example.net/repo", "G146"),
+            ("git lfs install", "G146"),
+            ("git lfs push origin main", "G146"),
         ],
     )
     def test_their_risky_neighbours_still_ask(self, guard: Guard, home: Path, command: str, rule: str) -> None:
