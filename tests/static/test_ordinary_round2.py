@@ -191,6 +191,9 @@ class TestEverydayCommands:
             ("git lfs status", "G180"),
             ("git lfs pull", "G401"),
             ("git lfs fetch origin", "G401"),
+            ("ssh-keygen -l -f ~/.ssh/id_ed25519.pub", "G180"),
+            ("ssh-keygen -F github.com", "G180"),
+            ("apt-cache search libssl", "G180"),
         ],
     )
     def test_ordinary_commands_run(self, guard: Guard, home: Path, command: str, rule: str) -> None:
@@ -228,6 +231,10 @@ class TestEverydayCommands:
             ("git lfs pull https://lfs.example.net/repo", "G146"),
             ("git lfs install", "G146"),
             ("git lfs push origin main", "G146"),
+            ("ssh-keygen -t ed25519 -f ~/.ssh/id_new", "G182"),
+            ("ssh-keygen -R github.com", "G182"),
+            ("ssh-keygen -F github.com -H", "G182"),
+            ("ssh-keygen -y -f ~/.ssh/id_rsa", "G182"),
         ],
     )
     def test_their_risky_neighbours_still_ask(self, guard: Guard, home: Path, command: str, rule: str) -> None:
