@@ -194,6 +194,9 @@ class TestEverydayCommands:
             ("ssh-keygen -l -f ~/.ssh/id_ed25519.pub", "G180"),
             ("ssh-keygen -F github.com", "G180"),
             ("apt-cache search libssl", "G180"),
+            ("mix deps.get", "G450"),
+            ("dotnet restore", "G450"),
+            ("swift package resolve", "G450"),
         ],
     )
     def test_ordinary_commands_run(self, guard: Guard, home: Path, command: str, rule: str) -> None:
@@ -235,6 +238,11 @@ class TestEverydayCommands:
             ("ssh-keygen -R github.com", "G182"),
             ("ssh-keygen -F github.com -H", "G182"),
             ("ssh-keygen -y -f ~/.ssh/id_rsa", "G182"),
+            ("mix deps.update --all", "G183"),
+            ("mix archive.install hex phx_new", "G183"),
+            ("dotnet add package Newtonsoft.Json", "G183"),
+            ("dotnet restore --source https://nuget.example.net/v3/index.json", "G183"),
+            ("swift package update", "G183"),
         ],
     )
     def test_their_risky_neighbours_still_ask(self, guard: Guard, home: Path, command: str, rule: str) -> None:
