@@ -197,6 +197,10 @@ class TestEverydayCommands:
             ("mix deps.get", "G450"),
             ("dotnet restore", "G450"),
             ("swift package resolve", "G450"),
+            ("fg", "G180"),
+            ("bg %1", "G180"),
+            ("disown -h %1", "G180"),
+            ("brew services list", "G180"),
         ],
     )
     def test_ordinary_commands_run(self, guard: Guard, home: Path, command: str, rule: str) -> None:
@@ -243,6 +247,8 @@ class TestEverydayCommands:
             ("dotnet add package Newtonsoft.Json", "G183"),
             ("dotnet restore --source https://nuget.example.net/v3/index.json", "G183"),
             ("swift package update", "G183"),
+            ("brew services start postgresql", "G179"),
+            ("kill %1", "G178"),
         ],
     )
     def test_their_risky_neighbours_still_ask(self, guard: Guard, home: Path, command: str, rule: str) -> None:
