@@ -153,6 +153,9 @@ class Interpreter(Protocol):
         ...
 
 
+_NO_WORDS: frozenset[str] = frozenset()
+
+
 class Scan:
     """Mutable state of one analysis (never shared between calls or threads)."""
 
@@ -171,6 +174,7 @@ class Scan:
         "hits",
         "installs",
         "links",
+        "literal_tildes",
         "max_depth",
         "moved",
         "netdev",
@@ -213,6 +217,9 @@ class Scan:
         self.moved: dict[str, Place] = {}
         self.fds: dict[str, tuple[str, str]] = {}  # ``exec 3>~/.bashrc``: descriptor -> (how, file word)
         self.links: dict[str, Place] = {}  # ``ln -s ~ x``: what a symbolic link made here points at
+        # words a POSIX shell left starting with a literal ``~`` (``'~'``, ``"~/x"``, ``\\~``): a folder
+        # named ``~`` here, not the home (an unquoted tilde was expanded already); see :meth:`literal`
+        self.literal_tildes: frozenset[str] | set[str] = _NO_WORDS
         self.targets: list[tuple[str, str]] = []  # (operation, path as spelled) for the check on disk
         self.urls: list[str] = []
         self.installs: list[tuple[str, tuple[str, ...]]] = []  # named installs: (ecosystem, names)
@@ -273,9 +280,20 @@ class Scan:
         return bool(ids) and all(i < len(self.substs) and self.substs[i].guarded for i in ids)
 
     # -- paths
+    def literal(self, word: str) -> None:
+        """``word`` came out of a POSIX shell's expansion with a quoted or escaped leading ``~``: a name.
+
+        The resolver reads a leading ``~`` as a home (PowerShell's ``~``, a tool's ``~/x``); a POSIX
+        shell expands every unquoted one before a command sees it, so the ``~`` still leading a word
+        it handed on is the folder ``./~`` (``mkdir '~'``, ``rm -r "~/build"``).
+        """
+        self.literal_tildes = {*self.literal_tildes, word}  # (rare: a copy each time costs nothing)
+
     def place(self, word: str, cwd: str | Any | None = attrs.NOTHING) -> Place:
         self.budget.tick()  # (a glob resolved against guard's known places costs tens of microseconds)
         base = self.cwd if cwd is attrs.NOTHING else cwd
+        if word[:1] == "~" and word in self.literal_tildes:
+            word = "./" + word
         if DYN_OPEN in word:
             if self.guarded(word):
                 word = strip_markers(word, "guarded")
@@ -292,12 +310,14 @@ class Scan:
 
     def target(self, op: str, word: str) -> None:
         """Record a path this call writes, deletes, moves or links to, for :mod:`guard.static.facts.ondisk`."""
+        if word[:1] == "~" and word in self.literal_tildes:
+            word = "./" + word  # (``rm -rf '~/'`` through a link ``./~`` to guard's files is looked at too)
         raw = ondisk.spelled(self.resolver, word, self.cwd)
         if raw is not None:
             self.targets.append((op, raw))
 
     def chdir(self, word: str | None) -> None:
-        if word is None or word == "~":
+        if word is None or (word == "~" and word not in self.literal_tildes):
             self.cwd = self.resolver.home
             return
         if word == "-" or (DYN_OPEN in word and word.startswith(DYN_OPEN)):

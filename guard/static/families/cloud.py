@@ -12,7 +12,7 @@ import re
 
 from guard import lazyre
 from guard.static.families import effects
-from guard.static.families.base import Handler, parse_opts
+from guard.static.families.base import Handler, only_help, parse_opts
 from guard.static.families.secrets import prints_credential
 from guard.static.reading.text import wordset
 from guard.static.scan import EMPTY, REMOTE, SECRET, Cmd, Flow, Scan, display
@@ -50,8 +50,11 @@ def _words(args: tuple[str, ...], takes: frozenset[str] = frozenset()) -> list[s
 
 def _by_verb(cmd: Cmd, scan: Scan, destroy_rule: str = "G166") -> Flow:
     """Generic cloud CLI: the first verb-like word decides."""
-    scan.tag("network")
     shown = display(scan, " ".join(cmd.argv))
+    if only_help(cmd):  # ``aws --version``, ``az --help``: the program about itself, no account touched
+        scan.hit("G180", shown)
+        return EMPTY
+    scan.tag("network")
     if prints_credential(cmd, scan):
         return EMPTY
     words = _words(cmd.args)
@@ -165,6 +168,9 @@ def _ansible(cmd: Cmd, scan: Scan) -> Flow:
         wordset("-m --module-name -a --args -i --inventory -u -e --extra-vars -l --limit -b -K -f --forks"),
     )
     module = opts.value("-m", "--module-name") or ""
+    if cmd.name == "ansible-playbook" and opts.has("--syntax-check", "--list-tasks", "--list-tags", "--list-hosts"):
+        scan.hit("G181", display(scan, " ".join(cmd.argv)))  # reads the playbook and inventory, runs no task
+        return EMPTY
     if module in ("shell", "command", "raw", "ansible.builtin.shell", "ansible.builtin.command") and opts.value(
         "-a", "--args"
     ):

@@ -61,7 +61,8 @@ def _docker(cmd: Cmd, scan: Scan) -> Flow:
         flow = effects.read_flow(scan, src) if ":" not in src else Flow(0)  # copying a key into a container
         if ":" not in dst:
             effects.write(scan, dst, flow)
-        scan.hit("G188", shown)
+        if ":" not in src or ":" in dst or dst == "-":  # out of a container into a folder here is that write
+            scan.hit("G188", shown)  # into a container (a key copied in), between containers, a tar stream
     else:
         scan.hit("G188", shown)
     return EMPTY

@@ -6,7 +6,8 @@ lockfile names is the ordinary start of every session, so it is low:
 
 - G450 (read from the command alone): a lockfile- or manifest-driven install that names no
   package — ``npm ci``, ``npm install``, ``pip install -r requirements.txt``, ``pip install -e
-  '.[test]'``, ``uv sync``, ``poetry install``, ``cargo fetch``, ``go mod download`` …;
+  '.[test]'``, ``uv sync``, ``poetry install``, ``cargo fetch``, ``go mod download``, ``bundle install``,
+  ``composer install``, ``mix deps.get``, ``dotnet restore``, ``swift package resolve`` …;
 - G451 (checked on disk when the call is decided, never cached): every package named is already
   declared by the project (``package.json``, ``pyproject.toml``, ``requirements*.txt``,
   ``Cargo.toml``, ``go.mod`` in the working folder or the nearest folder above it that has one).
@@ -26,7 +27,7 @@ from functools import lru_cache
 from guard import lazyre
 
 LOCKED = "locked"  # installs from the manifest or lockfile, names nothing
-NPM, PY, CARGO, GO = "npm", "python", "cargo", "go"
+NPM, PY, CARGO, GO, RUBY, PHP, ELIXIR, DOTNET = "npm", "python", "cargo", "go", "ruby", "php", "elixir", "dotnet"
 # pip under every name Python installs it as (``pip3.12`` beside ``python3.12``): one program
 PIP_NAMES = ("pip", "pip2", "pip3", "pip2.7", *(f"pip3.{minor}" for minor in range(6, 16)))
 
@@ -35,12 +36,20 @@ _ECOSYSTEM = {
     **dict.fromkeys((*PIP_NAMES, "uv", "poetry", "pipenv", "pdm", "hatch", "rye"), PY),
     "cargo": CARGO,
     "go": GO,
+    "bundle": RUBY,  # ``bundle install``: the Gemfile and Gemfile.lock; a named gem is ``gem install`` (G183)
+    "composer": PHP,  # ``composer install``: composer.json and composer.lock
+    "mix": ELIXIR,  # ``mix deps.get``: mix.exs and mix.lock
+    "dotnet": DOTNET,  # ``dotnet restore``: the project file's packages (``dotnet build`` restores them too)
 }
 # subcommands that, with no package named, install or refresh what the manifest or lockfile says
 _FROM_MANIFEST = {
     NPM: frozenset({"install", "i", "ci", "update", "up", "upgrade", "rebuild", "dedupe", "fetch"}),
     PY: frozenset({"install", "sync", "lock", "update"}),
     CARGO: frozenset({"fetch", "update", "generate-lockfile", "build", "vendor"}),
+    RUBY: frozenset({"install"}),
+    PHP: frozenset({"install"}),
+    ELIXIR: frozenset({"deps.get"}),
+    DOTNET: frozenset({"restore"}),
 }
 # subcommands that add named packages
 _ADDS = {
@@ -69,7 +78,7 @@ _FOREIGN_SOURCE = (
 _VALUED = frozenset(
     {"-w", "--workspace", "--filter", "-p", "--package", "--save-prefix", "--tag", "--python", "-E", "--extras"}
     | {"--features", "-F", "--group", "-G", "--upgrade-strategy", "--only", "--with", "--without", "--target-dir"}
-    | {"-P", "--upgrade-package"}
+    | {"-P", "--upgrade-package", "-j", "--jobs", "--retry"}
 )
 _PY_NAME = lazyre.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[\w,.\s-]*\])?\s*(?:[=<>!~;].*)?$")
 _NPM_NAME = lazyre.compile(r"^((?:@[a-z0-9][\w.-]*/)?[a-z0-9][\w.-]*)(?:@[\w.^~<>=*|\s-]+)?$", re.I)
@@ -88,10 +97,14 @@ def classify(manager: str, sub: str, args: Iterable[str]) -> str | tuple[str, tu
     >>> classify("pip", "install", ["--index-url", "https://x.example/simple", "requests"]) is None
     True
     """
+    words = list(args)
+    if (
+        manager == "swift"
+    ):  # ``swift package resolve``: Package.swift and Package.resolved (``swift build`` does it too)
+        return LOCKED if sub == "package" and words == ["resolve"] else None
     eco = _ECOSYSTEM.get(manager)
     if eco is None:
         return None
-    words = list(args)
     if manager == "go":  # ``go mod download|tidy|verify``: the go.mod's own modules
         if sub == "mod":
             return LOCKED if words[:1] in (["download"], ["tidy"], ["vendor"]) and len(words) == 1 else None
@@ -131,8 +144,8 @@ def _local_file(value: str, editable: bool) -> bool:
 
 
 def _name(eco: str, word: str) -> str | None:
-    pattern = {NPM: _NPM_NAME, PY: _PY_NAME, CARGO: _CARGO_NAME, GO: _GO_NAME}[eco]
-    m = pattern.match(word.strip())
+    pattern = {NPM: _NPM_NAME, PY: _PY_NAME, CARGO: _CARGO_NAME, GO: _GO_NAME}.get(eco)
+    m = pattern.match(word.strip()) if pattern is not None else None  # (bundle, composer: no named installs)
     if m is None or "://" in word:
         return None
     return normalise(eco, m.group(1))

@@ -16,7 +16,7 @@ from guard.static.families import effects
 from guard.static.families.base import Handler, parse_opts, table
 from guard.static.families.perms import setuid
 from guard.static.reading import filters
-from guard.static.reading.text import wordset
+from guard.static.reading.text import DYN_OPEN, wordset
 from guard.static.scan import EMPTY, ENDLESS, PACKED, Cmd, Flow, Scan, display
 
 _RM_TAKES = frozenset({"--interactive"})
@@ -206,6 +206,25 @@ def _sources_dest(cmd: Cmd, takes: frozenset[str]) -> tuple[list[str], str | Non
     return operands, dest, opts.has("-r", "-R", "-a", "--recursive", "--archive")
 
 
+def _landing(cmd: Cmd, scan: Scan, src: str, dest: str) -> str:
+    """Where ``src`` lands when ``dest`` is a folder that holds guard's files further down (``/tmp``
+    with guard's workspace in ``/tmp/x/.guard``): beside them, ``dest/NAME``. The folder itself is
+    only replaced with ``-T``, and a source named ``.``, a glob or a runtime value keeps the folder."""
+    name = src.rstrip("/").rsplit("/", 1)[-1]
+    if (
+        scan.place(dest).kind != "holds_guard"
+        or not name
+        or name in (".", "..")
+        or "*" in name
+        or "?" in name
+        or "[" in name
+        or DYN_OPEN in name
+        or any(a in ("-T", "--no-target-directory") or (a[:2] != "--" and a[:1] == "-" and "T" in a) for a in cmd.args)
+    ):
+        return dest
+    return dest.rstrip("/") + "/" + name
+
+
 def _mv(cmd: Cmd, scan: Scan) -> Flow:
     sources, dest, _ = _sources_dest(cmd, wordset("-S --suffix -b"))
     dest_place = scan.place(dest) if dest else None
@@ -216,7 +235,7 @@ def _mv(cmd: Cmd, scan: Scan) -> Flow:
         effects.move_away(scan, src, dest)
         if dest:
             carried = scan.written.get(scan.place(src).path, EMPTY)
-            effects.write(scan, dest, carried)
+            effects.write(scan, _landing(cmd, scan, src, dest), carried)
     if not sources:
         scan.hit("G184", "mv")
     return EMPTY
@@ -235,7 +254,8 @@ def _cp(cmd: Cmd, scan: Scan) -> Flow:
         for src in sources:
             effects.link(scan, src, dest)
     if dest and not (cmd.name == "install" and "-d" in cmd.args):
-        effects.write(scan, dest, flow)
+        for target in dict.fromkeys(_landing(cmd, scan, src, dest) for src in sources or [""]):
+            effects.write(scan, target, flow)
         if cmd.name == "install" and any(setuid(m) for m in _modes(cmd.args)):
             scan.hit("G132", f"install -m … {dest}")  # ``install -m 4755 /bin/sh /tmp/sh``: a setuid copy
     elif cmd.name == "install":
@@ -270,6 +290,28 @@ def _tee(cmd: Cmd, scan: Scan) -> Flow:
     if not opts.operands:
         scan.hit("G180", "tee")
     return cmd.stdin
+
+
+def _line_endings(cmd: Cmd, scan: Scan) -> Flow:
+    """``dos2unix FILE…`` (``unix2dos``, ``mac2unix``…) rewrites each file in place (``-n IN OUT``
+    writes OUT from IN: every file named is taken as written, the cautious reading); ``-i`` only
+    reports. Each write is judged where it lands (``dos2unix script.sh`` runs, ``dos2unix ~/.bashrc``
+    asks as any change of it does)."""
+    args = cmd.args
+    if any(a in ("-h", "--help", "-V", "--version", "-L", "--license") or _eol_info(a) for a in args):
+        scan.hit("G180", " ".join(cmd.argv))
+        return EMPTY
+    files = [a for a in parse_opts(args, wordset("-c --convmode")).operands if a != "-"]
+    for word in files:
+        effects.write(scan, word, effects.read_flow(scan, word))
+    if not files:
+        scan.hit("G180", cmd.name)  # a filter: standard input to standard output
+    return EMPTY
+
+
+def _eol_info(arg: str) -> bool:
+    """``-i``, ``-ic``, ``--info=u``: report line breaks, change nothing (``-iso`` is a code page)."""
+    return arg.startswith("--info") or (arg.startswith("-i") and arg != "-iso")
 
 
 _SPLIT_TAKES = wordset(
@@ -459,6 +501,7 @@ HANDLERS: dict[str, Handler] = {
     "ditto": _cp,
     "ln": _ln,
     "tee": _tee,
+    **table("dos2unix unix2dos mac2unix unix2mac", _line_endings),
     "split": _split,
     "csplit": _split,
     "touch": _create,

@@ -155,6 +155,7 @@ def _subcommand(sub: str, rest: tuple[str, ...], scan: Scan) -> Flow:
 
 
 _PROGRAM_OPTS = ("--upload-pack", "--receive-pack", "--exec")
+_LFS_LOCAL = wordset("ls-files status env version logs pointer fsck")  # (``git lfs track`` alone lists)
 
 
 def _network(sub: str, rest: tuple[str, ...], scan: Scan) -> Flow:
@@ -164,9 +165,16 @@ def _network(sub: str, rest: tuple[str, ...], scan: Scan) -> Flow:
         scan.engine.script(program)
     if opts.has(*_PROGRAM_OPTS):
         return EMPTY
-    remote = opts.operands[0] if opts.operands else ""
+    operands = opts.operands
+    if sub == "lfs":  # ``git lfs ls-files``: local; ``git lfs pull``: the objects of the project's own remote
+        lfs = operands[0] if operands else ""
+        if lfs in _LFS_LOCAL or opts.has("--version") or (lfs == "track" and len(operands) == 1):
+            scan.hit("G180", f"git lfs {lfs}".rstrip())
+            return EMPTY
+        sub, operands = ("lfs " + lfs if lfs in ("pull", "fetch") else sub), operands[1:]
+    remote = operands[0] if operands else ""
     named = not remote or (not any(c in remote for c in ":/@\\") and remote not in (".", ".."))
-    if sub in ("fetch", "pull", "remote-update") and named:
+    if sub in ("fetch", "pull", "remote-update", "lfs pull", "lfs fetch") and named:
         scan.hit("G401", f"git {sub} {remote}".rstrip())
     else:
         scan.hit("G146", f"git {sub}")

@@ -94,8 +94,8 @@ def _push(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
 
 def _own_feature_push(operands: tuple[str, ...], targets: list[str], opts: Opts) -> bool:
     """``git push [-u] origin feature/x``: a named remote (no URL or path), branches named
-    explicitly (``HEAD`` or no refspec push whatever is checked out), none shared (main, master,
-    release…), no tags or everything-at-once options."""
+    explicitly (``HEAD`` or no refspec push whatever is checked out; ``HEAD:feature/x`` names where
+    it goes), none shared (main, master, release…), no tags or everything-at-once options."""
     if not operands or not targets or opts.has("--all", "--branches", "--tags", "--follow-tags", "--repo"):
         return False
     remote = operands[0]
@@ -104,8 +104,9 @@ def _own_feature_push(operands: tuple[str, ...], targets: list[str], opts: Opts)
     return all(
         t
         and t != "HEAD"
-        and "HEAD" not in r
+        and ("HEAD" not in r or r.lstrip("+") == "HEAD:" + t or r.lstrip("+") == "HEAD:refs/heads/" + t)
         and not r.startswith("refs/tags/")
+        and not t.startswith("refs/")  # ``x:refs/tags/v1``, ``HEAD:refs/notes/…``: not a branch
         and t not in SHARED_BRANCHES
         and not t.startswith(("release/", "release-"))
         and not any(c in r for c in "*~^")

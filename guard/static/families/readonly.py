@@ -35,9 +35,9 @@ _LISTERS = (
     "eza exa lsd dust duf procs ncdu lsb_release bc dc units "
     "ls ll dir vdir tree stat file du df pwd whoami id groups uname uptime free ps pgrep pidof lsof who w last lastlog "
     "lscpu lsblk lsusb lspci lsmod nproc locale tty which whereis type realpath readlink basename dirname true false "
-    "test [ [[ seq sleep cal getconf tput clear jobs help man info apropos whatis tldr yes logname users vmstat iostat "
+    "test [ [[ seq sleep cal getconf tput clear jobs bg fg disown help man info apropos whatis tldr yes logname users vmstat iostat "
     "mpstat sar top htop btop glances dmesg journalctl loginctl getent numfmt expr factor ulimit umask wait hash "
-    "times exit return let read : fc history dirs nvidia-smi sw_vers system_profiler ioreg mdfind mdls lshw "
+    "times exit return let read : fc history dirs nvidia-smi sw_vers system_profiler ioreg mdfind mdls locate plocate mlocate apt-cache lshw "
     "dmidecode hwinfo inxi neofetch fastfetch screenfetch pstree uuidgen break continue deactivate"
 )
 _READERS = (

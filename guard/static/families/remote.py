@@ -74,6 +74,9 @@ def _proxy_commands(scan: Scan, values: list[str]) -> None:
 def _ssh(cmd: Cmd, scan: Scan) -> Flow:
     opts = parse_opts(cmd.args, _SSH_TAKES, stop_at_operand=True)
     _proxy_commands(scan, opts.all("-o"))
+    if cmd.name == "ssh" and opts.has("-V") and not cmd.stdin.bits:  # prints its version and exits while
+        scan.hit("G180", display(scan, " ".join(cmd.argv)))  # it reads its options: nothing connects
+        return EMPTY
     scan.tag("network")
     operands = list(opts.operands)
     if cmd.stdin.bits & SECRET:
@@ -222,7 +225,43 @@ def _zmodload(cmd: Cmd, scan: Scan) -> Flow:
     return EMPTY
 
 
+_KEYGEN_TAKES = wordset("-f -F -b -C -N -P -t -m -O -n -I -V -z -s -D -E -Z -a -r -R -w -Y -h")
+
+
+def _ssh_keygen(cmd: Cmd, scan: Scan) -> Flow | None:
+    """``ssh-keygen -l -f key.pub`` (a fingerprint), ``-F host`` (a known_hosts search), ``-L -f cert``:
+    reads only. Making, changing or removing keys and known hosts is not modelled: asked as unknown."""
+    opts = parse_opts(cmd.args, _KEYGEN_TAKES)
+    changes = (
+        "-t",
+        "-R",
+        "-p",
+        "-c",
+        "-N",
+        "-P",
+        "-s",
+        "-A",
+        "-i",
+        "-e",
+        "-y",
+        "-H",
+        "-k",
+        "-u",
+        "-G",
+        "-T",
+        "-M",
+        "-Y",
+    )
+    if not opts.has("-l", "-F", "-L") or opts.has(*changes):
+        return None
+    for file in opts.all("-f"):
+        effects.read(scan, file, content=False)
+    scan.hit("G180", display(scan, " ".join(cmd.argv)))
+    return EMPTY
+
+
 HANDLERS: dict[str, Handler] = {
+    "ssh-keygen": _ssh_keygen,
     **dict.fromkeys(("nc", "ncat", "netcat", "socat", "telnet"), _socket),
     "ztcp": _ztcp,
     "zmodload": _zmodload,

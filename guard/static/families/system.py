@@ -311,7 +311,13 @@ def packages(cmd: Cmd, scan: Scan) -> Flow:
     """System package managers: changes ask; removing what the system needs blocks nothing but asks loudly."""
     words = [a for a in cmd.args if a not in ("-y", "--yes", "-q", "--quiet", "--assume-yes", "--noconfirm")]
     shown = _shown(scan, cmd)
-    if only_help(cmd) or not words or words[0] in _PKG_READ or (words[0].startswith("-Q") and cmd.name == "pacman"):
+    if (
+        only_help(cmd)
+        or not words
+        or words[0] in _PKG_READ
+        or (words[0].startswith("-Q") and cmd.name == "pacman")
+        or (cmd.name == "brew" and words[0] == "services" and words[1:2] in ([], ["list"], ["info"]))
+    ):
         scan.hit("G180", shown)
         return EMPTY
     if set(words) & _PKG_REMOVE and any(_ESSENTIAL.match(w) for w in words):

@@ -83,7 +83,8 @@ def run(scan: Scan, text: str, mode: str, stdin: Flow = EMPTY) -> bool:
         return False
     split = pwsh.split(text, cmd=mode == "cmd", var=lambda name: _variable(scan, name), tick=scan.budget.tick)
     before = len(scan.hits)
-    saved = scan.cwd
+    saved, literal = scan.cwd, scan.literal_tildes
+    scan.literal_tildes = frozenset()  # PowerShell's ``~`` is the home, quoted or not, whatever bash quoted
     scan.depth += 1
     try:
         out = EMPTY
@@ -96,7 +97,7 @@ def run(scan: Scan, text: str, mode: str, stdin: Flow = EMPTY) -> bool:
             run(scan, inner, mode)
     finally:
         scan.depth -= 1
-        scan.cwd = saved
+        scan.cwd, scan.literal_tildes = saved, literal
     if split.opaque:
         scan.hit("G114", text[:80])
     web = _WEB.search(text) if mode != "cmd" else None

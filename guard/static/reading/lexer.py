@@ -15,12 +15,15 @@ from guard.static.reading.text import expand_braces, protect_braces, tilde, word
 _TOKEN = lazyre.compile(r"""[ \t]*(?:(\|\||&&|\||;)|((?:[^\s'"\\|&;<>()$`#!]|'[^']*'|"[^"$`\\!]*")+))""")
 _PIECE = lazyre.compile(r"""'([^']*)'|"([^"]*)"|([^'"]+)""")
 _BARE = lazyre.compile(r"""[^\s'"\\|&;<>()$`#!=]+(?:[ \t]+[^\s'"\\|&;<>()$`#!]+)*[ \t]*""")
+_TILDE_SPOT = lazyre.compile(r"""['"=:]~""")
 _RESERVED = wordset("if then else elif fi for while until do done case esac function select { } [[ ]] coproc in")
 
 
 def split(text: str, home: str, cwd: str | None) -> list[tuple[str, list[str]]] | None:
     """``split("ls src | head", …) == [("", ["ls", "src"]), ("|", ["head"])]``; ``None`` outside the subset."""
     if "\n" in text or "\r" in text or "~+" in text or "~-" in text:  # ``~+`` is $PWD when the word runs
+        return None
+    if "~" in text and _TILDE_SPOT.search(text):  # ``'~'`` (a name), ``of=~/x`` (the home): expand.words
         return None
     text = text.strip(" \t")
     if _BARE.fullmatch(text):  # the commonest shape: one command of bare words

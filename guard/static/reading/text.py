@@ -288,3 +288,16 @@ def tilde(text: str, home: str, cwd: str | None) -> str:
     else:
         base = "/root" if who == "root" else f"/home/{who}"
     return base + text[m.end() :]
+
+
+_ASSIGNMENT = lazyre.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def assignment_tilde(text: str, home: str, cwd: str | None) -> str:
+    """``of=~/x``, ``PATH=~/bin:~/.local/bin``: bash expands the tildes after the ``=`` and each ``:``
+    of a word shaped like an assignment, argument of a command or not (outside POSIX mode)."""
+    m = _ASSIGNMENT.match(text)
+    if m is None:
+        return text
+    value = text[m.end() :]
+    return text[: m.end()] + ":".join(tilde(p, home, cwd) if p[:1] == "~" else p for p in value.split(":"))

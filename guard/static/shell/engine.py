@@ -45,6 +45,10 @@ _BIN_DIRS = ("/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/l
 _ELEVATE = frozenset({"sudo", "doas", "pkexec", "run0"})  # administrator rights: never auto-allowed (G430)
 _FORK_BOMB = r"(^|[^\w-]){n}\s*(\|\s*{n}|&(?!&))"
 # A brace word where a command starts: ``{`` glued to what follows (a group's ``{`` needs a blank).
+# bash's ``time`` keyword before a group or subshell (``time (npm run build)``, ``time { make; }``):
+# the grammar reads ``time`` as a command and the ``{`` as its word, so the keyword is blanked and the
+# group is read as what runs (timing it changes nothing else)
+_TIME_KEYWORD = lazyre.compile(r"(?:^|(?<=[;&|\n(]))[ \t]*time(?:[ \t]+-p)?(?=[ \t]+[({])")
 _BRACE_WORD = lazyre.compile(rb"(^|[;&|(\n]|[{(;&|][ \t]+|\n[ \t]+)\{(?=[^\s}])")
 _LINE_BACKSLASH = lazyre.compile(rb"(?<!\\)\n[ \t]*\\(?!\n)")
 _QUOTING = lazyre.compile(r"['\"\\]")
@@ -109,6 +113,8 @@ class Engine:
             text = join_continued(text)
         if hidden:
             scan.hit("G199")
+        if "time" in text:
+            text = _TIME_KEYWORD.sub(lambda m: " " * len(m.group(0)), text)
         if (len(text) - len(text.rstrip("\\"))) % 2:  # ``ls 0$\``: a last backslash escapes nothing; the
             # grammar reads some such texts without an error, but what bash makes of them is not sure
             scan.hit("G195", "a backslash ends the command")
@@ -235,7 +241,7 @@ class Engine:
         else:
             out = self.dispatch(name, words, stdin)
         if len(scan.hits) == before:
-            scan.hit("G182", shown)
+            scan.hit("G180" if _about_itself(words) else "G182", shown)
         scan.argv = outer
         bits = out.bits | (SECRET if scan.cmd_secret else 0)
         return out if bits == out.bits else Flow(bits, out.text, out.paths)
@@ -411,6 +417,12 @@ def _unquoted(text: str) -> str:
     """``text`` with ``$'…'`` decoded and quotes and backslashes dropped (near enough to match a name)."""
     text = _ANSI_C.sub(lambda m: decode_ansi_c(m.group(1)), text)
     return _QUOTING.sub("", text)
+
+
+def _about_itself(argv: tuple[str, ...]) -> bool:
+    """``fzf --version``, ``ansible-lint --help``: a program found on the PATH that no family knows,
+    asked only its version or usage (a program of the project, ``./x --help``, is still unknown)."""
+    return len(argv) == 2 and argv[1] in ("--version", "--help") and "/" not in argv[0] and DYN_OPEN not in argv[0]
 
 
 def _glued_lines(src: bytes, root: Any) -> list[int]:

@@ -16,6 +16,7 @@ from guard import lazyre
 from guard.static.reading.text import (
     DYN_OPEN,
     IFS,
+    assignment_tilde,
     decode_ansi_c,
     expand_braces,
     protect_braces,
@@ -58,14 +59,32 @@ def words(w: Walking, node: Any) -> list[str]:
         text = w.text(node)
         if "`" in text:
             _backticks(w, text)
-        return plain_words(text, w.scan.resolver.home, w.scan.cwd)
-    if t in ("number", "test_operator", "regex", "extglob_pattern"):
+        out = plain_words(text, w.scan.resolver.home, w.scan.cwd)
+    elif t in ("number", "test_operator", "regex", "extglob_pattern"):
         return [w.text(node)]
-    text = value(w, node, False, True)
-    out: list[str] = []
-    for part in split_ifs(text):
-        out.extend(expand_braces(part))
+    else:
+        out = []
+        for part in split_ifs(value(w, node, False, True)):
+            out.extend(expand_braces(part))
+    if out and out[0][:1] == "~":
+        _literal_tildes(w, node, out)
     return out
+
+
+_QUOTED_LEAD = ("'", '"', "$'", '$"', "\\~")
+
+
+def _literal_tildes(w: Walking, node: Any, out: list[str]) -> None:
+    """A word whose ``~`` bash does not expand (``'~'``, ``"~/x"``, ``\\~``, ``""~``): a name, said so.
+
+    Bash expands only a tilde that starts a word unquoted, before any other expansion; braces come
+    first (``{~,x}`` is the home), so a word with a brace keeps the cautious reading.
+    """
+    source = w.text(node)
+    if source.startswith(_QUOTED_LEAD) and "{" not in source:
+        for word in out:
+            if word[:1] == "~":
+                w.scan.literal(word)
 
 
 def value(w: Walking, node: Any, quoted: bool, first: bool) -> str:
@@ -234,6 +253,8 @@ def plain_words(text: str, home: str, cwd: str | None) -> list[str]:
     """An unquoted word: tilde, backslash escapes, brace expansion."""
     if text.startswith("~"):
         text = tilde(text, home, cwd)
+    elif "=~" in text or ":~" in text:
+        text = assignment_tilde(text, home, cwd)
     if "\\" in text:
         text = unescape_unquoted(text)
     if "{" in text:
