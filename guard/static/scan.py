@@ -317,8 +317,16 @@ class Scan:
             self.targets.append((op, raw))
 
     def chdir(self, word: str | None) -> None:
+        before, back = self.cwd, self.vars.get("OLDPWD")  # bash's $OLDPWD after a cd (``~-``, ``cd -``)
+        if before is not None and before != UNKNOWN_CWD and before.startswith("/") and DYN_OPEN not in before:
+            self.vars["OLDPWD"] = before
+        else:
+            self.vars.pop("OLDPWD", None)
         if word is None or (word == "~" and word not in self.literal_tildes):
             self.cwd = self.resolver.home
+            return
+        if word == "-" and back is not None and back.startswith("/") and DYN_OPEN not in back:
+            self.cwd = back
             return
         if word == "-" or (DYN_OPEN in word and word.startswith(DYN_OPEN)):
             self.cwd = UNKNOWN_CWD

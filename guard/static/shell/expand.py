@@ -59,6 +59,8 @@ def words(w: Walking, node: Any) -> list[str]:
         text = w.text(node)
         if "`" in text:
             _backticks(w, text)
+        if text[:2] == "~-":
+            text = oldpwd(w.scan, text)
         out = plain_words(text, w.scan.resolver.home, w.scan.cwd)
     elif t in ("number", "test_operator", "regex", "extglob_pattern"):
         return [w.text(node)]
@@ -108,7 +110,7 @@ def _value(w: Walking, node: Any, quoted: bool, first: bool) -> str:
         if quoted:
             return protect_braces(text)
         if first and text.startswith("~"):
-            text = tilde(text, w.scan.resolver.home, w.scan.cwd)
+            text = oldpwd(w.scan, text) if text[:2] == "~-" else tilde(text, w.scan.resolver.home, w.scan.cwd)
         return unescape_unquoted(text)
     if t == "raw_string":
         return protect_braces(w.text(node)[1:-1])
@@ -171,6 +173,14 @@ def spliced(w: Walking, node: Any, quoted: bool, first: bool) -> str:
         gap = w.src[pos:end].decode("utf-8", "replace")
         parts.append(protect_braces(unescape_double(gap)) if quoted else unescape_unquoted(gap))
     return "".join(parts)
+
+
+def oldpwd(scan: Scan, text: str) -> str:
+    """``~-`` is bash's ``$OLDPWD`` (the folder before the last ``cd``), ``~-/x`` a path below it:
+    what ``cd`` in this call left there, else a runtime value (``rm -rf ~-`` may be ``/etc``)."""
+    if text == "~-" or text[:3] == "~-/":
+        return variable(scan, "OLDPWD", False) + text[2:]
+    return text  # ``~-x``: a name bash leaves as it is
 
 
 def variable(scan: Scan, name: str, quoted: bool) -> str:
