@@ -85,6 +85,9 @@ _PY_DELETE = {
     "os.removedirs": False,
 }
 _PY_KILL = frozenset({"os.kill", "os.killpg"})
+_PY_OPEN = frozenset({"open", "io.open", "builtins.open", "codecs.open", "io.FileIO"})
+_PY_PATH_WRITES = frozenset({"write_text", "write_bytes", "open"})
+_PY_WRITE_FLAGS = lazyre.compile(r"O_(?:WRONLY|RDWR|CREAT|TRUNC|APPEND)")
 _PY_COPY = {
     "shutil.copy": "copy",
     "shutil.copy2": "copy",
@@ -346,6 +349,14 @@ class _Py:
             emit(Effect("argv", tuple(w for w in words if isinstance(w, str)) if ok else None, name))
         elif name in _PY_DELETE:
             emit(Effect("delete", self.path(args), name, recursive=_PY_DELETE[name]))
+        elif name in _PY_OPEN or name == "os.truncate":  # ``open(p, "w")`` with ``p = "…/settings.json"``
+            if name == "os.truncate" or _opens_for_writing(self, node, 1):
+                self._write(self.path(args), name)
+        elif name == "os.open" and len(args) > 1 and _PY_WRITE_FLAGS.search(ast.unparse(args[1])):
+            self._write(self.path(args), name)
+        elif isinstance(node.func, ast.Attribute) and node.func.attr in _PY_PATH_WRITES:
+            if node.func.attr != "open" or _opens_for_writing(self, node, 0):  # ``Path(p).open("w")``
+                self._write(self.val(node.func.value), f"Path.{node.func.attr}")
         elif name in _PY_COPY and args:  # only when the source folds: an unknown copy is an ordinary one
             source, dest = self.val(args[0]), self.val(args[1]) if len(args) > 1 else None
             if isinstance(source, str):
@@ -382,6 +393,11 @@ class _Py:
             ):
                 emit(Effect("delete", target if isinstance(target, str) else None, f"Path.{node.func.attr}"))
 
+    def _write(self, target: Value, call: str) -> None:
+        """A file written where the target folds; one that does not is an ordinary write (no effect)."""
+        if isinstance(target, str):
+            self.out.append(Effect("write", target, call))
+
     def nested(self, code: str) -> None:
         try:
             tree = ast.parse(code)
@@ -392,6 +408,13 @@ class _Py:
     def path(self, args: list[ast.expr]) -> str | None:
         value = self.val(args[0]) if args else None
         return value if isinstance(value, str) else None
+
+
+def _opens_for_writing(py: _Py, node: ast.Call, at: int) -> bool:
+    """``open(p, "w")``, ``open(p, mode="a+")``, ``Path(p).open("x")``: a mode that writes."""
+    mode_node = node.args[at] if len(node.args) > at else next((k.value for k in node.keywords if k.arg == "mode"), None)
+    mode = py.val(mode_node) if mode_node is not None else "r"
+    return mode is None or (isinstance(mode, str) and bool(set(mode) & set("wax+")))
 
 
 def _truthy(node: ast.expr) -> bool:
