@@ -101,6 +101,15 @@ _PROTECTED_SUFFIXES = (
     (".openclaw", "openclaw.json"),
 )
 _HOST_DIRS = frozenset({".claude", ".codex", ".gemini", ".cursor", ".openclaw"})
+# Where guard's files and the hosts' hook settings sit below a folder (a home or a project), as paths
+# relative to it: what a search from that folder would find (``find ~ -name guard.toml -delete``).
+PROTECTED_BELOW = (
+    *sorted(_PROTECTED_NAMES),
+    *(f"{d}/{n}" for d, n in _PROTECTED_SUFFIXES),
+    *sorted(_HOST_DIRS),
+    ".guard",
+    ".guard/guard.toml",
+)
 OPENCLAW_PLUGIN = ".openclaw/extensions/guard"  # where ``openclaw plugins install`` puts guard's plugin
 
 _KEY_NAMES = lazyre.compile(

@@ -272,6 +272,16 @@ def _tee(cmd: Cmd, scan: Scan) -> Flow:
     return cmd.stdin
 
 
+def _sponge(cmd: Cmd, scan: Scan) -> Flow:
+    """``jq … f | sponge f``: moreutils' sponge soaks up its input, then writes (``-a`` appends) the file."""
+    opts = parse_opts(cmd.args)
+    for target in opts.operands[:1]:
+        effects.write(scan, target, cmd.stdin, "append" if opts.has("-a") else "write")
+        return EMPTY
+    scan.hit("G180", "sponge")
+    return cmd.stdin
+
+
 _SPLIT_TAKES = wordset(
     "-a --suffix-length --additional-suffix -b --bytes -C --line-bytes -l --lines -n --number -t --separator --filter"
 )  # (``-d``/``-x`` take none; ``--numeric-suffixes=FROM`` only after "=")
@@ -459,6 +469,7 @@ HANDLERS: dict[str, Handler] = {
     "ditto": _cp,
     "ln": _ln,
     "tee": _tee,
+    "sponge": _sponge,
     "split": _split,
     "csplit": _split,
     "touch": _create,

@@ -8,11 +8,13 @@ without name filters is a recursive delete of the start directory.
 
 from __future__ import annotations
 
+import fnmatch
+
 from guard.static.facts import paths as P
 from guard.static.families import effects
 from guard.static.families.base import Handler, parse_opts
 from guard.static.reading.text import decode_ansi_c, wordset
-from guard.static.scan import EMPTY, Cmd, Flow, Scan
+from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
 
 _FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _FIND_FILTERS = wordset(
@@ -46,8 +48,11 @@ def _find(cmd: Cmd, scan: Scan) -> Flow:
         i += 1
     starts = starts or ["."]
     filtered, pattern, actions, delete = False, "", [], False
+    picks: list[tuple[str, str]] = []  # the name and path tests a file must pass (not negated ones)
     while i < len(args):
         a = args[i]
+        if a in _PICKS and i + 1 < len(args) and args[i - 1] not in ("!", "-not"):
+            picks.append((a, args[i + 1]))
         if a in _FIND_ACTIONS:
             end = i + 1
             while end < len(args) and args[end] not in (";", "+", "\\;"):
@@ -73,7 +78,8 @@ def _find(cmd: Cmd, scan: Scan) -> Flow:
     delete = delete or any(a and a[0].rsplit("/", 1)[-1] in _DELETERS for a in actions)
     if delete:
         for start, target in zip(starts, targets, strict=True):
-            _find_delete(scan, start, target, filtered)
+            if not _picks_protected(scan, start, picks):
+                _find_delete(scan, start, target, filtered)
     for action in actions:
         _run_each(scan, action, targets, append=False)  # ``-exec sh \;`` runs ``sh``: find passes no file
     if not delete and not actions:
@@ -96,6 +102,41 @@ def _target(start: str, filtered: bool, pattern: str) -> str:
     base = start.rstrip("/") or "/"
     tail = pattern or "*"
     return f"{base}/{tail}" if base != "/" else f"/{tail}"
+
+
+_PICKS = wordset("-name -iname -path -ipath -wholename -iwholename")
+# Files any tree has: a filter that also picks one of these is a broad delete, not one aimed at guard.
+_ORDINARY_BELOW = (
+    "package.json tsconfig.json pyproject.toml Cargo.toml setup.cfg main.py index.js notes.txt data.csv app.log "
+    "x.pyc x.o .DS_Store build dist node_modules .venv .git .cache src/app.py src/config.toml .vscode/launch.json"
+).split()
+
+
+def _picks_protected(scan: Scan, start: str, picks: list[tuple[str, str]]) -> bool:
+    """``find ~ -name guard.toml -delete``, ``find . -path '*/.claude/*' -delete``: the name and path
+    tests pick guard's files or a host's hook settings below the start, and nothing an ordinary tree
+    holds (``find . -name '*.json' -delete`` is a broad delete, judged as before): G156."""
+    if not picks:
+        return False
+    base = start.rstrip("/") or "/"
+
+    def passes(rel: str) -> bool:
+        path = f"{base}/{rel}" if base != "/" else f"/{rel}"
+        for test, value in picks:
+            text = path if "path" in test else rel.rsplit("/", 1)[-1]
+            folded = test.startswith("-i")
+            if not fnmatch.fnmatchcase(text.lower() if folded else text, value.lower() if folded else value):
+                return False
+        return True
+
+    if any(passes(rel) for rel in _ORDINARY_BELOW):
+        return False
+    for rel in P.PROTECTED_BELOW:
+        if passes(rel):
+            scan.tag("delete", "protected_path")
+            scan.hit("G156", f"find {display(scan, start)} … -delete: {rel}")
+            return True
+    return False
 
 
 def _find_delete(scan: Scan, start: str, target: str, filtered: bool) -> None:
