@@ -272,6 +272,8 @@ class Resolver:
         for d in self.guard_dirs:
             if path == d or path.startswith(d + "/"):
                 return Place(shown, PROTECTED, kind="guard")
+        if "/guard-" in path and _DAEMON_RUNTIME.search(path):  # the daemon's socket when the workspace's is too long
+            return Place(shown, PROTECTED, kind="guard")
         place = self._unprotected(path, shown, comps)
         if place.tier in _LENIENT and any(d.startswith(path + "/") for d in self.guard_dirs):
             return Place(shown, PROTECTED, kind="holds_guard")  # deleting or moving an ancestor of guard's files
@@ -437,6 +439,8 @@ class Resolver:
 
 
 _GLOBBY = lazyre.compile(r"[?*\[]")
+# ``$TMPDIR/guard-1000/<16 hex>.sock`` (or under ``$XDG_RUNTIME_DIR``): integrations.daemon.socket_path
+_DAEMON_RUNTIME = lazyre.compile(r"/guard-\d+(?:/[0-9a-f]{16}\.sock)?$")
 _OPENCLAW_PLUGIN_RE = lazyre.compile(r"(?:^|/)\.openclaw/extensions/guard(?:/|$)")
 
 

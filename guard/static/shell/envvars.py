@@ -58,6 +58,41 @@ def assigned(engine: Interpreter, key: str, value: str, env: Mapping[str, str]) 
         judge(engine, key, value)
     elif key.startswith("GIT_CONFIG_"):
         _git_config(engine, key, value, env)
+    elif key.startswith("GUARD_") and _loosens(key, value):
+        engine.scan.hit("G444", f"{key}={display(engine.scan, value)}")
+
+
+# -- guard's own settings: ``GUARD_HOME`` and ``GUARD_<KEY>`` (guard.config), read by every guard started later
+AGENT_HOSTS = wordset("claude codex gemini cursor-agent openclaw")  # the hosts whose hooks run guard
+_TRUE = wordset("1 true yes on")
+
+
+_READ: list[frozenset[str]] = []  # the variables guard reads, worked out on the first ``GUARD_*`` seen
+
+
+def _loosens(key: str, value: str) -> bool:
+    """A variable guard reads (its workspace, a configuration key, the hooks' timeout), but not the log
+    level, where a hook decides (its daemon or in process: the same workspace) or the stricter headless
+    mode (request_confirm acts as block)."""
+    if key.endswith("_HEADLESS"):  # GUARD_HEADLESS, GUARD_HOOKS_HEADLESS, GUARD_GUARD_HEADLESS
+        return value.strip().lower() not in _TRUE
+    if not _READ:
+        from guard.config import SETTINGS  # (only for a GUARD_* variable: rare, off the hot path)
+
+        _READ.append(frozenset({"GUARD_HOME", "GUARD_HOOKS_TIMEOUT_SECONDS", *(s.env for s in SETTINGS)}))
+    return key in _READ[0] and key != "GUARD_HOOKS_DAEMON"
+
+
+def starts_host(scan: Scan, program: str, env: Mapping[str, str]) -> None:
+    """``GUARD_HOME=/tmp/x claude -p …``, ``export GUARD_THRESHOLDS_AUTO_ALLOW=0; codex exec …``: an agent
+    host started with guard's settings changed runs its hooks under a guard the agent configured, in
+    another workspace (no history, no rules of the person's) or with lower thresholds: G443."""
+    if program.rsplit("/", 1)[-1] not in AGENT_HOSTS:
+        return
+    values = {**{k: v for k, v in scan.vars.items() if k.startswith("GUARD_")}, **env}
+    changed = [k for k, v in values.items() if k.startswith("GUARD_") and _loosens(k, v)]
+    if changed:
+        scan.hit("G443", f"{program} with {', '.join(sorted(changed))} set")
 
 
 # -- what the value makes run

@@ -6005,6 +6005,42 @@ ROUND4 += [
     (B, "ls | sort | head && sh <<< 'rm -rf /'", "G101"),
     (A, "ls | sort | head && cat <<'EOF'\nhello\nEOF"),
 ]
+# Session 26, self-protection round 4: the write targets other families already knew, checked against
+# guard's protected places (Python's open(p, "w") with a folded path, git's pathspecs, sponge, find's
+# name tests, $GUARD_HOME, the daemon's socket in a temporary folder, conda, guard's install files) and
+# guard's settings in the environment of an agent host (G443) or for what follows (G444).
+SELF_PROTECTION += [
+    (B, "python3 -c \"p='/home/u/.claude/settings.json'; open(p, 'w').write('{}')\"", "G156"),
+    (B, "python3 -c \"from pathlib import Path; (Path.home()/'.guard'/'guard.toml').write_text('')\"", "G156"),
+    (A, "python3 -c \"p='out.txt'; open(p, 'w').write('x')\""),
+    (A, "python3 -c \"p='/home/u/.guard/guard.toml'; print(open(p).read())\""),
+    (B, "git rm .claude/settings.json", "G156"),
+    (B, "git stash push -- .claude", "G156"),
+    (B, "git checkout HEAD -- .guard.toml", "G156"),
+    (B, "git -C ~/.guard clean -fdx", "G156"),
+    (A, "git rm src/app.py"),
+    (A, "git add .claude/settings.json"),
+    (A, "git diff .claude/settings.json"),
+    (B, "jq 'del(.hooks)' ~/.claude/settings.json | sponge ~/.claude/settings.json", "G156"),
+    (A, "jq . a.json | sponge b.json"),
+    (B, "rm -rf $GUARD_HOME", "G156"),
+    (A, "ls $GUARD_HOME"),
+    (B, "find ~ -name guard.toml -delete", "G156"),
+    (B, "find . -path '*/.claude/*' -delete", "G156"),
+    (A, "find . -name '*.pyc' -delete"),
+    (A, "find . -name guard.toml"),
+    (B, "rm -f /tmp/guard-1000/0123456789abcdef.sock", "G156"),
+    (A, "rm -rf /tmp/guard-build"),
+    (B, "conda remove guard-preflight", "G418"),
+    (C, "conda remove numpy", "G183"),
+    (B, "rm ~/.venv/lib/python3.12/site-packages/__editable__.guard_preflight-0.1.pth", "G418"),
+    (A, "cat ~/.venv/lib/python3.12/site-packages/guard_preflight-0.1.dist-info/METADATA"),
+    (B, "GUARD_HOME=/tmp/x claude -p hi", "G443"),
+    (B, "env GUARD_THRESHOLDS_AUTO_ALLOW=0 codex exec 'ls'", "G443"),
+    (C, "export GUARD_HOME=/tmp/x", "G444"),
+    (N, "GUARD_HEADLESS=1 gemini -p hi"),
+    (A, "GUARD_LOG_LEVEL=DEBUG guard log"),
+]
 FAMILIES["round4"] = ROUND4
 
 
