@@ -41,7 +41,9 @@ def is_guard_program(scan: Scan, word: str, place: Place) -> bool:
 # What pip wrote beside the packages: the distribution's record and the editable install's path hook and
 # finder (``guard_preflight-0.1.dist-info/``, ``__editable__.guard_preflight-0.1.pth``,
 # ``__editable___guard_preflight_0_1_finder.py``): without them ``import guard`` fails, or finds another.
-_INSTALL_PATH = lazyre.compile(r"(?:^|/)(?:site|dist)-packages/(?:__editable__[._]+)?_?guard[-_.]preflight[^/]*(?:/|$)", re.I)
+_INSTALL_PATH = lazyre.compile(
+    r"(?:^|/)(?:site|dist)-packages/(?:__editable__[._]+)?_?guard[-_.]preflight[^/]*(?:/|$)", re.I
+)
 
 
 def is_guard_install(place: Place) -> bool:

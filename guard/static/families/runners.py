@@ -106,10 +106,12 @@ def _target(start: str, filtered: bool, pattern: str) -> str:
 
 _PICKS = wordset("-name -iname -path -ipath -wholename -iwholename")
 # Files any tree has: a filter that also picks one of these is a broad delete, not one aimed at guard.
-_ORDINARY_BELOW = (
-    "package.json tsconfig.json pyproject.toml Cargo.toml setup.cfg main.py index.js notes.txt data.csv app.log "
-    "x.pyc x.o .DS_Store build dist node_modules .venv .git .cache src/app.py src/config.toml .vscode/launch.json"
-).split()
+_ORDINARY_BELOW = tuple(
+    wordset(
+        "package.json tsconfig.json pyproject.toml Cargo.toml setup.cfg main.py index.js notes.txt data.csv app.log "
+        "x.pyc x.o .DS_Store build dist node_modules .venv .git .cache src/app.py src/config.toml .vscode/launch.json"
+    )
+)
 
 
 def _picks_protected(scan: Scan, start: str, picks: list[tuple[str, str]]) -> bool:

@@ -412,7 +412,9 @@ class _Py:
 
 def _opens_for_writing(py: _Py, node: ast.Call, at: int) -> bool:
     """``open(p, "w")``, ``open(p, mode="a+")``, ``Path(p).open("x")``: a mode that writes."""
-    mode_node = node.args[at] if len(node.args) > at else next((k.value for k in node.keywords if k.arg == "mode"), None)
+    mode_node = (
+        node.args[at] if len(node.args) > at else next((k.value for k in node.keywords if k.arg == "mode"), None)
+    )
     mode = py.val(mode_node) if mode_node is not None else "r"
     return mode is None or (isinstance(mode, str) and bool(set(mode) & set("wax+")))
 
