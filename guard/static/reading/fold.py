@@ -476,6 +476,25 @@ _DELETE_CALLS = {
     "php": ("unlink", "rmdir"),
 }
 _KILL_CALLS = {"js": ("process.kill",), "perl": ("kill",), "ruby": ("Process.kill",), "php": ("posix_kill",)}
+# Calls that write the file their first argument names, and those that copy or move onto their second.
+_JS_WRITE = frozenset(
+    {"writeFileSync", "writeFile", "appendFileSync", "appendFile", "createWriteStream", "truncateSync", "truncate"}
+    | {"outputFileSync", "outputFile", "writeJsonSync", "writeJSONSync", "writeJson", "outputJsonSync"}
+)
+_JS_COPY = {"copyFileSync": "copy", "copyFile": "copy", "cpSync": "copy", "copySync": "copy"} | {
+    "renameSync": "move",
+    "rename": "move",
+    "moveSync": "move",
+}
+_WRITE_CALLS = {
+    "ruby": ("File.write", "IO.write", "File.binwrite", "IO.binwrite", "FileUtils.touch"),
+    "php": ("file_put_contents",),
+}
+_COPY_CALLS = {
+    "ruby": {"FileUtils.cp": "copy", "FileUtils.copy": "copy", "FileUtils.mv": "move", "File.rename": "move"},
+    "php": {"copy": "copy", "rename": "move"},
+    "perl": {"copy": "copy", "move": "move", "File::Copy::copy": "copy", "File::Copy::move": "move", "rename": "move"},
+}
 _DECL = frozenset({"my", "our", "local", "let", "const", "var"})
 _METHODS = frozenset({"join", "concat", "toString", "to_s", "trim", "strip", "chomp"})
 _STOP = frozenset({",", ")", ";", "]", "}", "", "if", "unless", "or", "and", "&&", "||", "do"})
@@ -702,9 +721,11 @@ class _Toks:
             else:
                 i += 1
                 continue
-            emitted += 1
-            yield self._effect(which, tok, args)
+            effect = self._effect(which, tok, args)
             i += 1
+            if effect is not None:
+                emitted += 1
+                yield effect
 
     def which(self, tok: str) -> str | None:
         """What a call named ``tok`` does: ``script``, ``argv``, ``delete``, ``kill``, or None."""
@@ -717,11 +738,19 @@ class _Toks:
                 return "argv"
             if tok in _JS_DELETE or (bare in _JS_DELETE and _js_fs(tok)) or tok in _DENO_DELETE:
                 return "delete"
+            if bare in _JS_WRITE and ("." not in tok or _js_fs(tok)):
+                return "write"
+            if bare in _JS_COPY and ("." not in tok or _js_fs(tok)):
+                return _JS_COPY[bare]
             return "kill" if tok == "process.kill" else None
         if tok in _SHELL_CALLS.get(lang, ()):
             return "script"
         if tok in _DELETE_CALLS.get(lang, ()):
             return "delete"
+        if tok in _WRITE_CALLS.get(lang, ()):
+            return "write"
+        if tok in _COPY_CALLS.get(lang, {}):
+            return _COPY_CALLS[lang][tok]
         return "kill" if tok in _KILL_CALLS.get(lang, ()) else None
 
     def _bare_args(self, i: int) -> tuple[list[Value], int]:
@@ -738,7 +767,14 @@ class _Toks:
             i = max(j, i + 1)
         return items, i
 
-    def _effect(self, which: str, call: str, args: list[Value]) -> Effect:
+    def _effect(self, which: str, call: str, args: list[Value]) -> Effect | None:
+        if which in ("write", "copy", "move"):  # judged where the target folds; an unknown one is an ordinary write
+            first, second = (args + [None, None])[:2]
+            if which == "write":
+                return Effect("write", first, call) if isinstance(first, str) else None
+            if isinstance(first, str):
+                return Effect(which, (first, second if isinstance(second, str) else ""), call)
+            return Effect("write", second, call) if isinstance(second, str) else None
         if which == "kill":
             if len(args) >= 2 and all(isinstance(a, str) for a in args[:2]):
                 sig, pid = (args[1], args[0]) if call == "posix_kill" or call == "process.kill" else (args[0], args[1])
