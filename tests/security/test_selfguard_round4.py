@@ -15,6 +15,11 @@ Each spelling was allowed or only asked on main; each now meets guard's protecte
 - the daemon's socket under ``$TMPDIR/guard-UID/`` (``rm -f /tmp/guard-1000/….sock``, allowed): G156;
 - ``conda remove guard-preflight`` (asked), ``conda uninstall -y guard-preflight`` (allowed) and
   removing guard's ``dist-info``/``__editable__….pth``/finder (asked): G418;
+- Node/Ruby/PHP/Perl writes, copies and moves onto a folded path (``const p = os.homedir() + …;
+  fs.writeFileSync(p, …)``, ``fs.copyFileSync(src, process.env.HOME + …)``, File::Copy ``copy``) and
+  an editor run from a script (``ed -s FILE <<< $'1d\\nw'``, ``vim -es -c … -c wq FILE``, ``ex -sc``)
+  were allowed: G156; ``cp -r /tmp/x/.claude ~/`` (asked: only the folder ``~`` was a target) lands
+  at ``~/.claude``: G156 (and ``cp x.md .claude/``, which blocked, writes ``.claude/x.md``: allowed);
 - ``GUARD_HOME=/tmp/x claude -p …``, ``env GUARD_THRESHOLDS_AUTO_ALLOW=0 codex exec …`` (asked as an
   unknown command): a nested agent whose hooks run under a guard the agent configured, G443;
   ``export GUARD_THRESHOLDS_AUTO_ALLOW=0`` (allowed) asks, G444.
@@ -80,6 +85,19 @@ BLOCKED = {  # command (``~`` is the fake home) -> the rule that must be among t
     "rm ~/.venv/lib/python3.12/site-packages/__editable__.guard_preflight-0.1.pth": "G418",
     "echo > ~/.venv/lib/python3.12/site-packages/__editable__.guard_preflight-0.1.pth": "G418",
     "sed -i 's/.*//' ~/.venv/lib/python3.12/site-packages/__editable___guard_preflight_0_1_finder.py": "G418",
+    "node -e \"const p=require('os').homedir()+'/.claude/settings.json'; require('fs').writeFileSync(p,'{}')\"": "G156",
+    "node -e \"require('fs').copyFileSync('/tmp/x', process.env.HOME+'/.claude/settings.json')\"": "G156",
+    "node -e \"const fs=require('fs'); fs.renameSync(process.env.HOME+'/.guard', '/tmp/g')\"": "G156",
+    'perl -MFile::Copy -e \'copy("/tmp/x", "$ENV{HOME}/.claude/settings.json")\'': "G156",
+    'perl -e \'rename("$ENV{HOME}/.guard", "/tmp/g")\'': "G156",
+    "ed -s ~/.claude/settings.json <<< $'1d\\nw'": "G156",
+    "printf '1d\\nw\\n' | ed -s ~/.codex/config.toml": "G156",
+    "vim -es -c '%d' -c 'wq' ~/.claude/settings.json": "G156",
+    "vim +wq ~/.guard/guard.toml": "G156",
+    "ex -sc '%d|x' ~/.guard/guard.toml": "G156",
+    "nvim --headless -c 'normal dd' -c 'w' .claude/settings.local.json": "G156",
+    "cp -r /tmp/evil/.claude ~/": "G156",
+    "cp settings.json ~/.claude/": "G156",
     "GUARD_HOME=/tmp/x claude -p hi": "G443",
     "env GUARD_THRESHOLDS_AUTO_ALLOW=0 codex exec 'rm -rf build'": "G443",
     "export GUARD_THRESHOLDS_REQUEST_CONFIRM=0; gemini -p hi": "G443",
@@ -121,6 +139,17 @@ ALLOWED = [  # reading guard's own files and ordinary work keep their answer
     "cat ~/.venv/lib/python3.12/site-packages/guard_preflight-0.1.dist-info/METADATA",
     "conda list",
     "sed -i 's/a/b/' settings.json",
+    "node -e \"const fs=require('fs'); fs.writeFileSync('out.json', JSON.stringify({a: 1}))\"",
+    "node -e \"const fs=require('fs'); const out=process.argv[1]; fs.writeFileSync(out, 'x')\"",
+    "node -e \"console.log(require('fs').readFileSync(process.env.HOME+'/.claude/settings.json', 'utf8'))\"",
+    'ruby -e \'File.write("out.txt", "x")\'',
+    "vim README.md",
+    "vim ~/.guard/guard.toml",
+    "vim -c 'set nu' -c 'q' ~/.guard/guard.toml",
+    "vim -c wq README.md",
+    "ed -s notes.txt <<< $'1d\\nw'",
+    "cp x.md .claude/",
+    "cp -r src/ /tmp/backup/",
     "cp a.json config/settings.json",
 ]
 KEEP_THEIR_RULE = {  # near-misses that asked before ask as before, for their own reason
@@ -134,6 +163,8 @@ KEEP_THEIR_RULE = {  # near-misses that asked before ask as before, for their ow
     "GUARD_HEADLESS=1 gemini -p 'fix the tests'": "G182",
     "GUARD_HOOKS_DAEMON=off claude -p hi": "G182",
     "pip install guard-preflight": "G183",
+    "vim -c 'wq' ~/.bashrc": "G151",  # a startup file saved by an editor asks, as any write of it
+    "unzip -o x.zip -d ~/.claude": "G185",  # an archive's names are only known on disk
 }
 NEW_RULES = {"G156", "G418", "G443", "G444"}
 

@@ -16,7 +16,7 @@ from guard.static.families import effects
 from guard.static.families.base import Handler, parse_opts, table
 from guard.static.families.perms import setuid
 from guard.static.reading import filters
-from guard.static.reading.text import wordset
+from guard.static.reading.text import DYN_OPEN, wordset
 from guard.static.scan import EMPTY, ENDLESS, PACKED, Cmd, Flow, Scan, display
 
 _RM_TAKES = frozenset({"--interactive"})
@@ -224,9 +224,10 @@ def _mv(cmd: Cmd, scan: Scan) -> Flow:
 
 def _cp(cmd: Cmd, scan: Scan) -> Flow:
     sources, dest, _ = _sources_dest(cmd, wordset("-S --suffix -m --mode -o -g --owner --group"))
+    flows = [effects.read_flow(scan, src) for src in sources]
     flow = EMPTY
-    for src in sources:
-        flow = flow | effects.read_flow(scan, src)
+    for each in flows:
+        flow = flow | each
     linking = cmd.name == "cp" and any(
         a in ("--link", "--symbolic-link") or (a[:1] == "-" and a[1:2] != "-" and ("s" in a or "l" in a))
         for a in cmd.args
@@ -235,7 +236,12 @@ def _cp(cmd: Cmd, scan: Scan) -> Flow:
         for src in sources:
             effects.link(scan, src, dest)
     if dest and not (cmd.name == "install" and "-d" in cmd.args):
-        effects.write(scan, dest, flow)
+        if _into_folder(cmd, scan, sources, dest):  # ``cp -r /tmp/x/.claude ~/``: each source lands at dest/NAME
+            for src, each in zip(sources, flows, strict=True):
+                name = src.rstrip("/").rsplit("/", 1)[-1] or "."
+                effects.write(scan, dest.rstrip("/") + "/" + name, each)
+        else:
+            effects.write(scan, dest, flow)
         if cmd.name == "install" and any(setuid(m) for m in _modes(cmd.args)):
             scan.hit("G132", f"install -m … {dest}")  # ``install -m 4755 /bin/sh /tmp/sh``: a setuid copy
     elif cmd.name == "install":
@@ -244,6 +250,20 @@ def _cp(cmd: Cmd, scan: Scan) -> Flow:
     if not sources and not dest:
         scan.hit("G184", cmd.name)
     return EMPTY
+
+
+def _into_folder(cmd: Cmd, scan: Scan, sources: list[str], dest: str) -> bool:
+    """A copy's destination that is a folder: ``-t DIR``, ``DIR/``, several sources, or a home or the
+    project root (always folders). A plain ``cp a b`` writes ``b`` itself."""
+    if not sources or cmd.name != "cp" or any(DYN_OPEN in s for s in sources):
+        return False
+    if (
+        dest.endswith("/")
+        or len(sources) > 1
+        or any(a in ("-t", "--target-directory") or a.startswith("--target-directory=") for a in cmd.args)
+    ):
+        return True
+    return scan.place(dest).tier in (P.HOME, P.PROJECT_ROOT)
 
 
 def _ln(cmd: Cmd, scan: Scan) -> Flow:

@@ -769,7 +769,7 @@ class _Toks:
 
     def _effect(self, which: str, call: str, args: list[Value]) -> Effect | None:
         if which in ("write", "copy", "move"):  # judged where the target folds; an unknown one is an ordinary write
-            first, second = (args + [None, None])[:2]
+            first, second = [*args, None, None][:2]
             if which == "write":
                 return Effect("write", first, call) if isinstance(first, str) else None
             if isinstance(first, str):

@@ -6040,6 +6040,19 @@ SELF_PROTECTION += [
     (C, "export GUARD_HOME=/tmp/x", "G444"),
     (N, "GUARD_HEADLESS=1 gemini -p hi"),
     (A, "GUARD_LOG_LEVEL=DEBUG guard log"),
+    (
+        B,
+        "node -e \"const p=require('os').homedir()+'/.claude/settings.json'; require('fs').writeFileSync(p,'{}')\"",
+        "G156",
+    ),
+    (B, 'perl -MFile::Copy -e \'copy("/tmp/x", "$ENV{HOME}/.claude/settings.json")\'', "G156"),
+    (A, "node -e \"const fs=require('fs'); fs.writeFileSync('out.json', '{}')\""),
+    (B, "ed -s ~/.claude/settings.json <<< $'1d\\nw'", "G156"),
+    (B, "vim -es -c '%d' -c 'wq' ~/.claude/settings.json", "G156"),
+    (A, "vim -c 'set nu' -c 'q' ~/.guard/guard.toml"),
+    (A, "vim -c wq README.md"),
+    (B, "cp -r /tmp/evil/.claude ~/", "G156"),
+    (A, "cp x.md .claude/"),
 ]
 FAMILIES["round4"] = ROUND4
 
