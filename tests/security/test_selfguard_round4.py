@@ -21,7 +21,8 @@ Each spelling was allowed or only asked on main; each now meets guard's protecte
   were allowed: G156; ``cp -r /tmp/x/.claude ~/`` (asked: only the folder ``~`` was a target) lands
   at ``~/.claude``: G156 (and ``cp x.md .claude/``, which blocked, writes ``.claude/x.md``: allowed);
 - ``GUARD_HOME=/tmp/x claude -p …``, ``env GUARD_THRESHOLDS_AUTO_ALLOW=0 codex exec …`` (asked as an
-  unknown command): a nested agent whose hooks run under a guard the agent configured, G443;
+  unknown command), and ``HOME=/tmp/x claude``, ``CLAUDE_CONFIG_DIR=…``, ``CODEX_HOME=…`` (the host
+  reads settings without guard's hooks): a nested agent guard does not watch as configured, G443;
   ``export GUARD_THRESHOLDS_AUTO_ALLOW=0`` (allowed) asks, G444.
 
 Near-misses keep their answers: reading guard's files and log, ordinary Python writes, git on
@@ -102,6 +103,10 @@ BLOCKED = {  # command (``~`` is the fake home) -> the rule that must be among t
     "env GUARD_THRESHOLDS_AUTO_ALLOW=0 codex exec 'rm -rf build'": "G443",
     "export GUARD_THRESHOLDS_REQUEST_CONFIRM=0; gemini -p hi": "G443",
     "GUARD_HEADLESS=0 /usr/local/bin/claude -p hi": "G443",
+    "HOME=/tmp/x claude -p hi": "G443",
+    "CLAUDE_CONFIG_DIR=/tmp/c claude -p hi": "G443",
+    "CODEX_HOME=/tmp/c codex exec ls": "G443",
+    "export HOME=/tmp/x; gemini -p hi": "G443",
 }
 ASKED = {
     "export GUARD_HOME=/tmp/x": "G444",
@@ -162,6 +167,8 @@ KEEP_THEIR_RULE = {  # near-misses that asked before ask as before, for their ow
     "claude -p hi": "G182",
     "GUARD_HEADLESS=1 gemini -p 'fix the tests'": "G182",
     "GUARD_HOOKS_DAEMON=off claude -p hi": "G182",
+    "HOME=~ claude -p hi": "G182",
+    "CLAUDE_CONFIG_DIR=~/.claude claude -p hi": "G182",
     "pip install guard-preflight": "G183",
     "vim -c 'wq' ~/.bashrc": "G151",  # a startup file saved by an editor asks, as any write of it
     "unzip -o x.zip -d ~/.claude": "G185",  # an archive's names are only known on disk

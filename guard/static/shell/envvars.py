@@ -89,10 +89,23 @@ def starts_host(scan: Scan, program: str, env: Mapping[str, str]) -> None:
     another workspace (no history, no rules of the person's) or with lower thresholds: G443."""
     if program.rsplit("/", 1)[-1] not in AGENT_HOSTS:
         return
-    values = {**{k: v for k, v in scan.vars.items() if k.startswith("GUARD_")}, **env}
-    changed = [k for k, v in values.items() if k.startswith("GUARD_") and _loosens(k, v)]
+    values = {**{k: v for k, v in scan.vars.items() if k.startswith("GUARD_") or k in _HOST_HOMES}, **env}
+    changed = [k for k, v in values.items() if (k.startswith("GUARD_") and _loosens(k, v)) or _moves_home(scan, k, v)]
     if changed:
         scan.hit("G443", f"{program} with {', '.join(sorted(changed))} set")
+
+
+# Where the hosts read the settings that hold guard's hooks: another folder has none of them.
+_HOST_HOMES = frozenset({"HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "OPENCLAW_HOME"})
+
+
+def _moves_home(scan: Scan, key: str, value: str) -> bool:
+    """``HOME=/tmp/x claude …``, ``CLAUDE_CONFIG_DIR=/tmp/c claude …``, ``CODEX_HOME=/tmp/c codex …``: the
+    host reads its hook settings from another folder, where guard's hooks are not (the home itself is no move)."""
+    if key not in _HOST_HOMES:
+        return False
+    home = scan.resolver.home
+    return tilde(value, home, scan.cwd).rstrip("/") not in (home, home + "/.claude", home + "/.codex")
 
 
 # -- what the value makes run

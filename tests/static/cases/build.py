@@ -6053,6 +6053,9 @@ SELF_PROTECTION += [
     (A, "vim -c wq README.md"),
     (B, "cp -r /tmp/evil/.claude ~/", "G156"),
     (A, "cp x.md .claude/"),
+    (B, "CLAUDE_CONFIG_DIR=/tmp/c claude -p hi", "G443"),
+    (B, "HOME=/tmp/x codex exec ls", "G443"),
+    (A, "HOME=/tmp/x npm test"),
 ]
 FAMILIES["round4"] = ROUND4
 
