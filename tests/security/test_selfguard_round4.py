@@ -20,6 +20,9 @@ Each spelling was allowed or only asked on main; each now meets guard's protecte
   an editor run from a script (``ed -s FILE <<< $'1d\\nw'``, ``vim -es -c … -c wq FILE``, ``ex -sc``)
   were allowed: G156; ``cp -r /tmp/x/.claude ~/`` (asked: only the folder ``~`` was a target) lands
   at ``~/.claude``: G156 (and ``cp x.md .claude/``, which blocked, writes ``.claude/x.md``: allowed);
+- a ``.pth`` or ``sitecustomize.py`` written into site-packages (allowed in the project, asked
+  elsewhere as any outside write) runs in every Python of that environment, the hook's ``-I`` one
+  too: it asks as a startup file (G151), and blocks when it names guard (G418);
 - ``GUARD_HOME=/tmp/x claude -p …``, ``env GUARD_THRESHOLDS_AUTO_ALLOW=0 codex exec …`` (asked as an
   unknown command), and ``HOME=/tmp/x claude``, ``CLAUDE_CONFIG_DIR=…``, ``CODEX_HOME=…`` (the host
   reads settings without guard's hooks): a nested agent guard does not watch as configured, G443;
@@ -103,6 +106,8 @@ BLOCKED = {  # command (``~`` is the fake home) -> the rule that must be among t
     "env GUARD_THRESHOLDS_AUTO_ALLOW=0 codex exec 'rm -rf build'": "G443",
     "export GUARD_THRESHOLDS_REQUEST_CONFIRM=0; gemini -p hi": "G443",
     "GUARD_HEADLESS=0 /usr/local/bin/claude -p hi": "G443",
+    "echo 'import guard.core' > ~/.venv/lib/python3.12/site-packages/zzz.pth": "G418",
+    "printf 'import sys; sys.modules[\"guard\"] = None\\n' > ~/.venv/lib/python3.12/site-packages/aaa.pth": "G418",
     "HOME=/tmp/x claude -p hi": "G443",
     "CLAUDE_CONFIG_DIR=/tmp/c claude -p hi": "G443",
     "CODEX_HOME=/tmp/c codex exec ls": "G443",
@@ -155,6 +160,9 @@ ALLOWED = [  # reading guard's own files and ordinary work keep their answer
     "ed -s notes.txt <<< $'1d\\nw'",
     "cp x.md .claude/",
     "cp -r src/ /tmp/backup/",
+    "cat ~/.venv/lib/python3.12/site-packages/distutils-precedence.pth",
+    "echo x > .venv/lib/python3.12/site-packages/mypkg/__init__.py",
+    "rm -rf .venv",
     "cp a.json config/settings.json",
 ]
 KEEP_THEIR_RULE = {  # near-misses that asked before ask as before, for their own reason
@@ -172,6 +180,9 @@ KEEP_THEIR_RULE = {  # near-misses that asked before ask as before, for their ow
     "pip install guard-preflight": "G183",
     "vim -c 'wq' ~/.bashrc": "G151",  # a startup file saved by an editor asks, as any write of it
     "unzip -o x.zip -d ~/.claude": "G185",  # an archive's names are only known on disk
+    # a .pth or sitecustomize.py runs in every Python of its environment (the hook's ``-I`` too): it asks
+    "echo '/tmp/fake' > ~/.venv/lib/python3.12/site-packages/zzz.pth": "G151",
+    "echo 'import os' > .venv/lib/python3.12/site-packages/sitecustomize.py": "G151",
 }
 NEW_RULES = {"G156", "G418", "G443", "G444"}
 

@@ -274,6 +274,8 @@ class Resolver:
                 return Place(shown, PROTECTED, kind="guard")
         if "/guard-" in path and _DAEMON_RUNTIME.search(path):  # the daemon's socket when the workspace's is too long
             return Place(shown, PROTECTED, kind="guard")
+        if "-packages/" in path and _PYTHON_STARTUP.search(path):  # runs in every Python there, guard's hook too
+            return Place(shown, PERSIST, kind="python_startup")
         place = self._unprotected(path, shown, comps)
         if place.tier in _LENIENT and any(d.startswith(path + "/") for d in self.guard_dirs):
             return Place(shown, PROTECTED, kind="holds_guard")  # deleting or moving an ancestor of guard's files
@@ -417,6 +419,8 @@ class Resolver:
         protected = self._protected_names(rel)
         if protected is not None:
             return protected._replace(path=shown)
+        if "-packages/" in rel and _PYTHON_STARTUP.search("/" + rel):  # ``.venv/lib/…/site-packages/x.pth``
+            return Place(shown, PERSIST, kind="python_startup")
         return self._project_like(shown, rel, PROJECT)
 
     def _project_like(self, shown: str, rel: str, tier: str) -> Place:
@@ -440,6 +444,8 @@ class Resolver:
 
 _GLOBBY = lazyre.compile(r"[?*\[]")
 # ``$TMPDIR/guard-1000/<16 hex>.sock`` (or under ``$XDG_RUNTIME_DIR``): integrations.daemon.socket_path
+# What ``site`` runs when any Python of that environment starts, ``-I`` (the hooks' isolated mode) or not.
+_PYTHON_STARTUP = lazyre.compile(r"/(?:site|dist)-packages/(?:[^/]+\.pth|sitecustomize\.py|usercustomize\.py)$")
 _DAEMON_RUNTIME = lazyre.compile(r"/guard-\d+(?:/[0-9a-f]{16}\.sock)?$")
 _OPENCLAW_PLUGIN_RE = lazyre.compile(r"(?:^|/)\.openclaw/extensions/guard(?:/|$)")
 

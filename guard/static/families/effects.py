@@ -29,6 +29,7 @@ from guard.static.rules.catalog import CATALOG
 from guard.static.scan import DECODED, EMPTY, ENDLESS, GUARD_CODE, PACKED, REMOTE, SECRET, Flow, Scan, display
 
 _FOREIGN = frozenset({P.HOME_OTHER, P.OTHER, P.OUTSIDE})
+_NAMES_GUARD_CODE = lazyre.compile(r"(?<![\w.])(?:guard|integrations)(?![\w-])")  # a .pth that imports or patches guard
 _PERSIST_RULE = {
     "rc": "G151",
     "ssh_config": "G151",
@@ -40,6 +41,7 @@ _PERSIST_RULE = {
     "authorized_keys": "G150",
     "host_hook": "G408",
     "path_bin": "G408",
+    "python_startup": "G151",
 }
 _GIT_EXEC_LINE = lazyre.compile(
     r"(?im)(?:^|[\s\]])(hookspath|fsmonitor|pager|editor|sshcommand|askpass|gitproxy|textconv|external"
@@ -302,6 +304,8 @@ def write(scan: Scan, word: str, flow: Flow = EMPTY, how: str = "write") -> Plac
         scan.hit("G009", place.path)
     if flow.bits & GUARD_CODE:  # guard's own program copied under another name
         scan.hit("G414", place.path)
+    if place.kind == "python_startup" and flow.text and _NAMES_GUARD_CODE.search(flow.text):
+        scan.hit("G418", f"{place.path}: code every Python there runs first, guard's hook too, names guard")
     if how != "create" and (is_guard_program(scan, word, place) or is_guard_install(place)):  # ``> $(which guard)``
         scan.hit("G418", display(scan, word))
     return place

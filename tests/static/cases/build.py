@@ -6056,6 +6056,9 @@ SELF_PROTECTION += [
     (B, "CLAUDE_CONFIG_DIR=/tmp/c claude -p hi", "G443"),
     (B, "HOME=/tmp/x codex exec ls", "G443"),
     (A, "HOME=/tmp/x npm test"),
+    (B, "echo 'import guard.core' > ~/.venv/lib/python3.12/site-packages/zzz.pth", "G418"),
+    (C, "echo '/tmp/fake' > .venv/lib/python3.12/site-packages/zzz.pth", "G151"),
+    (A, "cat ~/.venv/lib/python3.12/site-packages/distutils-precedence.pth"),
 ]
 FAMILIES["round4"] = ROUND4
 
