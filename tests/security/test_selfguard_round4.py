@@ -25,7 +25,8 @@ Each spelling was allowed or only asked on main; each now meets guard's protecte
   too: it asks as a startup file (G151), and blocks when it names guard (G418);
 - ``GUARD_HOME=/tmp/x claude -p …``, ``env GUARD_THRESHOLDS_AUTO_ALLOW=0 codex exec …`` (asked as an
   unknown command), and ``HOME=/tmp/x claude``, ``CLAUDE_CONFIG_DIR=…``, ``CODEX_HOME=…`` (the host
-  reads settings without guard's hooks): a nested agent guard does not watch as configured, G443;
+  reads settings without guard's hooks), ``claude --settings …`` / ``--setting-sources project``: a
+  nested agent guard does not watch as configured, G443;
   ``export GUARD_THRESHOLDS_AUTO_ALLOW=0`` (allowed) asks, G444.
 
 Near-misses keep their answers: reading guard's files and log, ordinary Python writes, git on
@@ -112,6 +113,8 @@ BLOCKED = {  # command (``~`` is the fake home) -> the rule that must be among t
     "CLAUDE_CONFIG_DIR=/tmp/c claude -p hi": "G443",
     "CODEX_HOME=/tmp/c codex exec ls": "G443",
     "export HOME=/tmp/x; gemini -p hi": "G443",
+    "claude --settings '{\"disableAllHooks\": true}' -p hi": "G443",
+    "claude --setting-sources project -p hi": "G443",
 }
 ASKED = {
     "export GUARD_HOME=/tmp/x": "G444",
@@ -177,6 +180,8 @@ KEEP_THEIR_RULE = {  # near-misses that asked before ask as before, for their ow
     "GUARD_HOOKS_DAEMON=off claude -p hi": "G182",
     "HOME=~ claude -p hi": "G182",
     "CLAUDE_CONFIG_DIR=~/.claude claude -p hi": "G182",
+    "claude --setting-sources user,project,local -p hi": "G182",
+    "claude -p hi --model sonnet": "G182",
     "pip install guard-preflight": "G183",
     "vim -c 'wq' ~/.bashrc": "G151",  # a startup file saved by an editor asks, as any write of it
     "unzip -o x.zip -d ~/.claude": "G185",  # an archive's names are only known on disk
