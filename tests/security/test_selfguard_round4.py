@@ -12,6 +12,10 @@ Each spelling was allowed or only asked on main; each now meets guard's protecte
 - ``rm -rf $GUARD_HOME`` (asked: a value that may be empty): ``$GUARD_HOME`` is guard's workspace;
 - ``find ~ -name guard.toml -delete`` (asked), ``find . -name settings.local.json -delete``
   (allowed): name and path tests that pick guard's files and nothing an ordinary tree holds, G156;
+- what ``find``/``fd`` list when their tests pick such a file (``find . -name settings.local.json |
+  xargs rm``, ``fd -H settings.local.json -x rm``: allowed) and a glob that matches one
+  (``rm -f .claude/settings*.json``: asked), and ``os.environ['GUARD_HOME']`` /
+  ``process.env.GUARD_HOME`` in interpreter code (asked: not worked out): G156;
 - the daemon's socket under ``$TMPDIR/guard-UID/`` (``rm -f /tmp/guard-1000/….sock``, allowed): G156;
 - ``conda remove guard-preflight`` (asked), ``conda uninstall -y guard-preflight`` (allowed) and
   removing guard's ``dist-info``/``__editable__….pth``/finder (asked): G418;
@@ -78,6 +82,15 @@ BLOCKED = {  # command (``~`` is the fake home) -> the rule that must be among t
     "find . -name settings.local.json -delete": "G156",
     "find . -path '*/.claude/*' -delete": "G156",
     "find ~ -name settings.json -exec rm {} +": "G156",
+    "find . -name settings.local.json | xargs rm": "G156",
+    "find ~ -name guard.toml -print0 | xargs -0 rm -f": "G156",
+    "fd -H settings.local.json -x rm": "G156",
+    "fd guard.toml ~ -x rm": "G156",
+    "rm -f .claude/settings*.json": "G156",
+    "rm -f ~/.claude/settings.*": "G156",
+    "python3 -c \"import os, shutil; shutil.rmtree(os.environ['GUARD_HOME'])\"": "G156",
+    "python3 -c \"import os; open(os.path.join(os.getenv('GUARD_HOME'), 'guard.toml'), 'w')\"": "G156",
+    "node -e \"require('fs').rmSync(process.env.GUARD_HOME, {recursive: true})\"": "G156",
     "rm -f /tmp/guard-1000/0123456789abcdef.sock": "G156",
     "rm -f /run/user/1000/guard-1000/0123456789abcdef.sock": "G156",
     "mv /tmp/guard-1000/0123456789abcdef.sock /tmp/x": "G156",
@@ -145,6 +158,9 @@ ALLOWED = [  # reading guard's own files and ordinary work keep their answer
     "jq . a.json | sponge b.json",
     "find . -name '*.pyc' -delete",
     "find . -name guard.toml",
+    "fd pyc -x rm",
+    "cat .claude/settings*.json",
+    "find . -name settings.local.json | xargs cat",
     "find . -type d -name __pycache__ -exec rm -rf {} +",
     "rm -rf /tmp/guard-build",
     "rm -f /tmp/guard-1000.log",
@@ -170,6 +186,9 @@ ALLOWED = [  # reading guard's own files and ordinary work keep their answer
 ]
 KEEP_THEIR_RULE = {  # near-misses that asked before ask as before, for their own reason
     "find . -name '*.json' -delete": "G432",
+    "fd -g '*.json' -x rm": "G432",
+    "rm -f .claude/*.md": "G432",
+    "rm -f settings*.json": "G432",
     "conda remove numpy": "G183",
     "conda uninstall numpy": "G183",
     "conda install guard-preflight": "G183",

@@ -431,6 +431,8 @@ class Resolver:
     def _protected_names(self, rel: str) -> Place | None:
         comps = rel.split("/")
         name = comps[-1]
+        if ("*" in name or "?" in name or "[" in name) and not _BROAD_GLOB.match(name):
+            name = _protected_match(comps[-2] if len(comps) >= 2 else "", name)  # ``.claude/settings*.json``
         if name in _PROTECTED_NAMES:
             return Place(rel, PROTECTED, kind="config")
         if len(comps) >= 2 and (comps[-2], name) in _PROTECTED_SUFFIXES:
@@ -440,6 +442,12 @@ class Resolver:
         if "extensions" in comps and _OPENCLAW_PLUGIN_RE.search(rel):
             return Place(rel, PROTECTED, kind="plugin")
         return None
+
+
+def _protected_match(folder: str, pattern: str) -> str:
+    """The protected name a glob in ``folder`` matches (``settings*.json`` in ``.claude``), or the glob."""
+    names = [n for d, n in _PROTECTED_SUFFIXES if d == folder] + sorted(_PROTECTED_NAMES)
+    return next((n for n in names if fnmatch.fnmatchcase(n, pattern)), pattern)
 
 
 _GLOBBY = lazyre.compile(r"[?*\[]")

@@ -9,6 +9,8 @@ without name filters is a recursive delete of the start directory.
 from __future__ import annotations
 
 import fnmatch
+import re
+from collections.abc import Callable
 
 from guard.static.facts import paths as P
 from guard.static.families import effects
@@ -71,14 +73,19 @@ def _find(cmd: Cmd, scan: Scan) -> Flow:
             if a == "-empty":
                 pattern = "empty"  # only empty files and folders: nothing is lost
         i += 2 if a in _FIND_TAKES or a in _WRITES else 1
-    targets = [_target(s, filtered, pattern) for s in starts]
+    picked = [_picked(start, picks, _find_test) for start in starts]
+    # what find lists: guard's file when its tests pick one (``find . -name settings.local.json | xargs rm``)
+    targets = [_below(s, rel) if rel else _target(s, filtered, pattern) for s, rel in zip(starts, picked, strict=True)]
     for start in starts:
         effects.read(scan, start, content=False)
     # ``-exec rm {} +`` over every file find walks is ``-delete``: a recursive delete of the start
     delete = delete or any(a and a[0].rsplit("/", 1)[-1] in _DELETERS for a in actions)
     if delete:
-        for start, target in zip(starts, targets, strict=True):
-            if not _picks_protected(scan, start, picks):
+        for start, target, rel in zip(starts, targets, picked, strict=True):
+            if rel:
+                scan.tag("delete", "protected_path")
+                scan.hit("G156", f"find {display(scan, start)} … -delete: {rel}")
+            else:
                 _find_delete(scan, start, target, filtered)
     for action in actions:
         _run_each(scan, action, targets, append=False)  # ``-exec sh \;`` runs ``sh``: find passes no file
@@ -114,31 +121,44 @@ _ORDINARY_BELOW = tuple(
 )
 
 
-def _picks_protected(scan: Scan, start: str, picks: list[tuple[str, str]]) -> bool:
-    """``find ~ -name guard.toml -delete``, ``find . -path '*/.claude/*' -delete``: the name and path
-    tests pick guard's files or a host's hook settings below the start, and nothing an ordinary tree
-    holds (``find . -name '*.json' -delete`` is a broad delete, judged as before): G156."""
+def _picked(start: str, picks: list[tuple[str, str]], test: Callable[[str, str, str], bool]) -> str:
+    """``find ~ -name guard.toml``, ``find . -path '*/.claude/*'``, ``fd -H settings.local.json``: the
+    file of guard's or a host's hook settings below ``start`` that the tests pick, when they pick no
+    file an ordinary tree holds (``find . -name '*.json'`` is a broad search, judged as before), or ""."""
     if not picks:
-        return False
+        return ""
     base = start.rstrip("/") or "/"
 
     def passes(rel: str) -> bool:
         path = f"{base}/{rel}" if base != "/" else f"/{rel}"
-        for test, value in picks:
-            text = path if "path" in test else rel.rsplit("/", 1)[-1]
-            folded = test.startswith("-i")
-            if not fnmatch.fnmatchcase(text.lower() if folded else text, value.lower() if folded else value):
-                return False
-        return True
+        return all(test(kind, value, path) for kind, value in picks)
 
     if any(passes(rel) for rel in _ORDINARY_BELOW):
+        return ""
+    return next((rel for rel in P.PROTECTED_BELOW if passes(rel)), "")
+
+
+def _find_test(kind: str, value: str, path: str) -> bool:
+    text = path if "path" in kind else path.rsplit("/", 1)[-1]
+    if kind.startswith("-i"):
+        text, value = text.lower(), value.lower()
+    return fnmatch.fnmatchcase(text, value)
+
+
+def _fd_test(kind: str, value: str, path: str) -> bool:
+    """fd's pattern: a regular expression searched in the name (``-p``: the path), or a glob (``-g``)."""
+    text = path if "p" in kind else path.rsplit("/", 1)[-1]
+    if "g" in kind:
+        return fnmatch.fnmatchcase(text, value)
+    try:
+        return re.search(value, text) is not None
+    except re.error:  # fd refuses it: nothing is found
         return False
-    for rel in P.PROTECTED_BELOW:
-        if passes(rel):
-            scan.tag("delete", "protected_path")
-            scan.hit("G156", f"find {display(scan, start)} … -delete: {rel}")
-            return True
-    return False
+
+
+def _below(start: str, rel: str) -> str:
+    base = start.rstrip("/") or "/"
+    return f"{base}/{rel}" if base != "/" else f"/{rel}"
 
 
 def _find_delete(scan: Scan, start: str, target: str, filtered: bool) -> None:
@@ -181,7 +201,11 @@ def _fd(cmd: Cmd, scan: Scan) -> Flow:
     pattern = operands.pop(0) if operands else ""
     starts = operands + opts.all("--search-path") or ["."]
     filtered = bool(pattern) or opts.has("-e", "--extension")
-    targets = [_target(s, filtered, pattern) for s in starts]
+    kind = ("g" if opts.has("-g", "--glob") else "") + ("p" if opts.has("-p", "--full-path") else "")
+    simple = pattern and len(pattern) <= 80 and not any(c in pattern for c in "(){}|+")  # (never a slow expression)
+    picks = [(kind, pattern)] if simple else []
+    picked = [_picked(s, picks, _fd_test) for s in starts]
+    targets = [_below(s, rel) if rel else _target(s, filtered, pattern) for s, rel in zip(starts, picked, strict=True)]
     if template:
         _run_each(scan, template, targets)
     else:

@@ -116,6 +116,14 @@ _PY_IMPORT = frozenset(
 _PY_HOME_ENV = frozenset({"HOME", "USERPROFILE"})
 
 
+def _env(key: Value, home: str) -> str | None:
+    """An environment variable's value as far as it is known: the home, or (``GUARD_HOME``) a guard
+    workspace, which the resolver protects wherever the person keeps theirs (``~/.guard`` always is)."""
+    if key in _PY_HOME_ENV:
+        return home
+    return posixpath.join(home, ".guard") if key == "GUARD_HOME" else None
+
+
 class _Py:
     def __init__(self, home: str) -> None:
         self.home = home
@@ -189,8 +197,7 @@ class _Py:
             if package in ("guard.__path__", "integrations.__path__"):  # ``guard.__path__[0]``
                 return GUARD_PACKAGE.format(package.split(".")[0])
             if self.qual(node.value) == "os.environ":
-                key = self.val(node.slice)
-                return self.home if key in _PY_HOME_ENV else None
+                return _env(self.val(node.slice), self.home)
             return None
         if isinstance(node, ast.Attribute):
             name = self.qual(node)
@@ -246,7 +253,7 @@ class _Py:
         if name in ("os.path.expandvars",) and args and isinstance(args[0], str):
             return re.sub(r"\$(?:HOME\b|\{HOME\})", self.home, args[0])
         if name in ("os.getenv", "os.environ.get") and args:
-            return self.home if args[0] in _PY_HOME_ENV else None
+            return _env(args[0], self.home)
         if name in ("pathlib.Path.home", "Path.home", "os.path.home"):
             return self.home
         if name in ("os.getcwd", "pathlib.Path.cwd", "Path.cwd"):
@@ -570,7 +577,9 @@ class _Toks:
             name = tok
             if name in ("ENV", "process.env") and self.text(i + 1) == "[":
                 env_key, j = self.expr(i + 2)
-                return (self.home if env_key == "HOME" else None), j + 1
+                return _env(env_key, self.home), j + 1
+            if name == "process.env.GUARD_HOME":
+                return self.methods(_env("GUARD_HOME", self.home), i + 1)
             if name in _HOME_NAMES or name.endswith(".homedir"):
                 j = i + 1
                 if self.text(j) == "(":
