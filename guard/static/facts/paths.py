@@ -101,6 +101,15 @@ _PROTECTED_SUFFIXES = (
     (".openclaw", "openclaw.json"),
 )
 _HOST_DIRS = frozenset({".claude", ".codex", ".gemini", ".cursor", ".openclaw"})
+# Where guard's files and the hosts' hook settings sit below a folder (a home or a project), as paths
+# relative to it: what a search from that folder would find (``find ~ -name guard.toml -delete``).
+PROTECTED_BELOW = (
+    *sorted(_PROTECTED_NAMES),
+    *(f"{d}/{n}" for d, n in _PROTECTED_SUFFIXES),
+    *sorted(_HOST_DIRS),
+    ".guard",
+    ".guard/guard.toml",
+)
 OPENCLAW_PLUGIN = ".openclaw/extensions/guard"  # where ``openclaw plugins install`` puts guard's plugin
 
 _KEY_NAMES = lazyre.compile(
@@ -263,6 +272,10 @@ class Resolver:
         for d in self.guard_dirs:
             if path == d or path.startswith(d + "/"):
                 return Place(shown, PROTECTED, kind="guard")
+        if "/guard-" in path and _DAEMON_RUNTIME.search(path):  # the daemon's socket when the workspace's is too long
+            return Place(shown, PROTECTED, kind="guard")
+        if "-packages/" in path and _PYTHON_STARTUP.search(path):  # runs in every Python there, guard's hook too
+            return Place(shown, PERSIST, kind="python_startup")
         place = self._unprotected(path, shown, comps)
         if place.tier in _LENIENT and any(d.startswith(path + "/") for d in self.guard_dirs):
             return Place(shown, PROTECTED, kind="holds_guard")  # deleting or moving an ancestor of guard's files
@@ -406,6 +419,8 @@ class Resolver:
         protected = self._protected_names(rel)
         if protected is not None:
             return protected._replace(path=shown)
+        if "-packages/" in rel and _PYTHON_STARTUP.search("/" + rel):  # ``.venv/lib/…/site-packages/x.pth``
+            return Place(shown, PERSIST, kind="python_startup")
         return self._project_like(shown, rel, PROJECT)
 
     def _project_like(self, shown: str, rel: str, tier: str) -> Place:
@@ -416,6 +431,8 @@ class Resolver:
     def _protected_names(self, rel: str) -> Place | None:
         comps = rel.split("/")
         name = comps[-1]
+        if ("*" in name or "?" in name or "[" in name) and not _BROAD_GLOB.match(name):
+            name = _protected_match(comps[-2] if len(comps) >= 2 else "", name)  # ``.claude/settings*.json``
         if name in _PROTECTED_NAMES:
             return Place(rel, PROTECTED, kind="config")
         if len(comps) >= 2 and (comps[-2], name) in _PROTECTED_SUFFIXES:
@@ -427,7 +444,17 @@ class Resolver:
         return None
 
 
+def _protected_match(folder: str, pattern: str) -> str:
+    """The protected name a glob in ``folder`` matches (``settings*.json`` in ``.claude``), or the glob."""
+    names = [n for d, n in _PROTECTED_SUFFIXES if d == folder] + sorted(_PROTECTED_NAMES)
+    return next((n for n in names if fnmatch.fnmatchcase(n, pattern)), pattern)
+
+
 _GLOBBY = lazyre.compile(r"[?*\[]")
+# ``$TMPDIR/guard-1000/<16 hex>.sock`` (or under ``$XDG_RUNTIME_DIR``): integrations.daemon.socket_path
+# What ``site`` runs when any Python of that environment starts, ``-I`` (the hooks' isolated mode) or not.
+_PYTHON_STARTUP = lazyre.compile(r"/(?:site|dist)-packages/(?:[^/]+\.pth|sitecustomize\.py|usercustomize\.py)$")
+_DAEMON_RUNTIME = lazyre.compile(r"/guard-\d+(?:/[0-9a-f]{16}\.sock)?$")
 _OPENCLAW_PLUGIN_RE = lazyre.compile(r"(?:^|/)\.openclaw/extensions/guard(?:/|$)")
 
 

@@ -328,6 +328,7 @@ COMMANDS: dict[str, str] = {
     "sgdisk": "filesystem",
     "shred": "filesystem",
     "split": "filesystem",
+    "sponge": "filesystem",
     "srm": "filesystem",
     "tar": "filesystem",
     "tee": "filesystem",

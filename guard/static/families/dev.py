@@ -72,7 +72,7 @@ _m(
 )
 _m("pipenv", "graph check --venv --where --py", "install sync update uninstall lock", "", "run")
 _m("pdm hatch rye pixi", "list show info tree version config", "add install sync lock update remove", "publish", "run")
-_m("conda mamba micromamba", "list info search config", "install create update remove upgrade", "", "run")
+_m("conda mamba micromamba", "list info search config", "install create update remove uninstall upgrade", "", "run")
 _m("gem", "list search info env which contents specification query", "install update uninstall", "push yank", "")
 _m("bundle bundler", "list show info outdated check config platform", "install update add remove", "", "exec")
 _m(

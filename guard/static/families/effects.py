@@ -23,12 +23,13 @@ from guard.static.facts.landmines import (
     unquoted,
 )
 from guard.static.facts.paths import Place
-from guard.static.families.guardfiles import is_guard_program
+from guard.static.families.guardfiles import is_guard_install, is_guard_program
 from guard.static.reading.text import wordset
 from guard.static.rules.catalog import CATALOG
 from guard.static.scan import DECODED, EMPTY, ENDLESS, GUARD_CODE, PACKED, REMOTE, SECRET, Flow, Scan, display
 
 _FOREIGN = frozenset({P.HOME_OTHER, P.OTHER, P.OUTSIDE})
+_NAMES_GUARD_CODE = lazyre.compile(r"(?<![\w.])(?:guard|integrations)(?![\w-])")  # a .pth that imports or patches guard
 _PERSIST_RULE = {
     "rc": "G151",
     "ssh_config": "G151",
@@ -40,6 +41,7 @@ _PERSIST_RULE = {
     "authorized_keys": "G150",
     "host_hook": "G408",
     "path_bin": "G408",
+    "python_startup": "G151",
 }
 _GIT_EXEC_LINE = lazyre.compile(
     r"(?im)(?:^|[\s\]])(hookspath|fsmonitor|pager|editor|sshcommand|askpass|gitproxy|textconv|external"
@@ -122,7 +124,7 @@ def delete(scan: Scan, word: str, recursive: bool, detail: str = "") -> Place:
                 "G109" if CATALOG[rule_id].risk is Risk.CRITICAL else rule_id, f"{shown} (moved from {origin.path})"
             )
             return place
-    if is_guard_program(scan, word, place):  # ``rm $(which guard)``: guard switched off
+    if is_guard_program(scan, word, place) or is_guard_install(place):  # ``rm $(which guard)``: guard switched off
         scan.hit("G418", shown)
     rule_id = _delete_rule(place, recursive, _in_output_dir(scan, word, place))
     if (
@@ -255,6 +257,8 @@ def move_away(scan: Scan, word: str, dest: str | None) -> Place:
     scan.target(_removal(word, place), word)
     if is_guard_program(scan, word, place):
         scan.hit("G414", f"{display(scan, word)} -> {display(scan, dest) if dest else '?'}")
+    elif is_guard_install(place):  # ``mv …/__editable__.guard_preflight-0.1.pth /tmp``: guard uninstalled
+        scan.hit("G418", display(scan, word))
     if place.tier == P.PROTECTED:
         scan.hit("G156", place.path)
     elif (
@@ -302,7 +306,9 @@ def write(scan: Scan, word: str, flow: Flow = EMPTY, how: str = "write") -> Plac
         scan.hit("G009", place.path)
     if flow.bits & GUARD_CODE:  # guard's own program copied under another name
         scan.hit("G414", place.path)
-    if how != "create" and is_guard_program(scan, word, place):  # ``> $(which guard)``: guard overwritten
+    if place.kind == "python_startup" and flow.text and _NAMES_GUARD_CODE.search(flow.text):
+        scan.hit("G418", f"{place.path}: code every Python there runs first, guard's hook too, names guard")
+    if how != "create" and (is_guard_program(scan, word, place) or is_guard_install(place)):  # ``> $(which guard)``
         scan.hit("G418", display(scan, word))
     return place
 

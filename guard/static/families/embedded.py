@@ -14,6 +14,7 @@ import re
 from guard import lazyre
 from guard.static.facts import paths as P
 from guard.static.facts.landmines import makefile_commands
+from guard.static.families import effects
 from guard.static.families.base import parse_opts
 from guard.static.scan import DECODED, REMOTE, Cmd, Flow, Scan
 
@@ -65,6 +66,39 @@ def judge(cmd: Cmd, scan: Scan) -> None:
     if name in ("ed", "ex") and cmd.stdin.text:
         for m in _ED_SHELL.finditer(cmd.stdin.text):
             scan.engine.script(m.group(1))
+    if name in VIM or name in ("ed", "red"):
+        _edits(cmd, scan)
+
+
+# An editor's commands that save the file: vim/ex ``:w``, ``:wq``, ``:x``, ``:up``, ``:sav``; ed ``w``/``wq``.
+_SAVES = lazyre.compile(r"(?:^|[|:\s])(?:w|wq|wqa|wa|x|xa|xit|exi|exit|up|update|sav|saveas)!?(?:$|[\s|])")
+_ED_SAVES = lazyre.compile(r"(?m)^[ \t]*[0-9,.$;']*w[qa]?(?:[ \t].*)?$")
+_VIM_TAKES = frozenset({"-c", "--cmd", "-S", "-s", "-u", "-U", "-i", "-T", "-w", "-W", "-t", "-q", "-r", "-p"})
+
+
+def _edits(cmd: Cmd, scan: Scan) -> None:
+    """``vim -es -c '%d' -c wq FILE``, ``ex -sc '%d|x' FILE``, ``ed -s FILE <<< $'1d\\nw'``: an editor run
+    from a script saves its files, judged as the writes they are (guard's files block, G156; a startup
+    file asks). An editor opened for a person to type in, or whose commands only read, is not a write."""
+    args = cmd.args
+    if cmd.name in ("ed", "red"):
+        text = cmd.stdin.text
+        saves = text is None or bool(_ED_SAVES.search(text))
+    else:
+        commands = _option_values(args, ("-c", "--cmd"), "+")
+        script = any(a in ("-s", "-S") for a in args) or (cmd.name == "ex" and cmd.stdin.text is None and not commands)
+        saves = script or any(_SAVES.search(c.strip()) for c in commands)
+    if not saves:
+        return
+    takes = ("-p", "--prompt") if cmd.name in ("ed", "red") else _VIM_TAKES
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+        elif a in takes:
+            skip = True
+        elif not a.startswith(("-", "+")):
+            effects.write(scan, a)
 
 
 def _option_values(args: tuple[str, ...], names: tuple[str, ...], prefix: str = "") -> list[str]:

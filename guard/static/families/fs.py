@@ -243,9 +243,10 @@ def _mv(cmd: Cmd, scan: Scan) -> Flow:
 
 def _cp(cmd: Cmd, scan: Scan) -> Flow:
     sources, dest, _ = _sources_dest(cmd, wordset("-S --suffix -m --mode -o -g --owner --group"))
+    flows = [effects.read_flow(scan, src) for src in sources]
     flow = EMPTY
-    for src in sources:
-        flow = flow | effects.read_flow(scan, src)
+    for each in flows:
+        flow = flow | each
     linking = cmd.name == "cp" and any(
         a in ("--link", "--symbolic-link") or (a[:1] == "-" and a[1:2] != "-" and ("s" in a or "l" in a))
         for a in cmd.args
@@ -254,8 +255,13 @@ def _cp(cmd: Cmd, scan: Scan) -> Flow:
         for src in sources:
             effects.link(scan, src, dest)
     if dest and not (cmd.name == "install" and "-d" in cmd.args):
-        for target in dict.fromkeys(_landing(cmd, scan, src, dest) for src in sources or [""]):
-            effects.write(scan, target, flow)
+        if _into_folder(cmd, scan, sources, dest):  # ``cp -r /tmp/x/.claude ~/``: each source lands at dest/NAME
+            for src, each in zip(sources, flows, strict=True):
+                name = src.rstrip("/").rsplit("/", 1)[-1] or "."
+                effects.write(scan, dest.rstrip("/") + "/" + name, each)
+        else:  # (``cp x /tmp`` with guard's workspace below /tmp: beside it, not over it)
+            for target in dict.fromkeys(_landing(cmd, scan, src, dest) for src in sources or [""]):
+                effects.write(scan, target, flow)
         if cmd.name == "install" and any(setuid(m) for m in _modes(cmd.args)):
             scan.hit("G132", f"install -m … {dest}")  # ``install -m 4755 /bin/sh /tmp/sh``: a setuid copy
     elif cmd.name == "install":
@@ -264,6 +270,22 @@ def _cp(cmd: Cmd, scan: Scan) -> Flow:
     if not sources and not dest:
         scan.hit("G184", cmd.name)
     return EMPTY
+
+
+def _into_folder(cmd: Cmd, scan: Scan, sources: list[str], dest: str) -> bool:
+    """A copy's destination that is a folder: ``-t DIR``, ``DIR/``, several sources, or a home or the
+    project root (always folders). A plain ``cp a b`` writes ``b`` itself."""
+    if not sources or cmd.name != "cp" or any(DYN_OPEN in s for s in sources):
+        return False
+    if any(a in ("-T", "--no-target-directory") or (a[:2] != "--" and a[:1] == "-" and "T" in a) for a in cmd.args):
+        return False  # ``cp -T SRC DIR``: DIR itself is written
+    if (
+        dest.endswith("/")
+        or len(sources) > 1
+        or any(a in ("-t", "--target-directory") or a.startswith("--target-directory=") for a in cmd.args)
+    ):
+        return True
+    return scan.place(dest).tier in (P.HOME, P.PROJECT_ROOT)
 
 
 def _ln(cmd: Cmd, scan: Scan) -> Flow:
@@ -312,6 +334,16 @@ def _line_endings(cmd: Cmd, scan: Scan) -> Flow:
 def _eol_info(arg: str) -> bool:
     """``-i``, ``-ic``, ``--info=u``: report line breaks, change nothing (``-iso`` is a code page)."""
     return arg.startswith("--info") or (arg.startswith("-i") and arg != "-iso")
+
+
+def _sponge(cmd: Cmd, scan: Scan) -> Flow:
+    """``jq … f | sponge f``: moreutils' sponge soaks up its input, then writes (``-a`` appends) the file."""
+    opts = parse_opts(cmd.args)
+    for target in opts.operands[:1]:
+        effects.write(scan, target, cmd.stdin, "append" if opts.has("-a") else "write")
+        return EMPTY
+    scan.hit("G180", "sponge")
+    return cmd.stdin
 
 
 _SPLIT_TAKES = wordset(
@@ -502,6 +534,7 @@ HANDLERS: dict[str, Handler] = {
     "ln": _ln,
     "tee": _tee,
     **table("dos2unix unix2dos mac2unix unix2mac", _line_endings),
+    "sponge": _sponge,
     "split": _split,
     "csplit": _split,
     "touch": _create,

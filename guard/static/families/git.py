@@ -18,7 +18,7 @@ from guard.model import Risk
 from guard.static.facts import paths as P
 from guard.static.families import effects
 from guard.static.families.base import Handler, parse_opts
-from guard.static.families.git_history import _checkout, _clean, _history, _push, _reset, _restore, _rm
+from guard.static.families.git_history import _checkout, _clean, _history, _push, _reset, _restore, _rm, over_protected
 from guard.static.families.secrets import prints_credential
 from guard.static.reading.text import wordset
 from guard.static.rules.catalog import CATALOG
@@ -128,6 +128,7 @@ def _git(cmd: Cmd, scan: Scan) -> Flow:
         scan.chdir(workdir)  # ``git -C dir``: git runs, and reads its paths, in dir
     try:
         out = _subcommand(sub, rest, scan)
+        over_protected(sub, rest, scan, worktree)
         if any(h.rule_id == "G137" for h in scan.hits[before:]):
             place = scan.place(
                 worktree or scan.vars.get("GIT_WORK_TREE") or "."

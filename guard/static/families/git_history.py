@@ -8,7 +8,10 @@ one's own branch is an ordinary push.
 
 from __future__ import annotations
 
+import posixpath
+
 from guard import lazyre
+from guard.static.facts import paths as P
 from guard.static.families.base import Opts, parse_opts
 from guard.static.reading.text import wordset
 from guard.static.scan import Scan
@@ -62,6 +65,45 @@ def _rm(sub: str, rest: tuple[str, ...], scan: Scan) -> None:
     opts = parse_opts(rest)
     forced = opts.has("-f", "--force") or any(o in (".", "*") for o in opts.operands)
     scan.hit("G137" if forced and not opts.has("--cached") else "G189", f"git rm {' '.join(rest)}")
+
+
+# Subcommands that overwrite, delete or set aside the files their pathspecs name (``git rm`` without
+# ``--cached``, ``git stash push -- x``, ``git checkout HEAD -- x``, ``git restore x``, ``git clean -f x``, ``git mv``).
+_PATH_WRITERS = wordset("checkout restore rm clean stash mv")
+_STASH_ACTIONS = wordset("push save")
+
+
+def over_protected(sub: str, rest: tuple[str, ...], scan: Scan, worktree: str | None) -> bool:
+    """``git rm .claude/settings.json``, ``git stash -- .claude``, ``git checkout HEAD -- .guard.toml``,
+    ``git --work-tree ~/.guard checkout -- .``: git putting another version of guard's files or a
+    host's hook settings in place, or taking them away, switches guard off as ``rm`` or ``cp`` would
+    (G156). A pathspec is read against ``--work-tree`` (or ``GIT_WORK_TREE``) when one is given."""
+    if sub not in _PATH_WRITERS or (sub == "rm" and "--cached" in rest) or _dry_run(sub, rest):
+        return False
+    words = list(rest[rest.index("--") + 1 :] if "--" in rest else (a for a in rest if not a.startswith("-")))
+    if sub == "stash" and "--" not in rest:
+        if not words or words[0] not in _STASH_ACTIONS:
+            return False  # ``git stash``, ``git stash pop``: the whole tree, or no pathspec at all
+        words = words[1:]
+    base = worktree or scan.vars.get("GIT_WORK_TREE")
+    for word in words or (["."] if sub == "clean" or base else []):
+        path = posixpath.join(base, word) if base and not word.startswith(("/", "~")) else word
+        place = scan.place(path)
+        if place.tier == P.PROTECTED:
+            scan.hit("G156", f"git {sub} {place.path}")
+            scan.tag("protected_path")
+            return True
+    return False
+
+
+def _dry_run(sub: str, rest: tuple[str, ...]) -> bool:
+    """``git rm -n``, ``git clean -n`` (or ``git clean`` without ``-f``: git refuses), ``git mv -n``."""
+    if sub not in ("rm", "clean", "mv"):
+        return False
+    flags = [a for a in rest if a.startswith("-") and not a.startswith("--")]
+    if "--dry-run" in rest or any("n" in f for f in flags):
+        return True
+    return sub == "clean" and "--force" not in rest and not any("f" in f for f in flags)
 
 
 def _push(sub: str, rest: tuple[str, ...], scan: Scan) -> None:

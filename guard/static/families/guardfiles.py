@@ -17,6 +17,8 @@ word, a ``bin/guard`` (``Scripts/guard.exe``) path, or a ``site-packages/guard``
 
 from __future__ import annotations
 
+import re
+
 from guard import lazyre
 from guard.static.facts.paths import Place
 from guard.static.reading.text import DYN_OPEN
@@ -34,6 +36,21 @@ def is_guard_program(scan: Scan, word: str, place: Place) -> bool:
         return True
     path = place.path  # (every spelling of guard's program has one of these in it: no pattern otherwise)
     return ("/guard" in path or "-packages/" in path) and bool(_PROGRAM_PATH.search(path))
+
+
+# What pip wrote beside the packages: the distribution's record and the editable install's path hook and
+# finder (``guard_preflight-0.1.dist-info/``, ``__editable__.guard_preflight-0.1.pth``,
+# ``__editable___guard_preflight_0_1_finder.py``): without them ``import guard`` fails, or finds another.
+_INSTALL_PATH = lazyre.compile(
+    r"(?:^|/)(?:site|dist)-packages/(?:__editable__[._]+)?_?guard[-_.]preflight[^/]*(?:/|$)", re.I
+)
+
+
+def is_guard_install(place: Place) -> bool:
+    """``place`` is one of the files that install guard's distribution (its dist-info, ``.pth`` or finder):
+    deleting, moving or overwriting one uninstalls guard without pip (G418)."""
+    path = place.path
+    return "-packages/" in path and "preflight" in path.lower() and bool(_INSTALL_PATH.search(path))
 
 
 _LOCATORS = frozenset({"which", "whereis", "type", "command", "where"})

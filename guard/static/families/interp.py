@@ -250,6 +250,8 @@ def _folded(scan: Scan, code: str, lang: str) -> tuple[str, bool]:
             scan.engine.run(value)
         elif eff.kind == "delete" and isinstance(value, str):
             effects.delete(scan, value, eff.recursive, fold.describe(eff))
+        elif eff.kind == "write" and isinstance(value, str):
+            effects.write(scan, value, EMPTY, "write")
         elif eff.kind in ("copy", "move") and isinstance(value, tuple) and len(value) == 2:
             _copied(scan, value[0], value[1], eff.kind == "move")
         elif eff.kind == "kill" and isinstance(value, tuple):

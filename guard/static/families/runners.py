@@ -8,11 +8,15 @@ without name filters is a recursive delete of the start directory.
 
 from __future__ import annotations
 
+import fnmatch
+import re
+from collections.abc import Callable
+
 from guard.static.facts import paths as P
 from guard.static.families import effects
 from guard.static.families.base import Handler, parse_opts
 from guard.static.reading.text import decode_ansi_c, wordset
-from guard.static.scan import EMPTY, Cmd, Flow, Scan
+from guard.static.scan import EMPTY, Cmd, Flow, Scan, display
 
 _FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _FIND_FILTERS = wordset(
@@ -46,8 +50,11 @@ def _find(cmd: Cmd, scan: Scan) -> Flow:
         i += 1
     starts = starts or ["."]
     filtered, pattern, actions, delete = False, "", [], False
+    picks: list[tuple[str, str]] = []  # the name and path tests a file must pass (not negated ones)
     while i < len(args):
         a = args[i]
+        if a in _PICKS and i + 1 < len(args) and args[i - 1] not in ("!", "-not"):
+            picks.append((a, args[i + 1]))
         if a in _FIND_ACTIONS:
             end = i + 1
             while end < len(args) and args[end] not in (";", "+", "\\;"):
@@ -66,14 +73,20 @@ def _find(cmd: Cmd, scan: Scan) -> Flow:
             if a == "-empty":
                 pattern = "empty"  # only empty files and folders: nothing is lost
         i += 2 if a in _FIND_TAKES or a in _WRITES else 1
-    targets = [_target(s, filtered, pattern) for s in starts]
+    picked = [_picked(start, picks, _find_test) for start in starts]
+    # what find lists: guard's file when its tests pick one (``find . -name settings.local.json | xargs rm``)
+    targets = [_below(s, rel) if rel else _target(s, filtered, pattern) for s, rel in zip(starts, picked, strict=True)]
     for start in starts:
         effects.read(scan, start, content=False)
     # ``-exec rm {} +`` over every file find walks is ``-delete``: a recursive delete of the start
     delete = delete or any(a and a[0].rsplit("/", 1)[-1] in _DELETERS for a in actions)
     if delete:
-        for start, target in zip(starts, targets, strict=True):
-            _find_delete(scan, start, target, filtered)
+        for start, target, rel in zip(starts, targets, picked, strict=True):
+            if rel:
+                scan.tag("delete", "protected_path")
+                scan.hit("G156", f"find {display(scan, start)} … -delete: {rel}")
+            else:
+                _find_delete(scan, start, target, filtered)
     for action in actions:
         _run_each(scan, action, targets, append=False)  # ``-exec sh \;`` runs ``sh``: find passes no file
     if not delete and not actions:
@@ -96,6 +109,56 @@ def _target(start: str, filtered: bool, pattern: str) -> str:
     base = start.rstrip("/") or "/"
     tail = pattern or "*"
     return f"{base}/{tail}" if base != "/" else f"/{tail}"
+
+
+_PICKS = wordset("-name -iname -path -ipath -wholename -iwholename")
+# Files any tree has: a filter that also picks one of these is a broad delete, not one aimed at guard.
+_ORDINARY_BELOW = tuple(
+    wordset(
+        "package.json tsconfig.json pyproject.toml Cargo.toml setup.cfg main.py index.js notes.txt data.csv app.log "
+        "x.pyc x.o .DS_Store build dist node_modules .venv .git .cache src/app.py src/config.toml .vscode/launch.json"
+    )
+)
+
+
+def _picked(start: str, picks: list[tuple[str, str]], test: Callable[[str, str, str], bool]) -> str:
+    """``find ~ -name guard.toml``, ``find . -path '*/.claude/*'``, ``fd -H settings.local.json``: the
+    file of guard's or a host's hook settings below ``start`` that the tests pick, when they pick no
+    file an ordinary tree holds (``find . -name '*.json'`` is a broad search, judged as before), or ""."""
+    if not picks:
+        return ""
+    base = start.rstrip("/") or "/"
+
+    def passes(rel: str) -> bool:
+        path = f"{base}/{rel}" if base != "/" else f"/{rel}"
+        return all(test(kind, value, path) for kind, value in picks)
+
+    if any(passes(rel) for rel in _ORDINARY_BELOW):
+        return ""
+    return next((rel for rel in P.PROTECTED_BELOW if passes(rel)), "")
+
+
+def _find_test(kind: str, value: str, path: str) -> bool:
+    text = path if "path" in kind else path.rsplit("/", 1)[-1]
+    if kind.startswith("-i"):
+        text, value = text.lower(), value.lower()
+    return fnmatch.fnmatchcase(text, value)
+
+
+def _fd_test(kind: str, value: str, path: str) -> bool:
+    """fd's pattern: a regular expression searched in the name (``-p``: the path), or a glob (``-g``)."""
+    text = path if "p" in kind else path.rsplit("/", 1)[-1]
+    if "g" in kind:
+        return fnmatch.fnmatchcase(text, value)
+    try:
+        return re.search(value, text) is not None
+    except re.error:  # fd refuses it: nothing is found
+        return False
+
+
+def _below(start: str, rel: str) -> str:
+    base = start.rstrip("/") or "/"
+    return f"{base}/{rel}" if base != "/" else f"/{rel}"
 
 
 def _find_delete(scan: Scan, start: str, target: str, filtered: bool) -> None:
@@ -138,7 +201,11 @@ def _fd(cmd: Cmd, scan: Scan) -> Flow:
     pattern = operands.pop(0) if operands else ""
     starts = operands + opts.all("--search-path") or ["."]
     filtered = bool(pattern) or opts.has("-e", "--extension")
-    targets = [_target(s, filtered, pattern) for s in starts]
+    kind = ("g" if opts.has("-g", "--glob") else "") + ("p" if opts.has("-p", "--full-path") else "")
+    simple = pattern and len(pattern) <= 80 and not any(c in pattern for c in "(){}|+")  # (never a slow expression)
+    picks = [(kind, pattern)] if simple else []
+    picked = [_picked(s, picks, _fd_test) for s in starts]
+    targets = [_below(s, rel) if rel else _target(s, filtered, pattern) for s, rel in zip(starts, picked, strict=True)]
     if template:
         _run_each(scan, template, targets)
     else:

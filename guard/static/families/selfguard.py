@@ -362,11 +362,13 @@ _REMOVES = {
     "poetry": wordset("remove"),
     "pdm": wordset("remove"),
     "pipenv": wordset("uninstall"),
+    **dict.fromkeys(("conda", "mamba", "micromamba"), wordset("remove uninstall")),
 }
 _INSTALLS = {
     "pip": wordset("install"),
     "uv tool": wordset("install upgrade"),
     "pipx": wordset("install upgrade"),
+    **dict.fromkeys(("conda", "mamba", "micromamba"), wordset("install update upgrade")),
 }
 
 

@@ -85,6 +85,9 @@ _PY_DELETE = {
     "os.removedirs": False,
 }
 _PY_KILL = frozenset({"os.kill", "os.killpg"})
+_PY_OPEN = frozenset({"open", "io.open", "builtins.open", "codecs.open", "io.FileIO"})
+_PY_PATH_WRITES = frozenset({"write_text", "write_bytes", "open"})
+_PY_WRITE_FLAGS = lazyre.compile(r"O_(?:WRONLY|RDWR|CREAT|TRUNC|APPEND)")
 _PY_COPY = {
     "shutil.copy": "copy",
     "shutil.copy2": "copy",
@@ -111,6 +114,14 @@ _PY_IMPORT = frozenset(
     }
 )
 _PY_HOME_ENV = frozenset({"HOME", "USERPROFILE"})
+
+
+def _env(key: Value, home: str) -> str | None:
+    """An environment variable's value as far as it is known: the home, or (``GUARD_HOME``) a guard
+    workspace, which the resolver protects wherever the person keeps theirs (``~/.guard`` always is)."""
+    if key in _PY_HOME_ENV:
+        return home
+    return posixpath.join(home, ".guard") if key == "GUARD_HOME" else None
 
 
 class _Py:
@@ -186,8 +197,7 @@ class _Py:
             if package in ("guard.__path__", "integrations.__path__"):  # ``guard.__path__[0]``
                 return GUARD_PACKAGE.format(package.split(".")[0])
             if self.qual(node.value) == "os.environ":
-                key = self.val(node.slice)
-                return self.home if key in _PY_HOME_ENV else None
+                return _env(self.val(node.slice), self.home)
             return None
         if isinstance(node, ast.Attribute):
             name = self.qual(node)
@@ -243,7 +253,7 @@ class _Py:
         if name in ("os.path.expandvars",) and args and isinstance(args[0], str):
             return re.sub(r"\$(?:HOME\b|\{HOME\})", self.home, args[0])
         if name in ("os.getenv", "os.environ.get") and args:
-            return self.home if args[0] in _PY_HOME_ENV else None
+            return _env(args[0], self.home)
         if name in ("pathlib.Path.home", "Path.home", "os.path.home"):
             return self.home
         if name in ("os.getcwd", "pathlib.Path.cwd", "Path.cwd"):
@@ -346,6 +356,14 @@ class _Py:
             emit(Effect("argv", tuple(w for w in words if isinstance(w, str)) if ok else None, name))
         elif name in _PY_DELETE:
             emit(Effect("delete", self.path(args), name, recursive=_PY_DELETE[name]))
+        elif name in _PY_OPEN or name == "os.truncate":  # ``open(p, "w")`` with ``p = "…/settings.json"``
+            if name == "os.truncate" or _opens_for_writing(self, node, 1):
+                self._write(self.path(args), name)
+        elif name == "os.open" and len(args) > 1 and _PY_WRITE_FLAGS.search(ast.unparse(args[1])):
+            self._write(self.path(args), name)
+        elif isinstance(node.func, ast.Attribute) and node.func.attr in _PY_PATH_WRITES:
+            if node.func.attr != "open" or _opens_for_writing(self, node, 0):  # ``Path(p).open("w")``
+                self._write(self.val(node.func.value), f"Path.{node.func.attr}")
         elif name in _PY_COPY and args:  # only when the source folds: an unknown copy is an ordinary one
             source, dest = self.val(args[0]), self.val(args[1]) if len(args) > 1 else None
             if isinstance(source, str):
@@ -382,6 +400,11 @@ class _Py:
             ):
                 emit(Effect("delete", target if isinstance(target, str) else None, f"Path.{node.func.attr}"))
 
+    def _write(self, target: Value, call: str) -> None:
+        """A file written where the target folds; one that does not is an ordinary write (no effect)."""
+        if isinstance(target, str):
+            self.out.append(Effect("write", target, call))
+
     def nested(self, code: str) -> None:
         try:
             tree = ast.parse(code)
@@ -392,6 +415,15 @@ class _Py:
     def path(self, args: list[ast.expr]) -> str | None:
         value = self.val(args[0]) if args else None
         return value if isinstance(value, str) else None
+
+
+def _opens_for_writing(py: _Py, node: ast.Call, at: int) -> bool:
+    """``open(p, "w")``, ``open(p, mode="a+")``, ``Path(p).open("x")``: a mode that writes."""
+    mode_node = (
+        node.args[at] if len(node.args) > at else next((k.value for k in node.keywords if k.arg == "mode"), None)
+    )
+    mode = py.val(mode_node) if mode_node is not None else "r"
+    return mode is None or (isinstance(mode, str) and bool(set(mode) & set("wax+")))
 
 
 def _truthy(node: ast.expr) -> bool:
@@ -451,6 +483,25 @@ _DELETE_CALLS = {
     "php": ("unlink", "rmdir"),
 }
 _KILL_CALLS = {"js": ("process.kill",), "perl": ("kill",), "ruby": ("Process.kill",), "php": ("posix_kill",)}
+# Calls that write the file their first argument names, and those that copy or move onto their second.
+_JS_WRITE = frozenset(
+    {"writeFileSync", "writeFile", "appendFileSync", "appendFile", "createWriteStream", "truncateSync", "truncate"}
+    | {"outputFileSync", "outputFile", "writeJsonSync", "writeJSONSync", "writeJson", "outputJsonSync"}
+)
+_JS_COPY = {"copyFileSync": "copy", "copyFile": "copy", "cpSync": "copy", "copySync": "copy"} | {
+    "renameSync": "move",
+    "rename": "move",
+    "moveSync": "move",
+}
+_WRITE_CALLS = {
+    "ruby": ("File.write", "IO.write", "File.binwrite", "IO.binwrite", "FileUtils.touch"),
+    "php": ("file_put_contents",),
+}
+_COPY_CALLS = {
+    "ruby": {"FileUtils.cp": "copy", "FileUtils.copy": "copy", "FileUtils.mv": "move", "File.rename": "move"},
+    "php": {"copy": "copy", "rename": "move"},
+    "perl": {"copy": "copy", "move": "move", "File::Copy::copy": "copy", "File::Copy::move": "move", "rename": "move"},
+}
 _DECL = frozenset({"my", "our", "local", "let", "const", "var"})
 _METHODS = frozenset({"join", "concat", "toString", "to_s", "trim", "strip", "chomp"})
 _STOP = frozenset({",", ")", ";", "]", "}", "", "if", "unless", "or", "and", "&&", "||", "do"})
@@ -526,7 +577,9 @@ class _Toks:
             name = tok
             if name in ("ENV", "process.env") and self.text(i + 1) == "[":
                 env_key, j = self.expr(i + 2)
-                return (self.home if env_key == "HOME" else None), j + 1
+                return _env(env_key, self.home), j + 1
+            if name == "process.env.GUARD_HOME":
+                return self.methods(_env("GUARD_HOME", self.home), i + 1)
             if name in _HOME_NAMES or name.endswith(".homedir"):
                 j = i + 1
                 if self.text(j) == "(":
@@ -677,9 +730,11 @@ class _Toks:
             else:
                 i += 1
                 continue
-            emitted += 1
-            yield self._effect(which, tok, args)
+            effect = self._effect(which, tok, args)
             i += 1
+            if effect is not None:
+                emitted += 1
+                yield effect
 
     def which(self, tok: str) -> str | None:
         """What a call named ``tok`` does: ``script``, ``argv``, ``delete``, ``kill``, or None."""
@@ -692,11 +747,19 @@ class _Toks:
                 return "argv"
             if tok in _JS_DELETE or (bare in _JS_DELETE and _js_fs(tok)) or tok in _DENO_DELETE:
                 return "delete"
+            if bare in _JS_WRITE and ("." not in tok or _js_fs(tok)):
+                return "write"
+            if bare in _JS_COPY and ("." not in tok or _js_fs(tok)):
+                return _JS_COPY[bare]
             return "kill" if tok == "process.kill" else None
         if tok in _SHELL_CALLS.get(lang, ()):
             return "script"
         if tok in _DELETE_CALLS.get(lang, ()):
             return "delete"
+        if tok in _WRITE_CALLS.get(lang, ()):
+            return "write"
+        if tok in _COPY_CALLS.get(lang, {}):
+            return _COPY_CALLS[lang][tok]
         return "kill" if tok in _KILL_CALLS.get(lang, ()) else None
 
     def _bare_args(self, i: int) -> tuple[list[Value], int]:
@@ -713,7 +776,14 @@ class _Toks:
             i = max(j, i + 1)
         return items, i
 
-    def _effect(self, which: str, call: str, args: list[Value]) -> Effect:
+    def _effect(self, which: str, call: str, args: list[Value]) -> Effect | None:
+        if which in ("write", "copy", "move"):  # judged where the target folds; an unknown one is an ordinary write
+            first, second = [*args, None, None][:2]
+            if which == "write":
+                return Effect("write", first, call) if isinstance(first, str) else None
+            if isinstance(first, str):
+                return Effect(which, (first, second if isinstance(second, str) else ""), call)
+            return Effect("write", second, call) if isinstance(second, str) else None
         if which == "kill":
             if len(args) >= 2 and all(isinstance(a, str) for a in args[:2]):
                 sig, pid = (args[1], args[0]) if call == "posix_kill" or call == "process.kill" else (args[0], args[1])

@@ -214,6 +214,8 @@ class Engine:
         for key, value in env.items():
             self.env_var(key, value, env)
         head = argv[0]
+        if head in envvars.AGENT_HOSTS or "/" in head:  # (the hook settings guard wrote run ``guard`` there)
+            envvars.starts_host(scan, argv, env)
         shown = display(scan, " ".join(argv))
         if len(scan.commands) < 64:
             scan.commands.append(shown[:200])
@@ -320,6 +322,8 @@ class Engine:
             env = dict(u.env)
             for key, value in u.env:
                 self.env_var(key, value, env)
+            if env and u.argv:  # ``env GUARD_HOME=/tmp/x claude …``
+                envvars.starts_host(scan, u.argv, env)
             out = self.script(u.script, stdin) if u.script is not None else self.run(u.argv, stdin)
         finally:
             scan.privileged, scan.cwd = saved

@@ -23,7 +23,7 @@ Everything here runs only for assignments, and the first test is one dictionary 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from guard.static.facts import paths as P
@@ -58,6 +58,74 @@ def assigned(engine: Interpreter, key: str, value: str, env: Mapping[str, str]) 
         judge(engine, key, value)
     elif key.startswith("GIT_CONFIG_"):
         _git_config(engine, key, value, env)
+    elif key.startswith("GUARD_") and _loosens(key, value):
+        engine.scan.hit("G444", f"{key}={display(engine.scan, value)}")
+
+
+# -- guard's own settings: ``GUARD_HOME`` and ``GUARD_<KEY>`` (guard.config), read by every guard started later
+AGENT_HOSTS = wordset("claude codex gemini cursor-agent openclaw")  # the hosts whose hooks run guard
+_TRUE = wordset("1 true yes on")
+
+
+_READ: list[frozenset[str]] = []  # the variables guard reads, worked out on the first ``GUARD_*`` seen
+
+
+def _loosens(key: str, value: str) -> bool:
+    """A variable guard reads (its workspace, a configuration key, the hooks' timeout), but not the log
+    level, where a hook decides (its daemon or in process: the same workspace) or the stricter headless
+    mode (request_confirm acts as block)."""
+    if key.endswith("_HEADLESS"):  # GUARD_HEADLESS, GUARD_HOOKS_HEADLESS, GUARD_GUARD_HEADLESS
+        return value.strip().lower() not in _TRUE
+    if not _READ:
+        from guard.config import SETTINGS  # (only for a GUARD_* variable: rare, off the hot path)
+
+        _READ.append(frozenset({"GUARD_HOME", "GUARD_HOOKS_TIMEOUT_SECONDS", *(s.env for s in SETTINGS)}))
+    return key in _READ[0] and key != "GUARD_HOOKS_DAEMON"
+
+
+def starts_host(scan: Scan, argv: Sequence[str], env: Mapping[str, str]) -> None:
+    """``GUARD_HOME=/tmp/x claude -p …``, ``export GUARD_THRESHOLDS_AUTO_ALLOW=0; codex exec …``: an agent
+    host started with guard's settings changed runs its hooks under a guard the agent configured, in
+    another workspace (no history, no rules of the person's) or with lower thresholds: G443."""
+    program = argv[0]
+    if program.rsplit("/", 1)[-1] not in AGENT_HOSTS:
+        return
+    moved = _moved_settings(argv)
+    if moved:
+        scan.hit("G443", f"{program} {moved}")
+    values = {**{k: v for k, v in scan.vars.items() if k.startswith("GUARD_") or k in _HOST_HOMES}, **env}
+    changed = [k for k, v in values.items() if (k.startswith("GUARD_") and _loosens(k, v)) or _moves_home(scan, k, v)]
+    if changed:
+        scan.hit("G443", f"{program} with {', '.join(sorted(changed))} set")
+
+
+def _moved_settings(argv: Sequence[str]) -> str:
+    """``claude --settings '{"disableAllHooks": true}'``, ``claude --setting-sources project``: Claude Code
+    told to load other settings, or not the ones guard's hooks are in (all of user, project and local
+    is no change). What the option says, or ``""``."""
+    if argv[0].rsplit("/", 1)[-1] != "claude":
+        return ""
+    for i, a in enumerate(argv[1:], start=1):
+        key, eq, value = a.partition("=")
+        if key not in ("--settings", "--setting-sources"):
+            continue
+        value = value if eq else (argv[i + 1] if i + 1 < len(argv) else "")
+        if key == "--settings" or not {"user", "project", "local"} <= set(value.replace(" ", "").split(",")):
+            return f"{key} {value}"[:80]
+    return ""
+
+
+# Where the hosts read the settings that hold guard's hooks: another folder has none of them.
+_HOST_HOMES = frozenset({"HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "OPENCLAW_HOME"})
+
+
+def _moves_home(scan: Scan, key: str, value: str) -> bool:
+    """``HOME=/tmp/x claude …``, ``CLAUDE_CONFIG_DIR=/tmp/c claude …``, ``CODEX_HOME=/tmp/c codex …``: the
+    host reads its hook settings from another folder, where guard's hooks are not (the home itself is no move)."""
+    if key not in _HOST_HOMES:
+        return False
+    home = scan.resolver.home
+    return tilde(value, home, scan.cwd).rstrip("/") not in (home, home + "/.claude", home + "/.codex")
 
 
 # -- what the value makes run

@@ -198,6 +198,8 @@ def variable(scan: Scan, name: str, quoted: bool) -> str:
         return value
     if name == "HOME":
         return scan.resolver.home
+    if name == "GUARD_HOME":  # guard's workspace, wherever the person put it: ``rm -rf $GUARD_HOME``
+        return scan.resolver.guard_dirs[0]
     if name == "IFS":
         return scan.vars.get("IFS", " ") if quoted else IFS
     if name == "PWD" and scan.cwd and scan.cwd.startswith("/"):
@@ -228,7 +230,7 @@ def expansion(walker: Walking, node: Any, quoted: bool) -> str:
         return scan.dynamic(walker.text(node), EMPTY)
     known = (
         name in scan.vars
-        or name in ("HOME", "USER", "LOGNAME", "TMPDIR", "SHELL")
+        or name in ("HOME", "USER", "LOGNAME", "TMPDIR", "SHELL", "GUARD_HOME")
         or (name == "PWD" and bool(scan.cwd))
     )
     if not op:
