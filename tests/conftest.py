@@ -20,6 +20,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -147,6 +148,14 @@ def guard_cli_env() -> dict[str, str]:
 
 
 GUARD_CMD = [sys.executable, "-m", "guard"]
+
+
+@contextlib.contextmanager
+def home_at(home: Path) -> Iterator[Path]:
+    """``HOME`` is ``home`` while this lasts (guard reads ``~`` as it), as it was afterwards."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", str(home))
+        yield home
 
 
 def claude_bash_hook(home: Path, command: str, cwd: Path | None = None) -> dict[str, Any]:

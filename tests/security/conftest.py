@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from guard.core import Guard
+from tests.conftest import home_at
 
 
 @pytest.fixture(scope="module")
@@ -24,13 +24,8 @@ def fake_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A scratch HOME (with a ``proj`` folder to run in) for a module's cases: ``~`` reads as it."""
     home = tmp_path_factory.mktemp("home")
     (home / "proj").mkdir()
-    old = os.environ.get("HOME")
-    os.environ["HOME"] = str(home)
-    yield home
-    if old is None:
-        del os.environ["HOME"]
-    else:
-        os.environ["HOME"] = old
+    with home_at(home):
+        yield home
 
 
 @pytest.fixture(scope="module")

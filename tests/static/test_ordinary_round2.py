@@ -10,14 +10,13 @@ data: nothing here runs them.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from guard.core import Guard
-from tests.conftest import claude_bash_hook, guard_check, guard_cli_env
+from tests.conftest import claude_bash_hook, guard_check, guard_cli_env, home_at
 
 
 @pytest.fixture(scope="module")
@@ -28,13 +27,8 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     (project / "src").mkdir(parents=True)
     (project / "Gemfile").write_text('source "https://rubygems.org"\ngem "rails"\n')
     (project / "composer.json").write_text('{"require": {"laravel/framework": "^10"}}')
-    old = os.environ.get("HOME")
-    os.environ["HOME"] = str(home)
-    yield home
-    if old is None:
-        del os.environ["HOME"]
-    else:
-        os.environ["HOME"] = old
+    with home_at(home):
+        yield home
 
 
 @pytest.fixture(scope="module")
