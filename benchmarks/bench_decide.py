@@ -65,20 +65,29 @@ def reference_op() -> None:
     json.loads(json.dumps(REFERENCE))
 
 
+def last_line(g: Any) -> dict[str, Any]:
+    """The decision line ``g`` wrote last, as a dict (read outside any timing)."""
+    with open(g.state.decisions.path, "rb") as f:
+        f.seek(max(0, f.seek(0, 2) - 65536))
+        line: dict[str, Any] = json.loads(f.read().rstrip(b"\n").rsplit(b"\n", 1)[-1])
+    return line
+
+
 def decide_samples(guards: dict[int, Any], n: int, warmup: int = 300) -> dict[int, tuple[list[float], ...]]:
     """Per history size: wall latency (µs) of ``n`` warm decisions over the call mix, their
-    on-CPU time, and the reference op's time. Sizes and the reference alternate in blocks of
-    50 so that all of them see the same phases of a busy machine."""
+    on-CPU time, the reference op's time, and the round trip of the line the last decision
+    wrote. Sizes and the references alternate in blocks of 50 so that all of them see the same
+    phases of a busy machine."""
     calls = [(tool, params, f"bench-{i % 20}") for i, (tool, params) in enumerate(CALL_MIX * 20)]
     clock, cpu = time.perf_counter_ns, time.thread_time_ns
     for g in guards.values():
         for i in range(warmup):
             tool, params, sid = calls[i % len(calls)]
             g.decide(tool, params, session_id=sid)
-    out: dict[int, tuple[list[float], ...]] = {size: ([], [], []) for size in guards}
+    out: dict[int, tuple[list[float], ...]] = {size: ([], [], [], [], []) for size in guards}
     for block in range(0, n, 50):
         for size, g in guards.items():
-            wall, on_cpu, reference = out[size]
+            wall, on_cpu, reference, own, sizes = out[size]
             for i in range(block, min(n, block + 50)):
                 tool, params, sid = calls[i % len(calls)]
                 t0, c0 = clock(), cpu()
@@ -89,6 +98,12 @@ def decide_samples(guards: dict[int, Any], n: int, warmup: int = 300) -> dict[in
                 t0 = clock()
                 reference_op()
                 reference.append((clock() - t0) / 1000.0)
+            line = last_line(g)
+            sizes.append(len(json.dumps(line, ensure_ascii=False, separators=(",", ":"))))
+            for _ in range(10):
+                t0 = clock()
+                json.loads(json.dumps(line))
+                own.append((clock() - t0) / 1000.0)
     return out
 
 
@@ -130,8 +145,8 @@ def run(quick: bool) -> list[Row]:
         samples = decide_samples(guards, n)
         for g in guards.values():
             g.close()  # persists .guard-state.json for the new-process measurement
-        p50s = {size: median(wall) for size, (wall, _, _) in samples.items()}
-        for size, (wall, on_cpu, reference) in samples.items():
+        p50s = {size: median(wall) for size, (wall, *_) in samples.items()}
+        for size, (wall, on_cpu, reference, own, sizes) in samples.items():
             keep(f"decide {label(size)} history", wall, P50_BUDGET_US)
             rows.append(row(f"Guard.decide warm p50, {label(size)} history", p50s[size], "µs", f"<= {P50_BUDGET_US:g}"))
             rows.append(
@@ -150,6 +165,16 @@ def run(quick: bool) -> list[Row]:
                     "×",
                     f"<= {RATIO_BUDGET:g}",
                     note=f"reference (a decision line's JSON round trip) {median(reference):.1f} µs in the same blocks",
+                )
+            )
+            rows.append(
+                row(
+                    f"Guard.decide p50 ÷ its own last line's JSON round trip, {label(size)} history",
+                    p50s[size] / median(own),
+                    "×",
+                    note=f"{median(own):.1f} µs for the {median(sizes):.0f}-byte line decide wrote last in each block "
+                    f"(the fixed reference is {len(json.dumps(REFERENCE, separators=(',', ':')))} bytes); "
+                    "informs: the budget is the row above",
                 )
             )
             if size:
