@@ -21,7 +21,7 @@ import re
 import sys
 from collections.abc import Callable, Mapping
 from types import CodeType, FrameType
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 
 import attrs
 
@@ -318,14 +318,14 @@ class Scan:
 
     def chdir(self, word: str | None) -> None:
         before, back = self.cwd, self.vars.get("OLDPWD")  # bash's $OLDPWD after a cd (``~-``, ``cd -``)
-        if before is not None and before != UNKNOWN_CWD and before.startswith("/") and DYN_OPEN not in before:
+        if _known_folder(before):
             self.vars["OLDPWD"] = before
         else:
             self.vars.pop("OLDPWD", None)
         if word is None or (word == "~" and word not in self.literal_tildes):
             self.cwd = self.resolver.home
             return
-        if word == "-" and back is not None and back.startswith("/") and DYN_OPEN not in back:
+        if word == "-" and _known_folder(back):
             self.cwd = back
             return
         if word == "-" or (DYN_OPEN in word and word.startswith(DYN_OPEN)):
@@ -335,6 +335,11 @@ class Scan:
         self.cwd = path if path is not None else UNKNOWN_CWD
         if self.cwd is not None and not self.cwd.startswith("/") and self.cwd in (".", ""):
             self.cwd = None
+
+
+def _known_folder(path: str | None) -> TypeGuard[str]:
+    """An absolute folder with nothing left to runtime (not ``UNKNOWN_CWD``, not ``$X/y``)."""
+    return path is not None and path.startswith("/") and DYN_OPEN not in path
 
 
 def _no_risk(*_text: str) -> Risk:

@@ -255,8 +255,9 @@ def move_away(scan: Scan, word: str, dest: str | None) -> Place:
     place = scan.place(word)
     scan.effect("write", place.path)
     scan.target(_removal(word, place), word)
+    moved = f"{display(scan, word)} -> {display(scan, dest) if dest else '?'}"
     if is_guard_program(scan, word, place):
-        scan.hit("G414", f"{display(scan, word)} -> {display(scan, dest) if dest else '?'}")
+        scan.hit("G414", moved)
     elif is_guard_install(place):  # ``mv …/__editable__.guard_preflight-0.1.pth /tmp``: guard uninstalled
         scan.hit("G418", display(scan, word))
     if place.tier == P.PROTECTED:
@@ -274,7 +275,7 @@ def move_away(scan: Scan, word: str, dest: str | None) -> Place:
     elif place.tier == P.PROJECT_ROOT or (place.tier == P.GITDIR and place.path.endswith(".git")):
         scan.hit("G105", place.path)
     elif place.tier in _FOREIGN:  # gone from outside the project, as ``rm`` of it would be (asked)
-        scan.hit("G125", f"mv {display(scan, word)} -> {display(scan, dest) if dest else '?'}")
+        scan.hit("G125", "mv " + moved)
     if dest is not None and place.tier not in (P.TEMP, P.PROJECT, P.SPECIAL, P.DYNAMIC):
         target = scan.place(dest)
         scan.moved[target.path] = place

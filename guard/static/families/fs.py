@@ -206,11 +206,25 @@ def _sources_dest(cmd: Cmd, takes: frozenset[str]) -> tuple[list[str], str | Non
     return operands, dest, opts.has("-r", "-R", "-a", "--recursive", "--archive")
 
 
+def _name(src: str) -> str:
+    """The last component of a source (``a/b/`` → ``b``): what it is called inside a destination folder."""
+    return src.rstrip("/").rsplit("/", 1)[-1]
+
+
+def _inside(folder: str, name: str) -> str:
+    return folder.rstrip("/") + "/" + name
+
+
+def _no_target_directory(cmd: Cmd) -> bool:
+    """``-T`` (``--no-target-directory``, or in a cluster such as ``-rT``): the destination itself is written."""
+    return any(a in ("-T", "--no-target-directory") or (a[:2] != "--" and a[:1] == "-" and "T" in a) for a in cmd.args)
+
+
 def _landing(cmd: Cmd, scan: Scan, src: str, dest: str) -> str:
     """Where ``src`` lands when ``dest`` is a folder that holds guard's files further down (``/tmp``
     with guard's workspace in ``/tmp/x/.guard``): beside them, ``dest/NAME``. The folder itself is
     only replaced with ``-T``, and a source named ``.``, a glob or a runtime value keeps the folder."""
-    name = src.rstrip("/").rsplit("/", 1)[-1]
+    name = _name(src)
     if (
         scan.place(dest).kind != "holds_guard"
         or not name
@@ -219,10 +233,10 @@ def _landing(cmd: Cmd, scan: Scan, src: str, dest: str) -> str:
         or "?" in name
         or "[" in name
         or DYN_OPEN in name
-        or any(a in ("-T", "--no-target-directory") or (a[:2] != "--" and a[:1] == "-" and "T" in a) for a in cmd.args)
+        or _no_target_directory(cmd)
     ):
         return dest
-    return dest.rstrip("/") + "/" + name
+    return _inside(dest, name)
 
 
 def _mv(cmd: Cmd, scan: Scan) -> Flow:
@@ -257,8 +271,7 @@ def _cp(cmd: Cmd, scan: Scan) -> Flow:
     if dest and not (cmd.name == "install" and "-d" in cmd.args):
         if _into_folder(cmd, scan, sources, dest):  # ``cp -r /tmp/x/.claude ~/``: each source lands at dest/NAME
             for src, each in zip(sources, flows, strict=True):
-                name = src.rstrip("/").rsplit("/", 1)[-1] or "."
-                effects.write(scan, dest.rstrip("/") + "/" + name, each)
+                effects.write(scan, _inside(dest, _name(src) or "."), each)
         else:  # (``cp x /tmp`` with guard's workspace below /tmp: beside it, not over it)
             for target in dict.fromkeys(_landing(cmd, scan, src, dest) for src in sources or [""]):
                 effects.write(scan, target, flow)
@@ -277,7 +290,7 @@ def _into_folder(cmd: Cmd, scan: Scan, sources: list[str], dest: str) -> bool:
     project root (always folders). A plain ``cp a b`` writes ``b`` itself."""
     if not sources or cmd.name != "cp" or any(DYN_OPEN in s for s in sources):
         return False
-    if any(a in ("-T", "--no-target-directory") or (a[:2] != "--" and a[:1] == "-" and "T" in a) for a in cmd.args):
+    if _no_target_directory(cmd):
         return False  # ``cp -T SRC DIR``: DIR itself is written
     if (
         dest.endswith("/")
