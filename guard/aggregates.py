@@ -61,6 +61,7 @@ class Aggregates:
             (str(self.executions.path), self.executions.path.name, self.executions),
             (str(self.interactions.path), self.interactions.path.name, self.interactions),
         )
+        self._absent: set[str] = set()  # the sources missing at the last look (see ``catch_up``)
         self.lines_applied = 0
         self._lock = threading.RLock()
         self._dirty = False
@@ -126,15 +127,23 @@ class Aggregates:
 
         Called on every decision: a file that is still the inode read, at the size read, is
         unchanged (one ``stat`` each, the path's, so a file replaced or truncated by another
-        process is noticed), and nothing more is done for it.
+        process is noticed), and nothing more is done for it. A file that was missing is
+        asked after with ``access`` until it appears (no exception per decision: a new
+        workspace has no answers for a long while).
         """
         applied = 0
         with self._lock:
             offsets = self.offsets
+            absent = self._absent
             for path, name, log in self._sources:
+                if name in absent:
+                    if not os.access(path, os.F_OK):
+                        continue
+                    absent.discard(name)
                 try:
                     st = os.stat(path)
                 except FileNotFoundError:
+                    absent.add(name)
                     continue
                 seen = offsets.get(name)
                 if (st.st_size == 0) if seen is None else (seen[0] == st.st_ino and seen[1] == st.st_size):

@@ -31,6 +31,14 @@ def stamp(path: str | bytes | Path) -> Stamp:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
+def unchanged(path: str | bytes | Path, seen: Stamp) -> bool:
+    """``stamp(path) == seen``; a file that was absent is asked after without raising (most
+    sessions have no file yet: an ``os.stat`` that fails costs its exception on every call)."""
+    if seen is None:
+        return not os.access(path, os.F_OK)
+    return stamp(path) == seen
+
+
 def read_json(path: Path) -> tuple[dict[str, Any] | None, Stamp]:
     """The document and the stamp it was read at; ``None`` when absent or unreadable."""
     try:

@@ -231,7 +231,7 @@ class TierBook:
     def _sync(self) -> None:
         if self.path is None:
             return
-        if self.loaded and files.stamp(self.path) == self._stamp:
+        if self.loaded and files.unchanged(self.path, self._stamp):
             return
         self._load()
 

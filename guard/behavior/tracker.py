@@ -313,7 +313,7 @@ class SessionTracker:
         where = live.where
         if where is not None and self._persist and (check or not live.loaded):
             # (a stat per decision while loaded: another process may have written the file)
-            if not live.loaded or files.stamp(where) != live.stamp:
+            if not live.loaded or not files.unchanged(where, live.stamp):
                 self._load(sid, live, now)
         state = live.state
         ttl = self.settings.ttl_s
