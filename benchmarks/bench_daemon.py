@@ -1,4 +1,5 @@
-"""``guard serve`` answering hooks: its garbage-collection pauses before and after it settles.
+"""``guard serve`` answering hooks: its garbage-collection pauses before and after it settles, and
+its answers with the open-questions file empty and full.
 
 A child process (a clean heap, as a daemon has) builds the daemon's ``HookServer`` over a fresh
 workspace with the default configuration (memory on: LanceDB, pyarrow and pydantic load on a
@@ -88,7 +89,90 @@ print(json.dumps(out))
 """
 
 
+# An ask and its result through the daemon's request handler, with no open question before and
+# with the file full (``LIMIT`` asks whose results never came): blocks of each in turn.
+_QUESTIONS = r"""
+import json, statistics, sys, tempfile, time
+from pathlib import Path
+from guard.integrations.pending import LIMIT
+from guard.integrations.server import HookServer
+
+n, ROUNDS = N
+root = Path(tempfile.mkdtemp(prefix="guard-bench-questions-"))
+project = root / "project"
+project.mkdir()
+env = {"GUARD_MEMORY_BACKEND": "history", "GUARD_SYSTEM_HEALTH": "90"}
+
+def request(ws, event, i, command, session):
+    payload = {
+        "session_id": session, "transcript_path": str(ws / "t.jsonl"), "cwd": str(project),
+        "permission_mode": "default", "hook_event_name": event, "tool_name": "Bash",
+        "tool_input": {"command": command}, "tool_use_id": f"toolu_{i}",
+    }
+    if event == "PostToolUse":
+        payload["tool_response"] = {"stdout": "", "stderr": "", "interrupted": False, "isImage": False}
+    return json.dumps({"op": "hook", "host": "claude-code", "version": "bench", "input": json.dumps(payload), "env": env}).encode()
+
+servers = {}
+for kind in ("none", "full"):
+    ws = root / kind
+    ws.mkdir(mode=0o700)
+    srv = servers[kind] = (HookServer(ws, version="bench"), ws)
+    if kind == "full":
+        for i in range(LIMIT + 8):  # asks whose results never came
+            srv[0]._answer(request(ws, "PreToolUse", 10**6 + i, f"rm -rf old{i}/", f"old-{i % 40}"))
+times = {k: {"ask": [], "result": []} for k in servers}
+i = 0
+for r in range(ROUNDS):
+    for kind in (("none", "full") if r % 2 == 0 else ("full", "none")):
+        srv, ws = servers[kind]
+        for _ in range(n):
+            i += 1
+            command, session = f"rm -rf out{i}/", f"s-{i % 7}"
+            t0 = time.perf_counter()
+            answer = srv._answer(request(ws, "PreToolUse", i, command, session))
+            t1 = time.perf_counter()
+            srv._answer(request(ws, "PostToolUse", i, command, session))
+            t2 = time.perf_counter()
+            assert '"ask"' in answer["stdout"], answer
+            times[kind]["ask"].append((t1 - t0) * 1000.0)
+            times[kind]["result"].append((t2 - t1) * 1000.0)
+out = {k: {what: statistics.median(v) for what, v in d.items()} for k, d in times.items()}
+out["open"] = len(json.loads((root / "full" / ".guard-pending.json").read_text())["entries"])
+for srv, _ in servers.values():
+    srv._guard.close()
+print(json.dumps(out))
+"""
+
+
+def questions(quick: bool) -> list[Row]:
+    n, rounds = (100, 4) if quick else (200, 8)
+    progress(f"daemon: {rounds} × {n} asks and their results, no open questions and a full file")
+    code = _QUESTIONS.replace("n, ROUNDS = N\n", f"n, ROUNDS = {n}, {rounds}\n", 1)
+    out, _ = run_python(code, env=child_env(), timeout=900)
+    facts: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    none, full = facts["none"], facts["full"]
+    return [
+        row(
+            f"daemon: an ask, {facts['open']} open questions",
+            full["ask"],
+            "ms",
+            note=f"with none open {none['ask']:.2f} ms (the request handler, no socket; medians)",
+        ),
+        row(
+            f"daemon: a result, {facts['open']} open questions",
+            full["result"],
+            "ms",
+            note=f"with none open {none['result']:.2f} ms (the result answers its question)",
+        ),
+    ]
+
+
 def run(quick: bool = False) -> list[Row]:
+    return gc_rows(quick) + questions(quick)
+
+
+def gc_rows(quick: bool = False) -> list[Row]:
     n, pairs = (300, 2) if quick else (500, 4)
     progress(f"daemon: {pairs} × ({n} answers unsettled, {n} settled)")
     out, _ = run_python(_CHILD.replace("n, PAIRS = N\n", f"n, PAIRS = {n}, {pairs}\n", 1), env=child_env(), timeout=900)

@@ -92,6 +92,13 @@ def _as_dict(entry: Entry) -> dict[str, Any]:
     return out
 
 
+def _answers(event: Event) -> tuple[str, str | None, str | None, str]:
+    """What :meth:`Entry.matches` compares an entry with: the event's host, session, call id and
+    the key of its content, worked out once for all the entries (the key is a JSON dump and a hash:
+    once per entry, a full file took 256 of them for every tool result)."""
+    return event.host, event.session_id, event.call_id, call_key(event.tool or "", event.params)
+
+
 def choose(waiting: list[Entry], ref: str | None, *, session_id: str | None = None) -> Entry:
     """The one held call ``guard approve`` means: by id, else the newest of one session.
 
@@ -157,14 +164,16 @@ class Pending:
         return entry
 
     def find(self, event: Event, states: tuple[str, ...]) -> Entry | None:
+        answers = _answers(event)
         with self._edit() as entries:
-            return next((e for e in entries if e.state in states and self._is(e, event)), None)
+            return next((e for e in entries if e.state in states and e.matches(*answers)), None)
 
     def take(self, event: Event, states: tuple[str, ...]) -> Entry | None:
         """Remove and return the oldest open question this event answers."""
+        answers = _answers(event)
         with self._edit() as entries:
             for i, e in enumerate(entries):
-                if e.state in states and self._is(e, event):
+                if e.state in states and e.matches(*answers):
                     return entries.pop(i)
         return None
 
@@ -201,10 +210,6 @@ class Pending:
     def entries(self) -> list[Entry]:
         with self._edit() as entries:
             return list(entries)
-
-    @staticmethod
-    def _is(entry: Entry, event: Event) -> bool:
-        return entry.matches(event.host, event.session_id, event.call_id, call_key(event.tool or "", event.params))
 
     # -- the file -------------------------------------------------------------------------
     @contextmanager
