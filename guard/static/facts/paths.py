@@ -437,6 +437,8 @@ class Resolver:
             return Place(rel, PROTECTED, kind="config")
         if len(comps) >= 2 and (comps[-2], name) in _PROTECTED_SUFFIXES:
             return Place(rel, PROTECTED, kind="host_hooks")
+        if len(comps) >= 2 and _GLOBBY.search(comps[-2]) and _protected_pair(comps[-2], name):
+            return Place(rel, PROTECTED, kind="host_hooks")  # ``.*/settings.json``, ``.c?aude/settings.json``
         if name in _HOST_DIRS:
             return Place(rel, PROTECTED, kind="holds_guard")
         if "extensions" in comps and _OPENCLAW_PLUGIN_RE.search(rel):
@@ -448,6 +450,14 @@ def _protected_match(folder: str, pattern: str) -> str:
     """The protected name a glob in ``folder`` matches (``settings*.json`` in ``.claude``), or the glob."""
     names = [n for d, n in _PROTECTED_SUFFIXES if d == folder] + sorted(_PROTECTED_NAMES)
     return next((n for n in names if fnmatch.fnmatchcase(n, pattern)), pattern)
+
+
+def _protected_pair(folder: str, name: str) -> bool:
+    """A globbed folder and name that match one of the hosts' settings files (``.c*/settings.json``;
+    as in the shell, a glob that does not start with ``.`` matches no dot-folder: ``*/settings.json``)."""
+    return folder.startswith(".") and any(
+        fnmatch.fnmatchcase(d, folder) and fnmatch.fnmatchcase(n, name) for d, n in _PROTECTED_SUFFIXES
+    )
 
 
 _GLOBBY = lazyre.compile(r"[?*\[]")
