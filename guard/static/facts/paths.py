@@ -112,6 +112,19 @@ PROTECTED_BELOW = (
 )
 OPENCLAW_PLUGIN = ".openclaw/extensions/guard"  # where ``openclaw plugins install`` puts guard's plugin
 
+
+def settings_entry(folder: str) -> str | None:
+    """What a file of any name put straight into ``folder`` (an archive's member) can replace there:
+    ``~/.claude`` -> ``~/.claude/settings.json``, a project's ``.codex`` -> ``.codex/hooks.json``,
+    ``~/.openclaw/extensions`` -> guard's plugin; None for a folder that holds none (``~/.claude/skills``)."""
+    folder = folder.rstrip("/") or "/"
+    name = folder.rsplit("/", 1)[-1]
+    entry = next((n for d, n in _PROTECTED_SUFFIXES if d == name), None)
+    if entry is None and ("/" + folder).endswith("/" + OPENCLAW_PLUGIN.rsplit("/", 1)[0]):
+        entry = OPENCLAW_PLUGIN.rsplit("/", 1)[1]
+    return f"{folder}/{entry}" if entry else None
+
+
 _KEY_NAMES = lazyre.compile(
     r"^(id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.*\.(key|p12|pfx|jks|keystore|ppk|kdbx)|.*(priv|secret).*\.pem"
     r"|kubeconfig|\.vault-token)$",

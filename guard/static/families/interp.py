@@ -274,6 +274,8 @@ def _effect(scan: Scan, code: str, lang: str, eff: fold.Effect) -> str:
         effects.delete(scan, value, eff.recursive, fold.describe(eff))
     elif eff.kind == "write" and isinstance(value, str):
         effects.write(scan, value, EMPTY, "write")
+    elif eff.kind == "extract" and isinstance(value, str):
+        effects.extract(scan, value)
     elif eff.kind in ("copy", "move") and isinstance(value, tuple) and len(value) == 2:
         _copied(scan, value[0], value[1], eff.kind == "move")
     elif eff.kind == "kill" and isinstance(value, tuple):
@@ -637,9 +639,32 @@ def _module(cmd: Cmd, scan: Scan, module: str, rest: list[str]) -> Flow | None:
     if module == "base64":
         scan.hit("G180", "python -m base64")
         return Flow(cmd.stdin.bits | (DECODED if "-d" in rest else 0))
+    if module in ("zipfile", "tarfile"):
+        return _archive_module(scan, module, rest)
     if tool != "python" and scan.engine.handles(tool):
         return scan.engine.run((tool, *rest))
     scan.hit("G183" if module == "ensurepip" else "G181", f"python -m {module}")
+    return None
+
+
+def _archive_module(scan: Scan, module: str, rest: list[str]) -> Flow | None:
+    """``python -m zipfile -e ARCHIVE DIR``, ``python -m tarfile -e ARCHIVE [DIR]``: unpacked as ``unzip
+    -d``; ``-c ARCHIVE SOURCES`` writes the archive; ``-l``/``-t`` only read it."""
+    action = next((a for a in rest if a in ("-e", "--extract", "-c", "--create")), "")
+    operands = [a for a in rest if not a.startswith("-")]
+    if action in ("-e", "--extract") and operands:
+        effects.read(scan, operands[0])
+        effects.extract(scan, operands[1] if len(operands) > 1 else ".")
+    elif action in ("-c", "--create") and operands:
+        flow = EMPTY
+        for source in operands[1:]:
+            flow = flow | effects.read_flow(scan, source)
+        effects.write(scan, operands[0], flow)
+    else:
+        for archive in operands[:1]:
+            effects.read(scan, archive, content=False)
+        scan.hit("G180", f"python -m {module}")
+        return EMPTY
     return None
 
 

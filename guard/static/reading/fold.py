@@ -34,11 +34,11 @@ Value = str | tuple[str, ...] | None
 @attrs.frozen
 class Effect:
     """``kind`` is ``script`` (a shell command line), ``argv`` (a program and its words), ``delete``
-    (``recursive`` or not), ``write``, ``copy`` or ``move`` (``value`` is ``(source, dest)``, dest
-    ``""`` when it did not fold), ``kill`` (``value`` is ``(signal, pid)``), ``code`` (more code in
-    the same language), ``import`` (a module imported by a call, Python only) or ``environ``
-    (``os.environ[k] = v``, ``del os.environ[k]``: see ``env`` and ``unset``); ``value`` None means guard
-    could not fold the argument."""
+    (``recursive`` or not), ``write``, ``extract`` (an archive unpacked into a folder), ``copy`` or
+    ``move`` (``value`` is ``(source, dest)``, dest ``""`` when it did not fold), ``kill`` (``value``
+    is ``(signal, pid)``), ``code`` (more code in the same language), ``import`` (a module imported
+    by a call, Python only) or ``environ`` (``os.environ[k] = v``, ``del os.environ[k]``: see ``env``
+    and ``unset``); ``value`` None means guard could not fold the argument."""
 
     kind: str
     value: Value
@@ -377,6 +377,12 @@ class _Py:
                 self._write(self.path(args), name)
         elif name == "os.open" and len(args) > 1 and _PY_WRITE_FLAGS.search(ast.unparse(args[1])):
             self._write(self.path(args), name)
+        elif name == "shutil.unpack_archive" or (
+            isinstance(node.func, ast.Attribute) and node.func.attr == "extractall"
+        ):
+            at, key = (1, "extract_dir") if name == "shutil.unpack_archive" else (0, "path")
+            folder = args[at] if len(args) > at else next((k.value for k in node.keywords if k.arg == key), None)
+            self._write(self.val(folder) if folder is not None else ".", name or "extractall", "extract")
         elif isinstance(node.func, ast.Attribute) and node.func.attr in _PY_PATH_WRITES:
             if node.func.attr != "open" or _opens_for_writing(self, node, 0):  # ``Path(p).open("w")``
                 self._write(self.val(node.func.value), f"Path.{node.func.attr}")
@@ -479,10 +485,11 @@ class _Py:
                 out.append((kw.arg, value if isinstance(value, str) else None))
         return tuple(out), inherits
 
-    def _write(self, target: Value, call: str) -> None:
-        """A file written where the target folds; one that does not is an ordinary write (no effect)."""
+    def _write(self, target: Value, call: str, kind: str = "write") -> None:
+        """A file written (or an archive unpacked into a folder: ``extract``) where the target folds;
+        one that does not is an ordinary write (no effect)."""
         if isinstance(target, str):
-            self.out.append(Effect("write", target, call))
+            self.out.append(Effect(kind, target, call))
 
     def nested(self, code: str) -> None:
         try:
