@@ -324,10 +324,9 @@ class Engine:
                 self.env_var(key, value, env)
             if u.unset:  # ``env -u GUARD_HOME …``: taken away for that command
                 envvars.unset(scan, u.unset, scoped=True)
-            if (
-                env or u.unset or u.clean
-            ) and u.argv:  # ``env GUARD_HOME=/tmp/x claude …``, ``env -u GUARD_HOME codex …``
-                envvars.starts_host(scan, u.argv, env, (*u.unset, *(("GUARD_HOME",) if u.clean else ())))
+            gone = (*u.unset, "GUARD_HOME") if u.clean else u.unset  # (``env -i``: guard's workspace too)
+            if (env or gone) and u.argv:  # ``env GUARD_HOME=/tmp/x claude …``, ``env -u GUARD_HOME codex …``
+                envvars.starts_host(scan, u.argv, env, gone)
             out = self.script(u.script, stdin) if u.script is not None else self.run(u.argv, stdin)
         finally:
             scan.privileged, scan.cwd = saved

@@ -17,7 +17,7 @@ from guard.static.reading.text import (
     wordset,
 )
 from guard.static.scan import EMPTY, FROM_FILE, OPAQUE_FLOW, Flow
-from guard.static.shell import envvars, expand
+from guard.static.shell import expand
 from guard.static.shell.expand import MAX_NEST
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ class Walker:
         if t == "declaration_command":
             return self.declaration(node)
         if t == "unset_command":
-            envvars.unset(self.scan, [w for ch in node.named_children for w in self.words(ch)])
+            self.engine.env_unset([w for ch in node.named_children for w in self.words(ch)])
             return EMPTY
         if t == "function_definition":
             self.engine.define_function(self, node)
