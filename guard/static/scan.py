@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from types import CodeType, FrameType
 from typing import Any, Protocol, TypeGuard
 
@@ -148,6 +148,10 @@ class Interpreter(Protocol):
         """A variable set as a prefix, an assignment or by ``export``."""
         ...
 
+    def env_unset(self, names: Sequence[str]) -> None:
+        """Variables taken out of the environment (``unset X``): see :mod:`guard.static.shell.envvars`."""
+        ...
+
     def define_function(self, walker: Any, node: Any) -> None:
         """A shell function definition (``walker`` is the walker whose source holds ``node``)."""
         ...
@@ -190,6 +194,7 @@ class Scan:
         "tags",
         "targets",
         "tty",
+        "unset",
         "urls",
         "vars",
         "written",
@@ -209,6 +214,7 @@ class Scan:
         self.segments: list[str] = []
         self.effects: list[tuple[str, str]] = []
         self.vars: dict[str, str] = {}
+        self.unset: set[str] = set()  # variables taken out of the environment (``unset X``): gone for what follows
         self.functions: set[str] = set()
         self.substs: list[Subst] = []
         self.shown: dict[str, str] = {}  # display() memo: text -> shown

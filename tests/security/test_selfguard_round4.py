@@ -203,7 +203,6 @@ KEEP_THEIR_RULE = {  # near-misses that asked before ask as before, for their ow
     "claude -p hi --model sonnet": "G182",
     "pip install guard-preflight": "G183",
     "vim -c 'wq' ~/.bashrc": "G151",  # a startup file saved by an editor asks, as any write of it
-    "unzip -o x.zip -d ~/.claude": "G185",  # an archive's names are only known on disk
     # a .pth or sitecustomize.py runs in every Python of its environment (the hook's ``-I`` too): it asks
     "echo '/tmp/fake' > ~/.venv/lib/python3.12/site-packages/zzz.pth": "G151",
     "echo 'import os' > .venv/lib/python3.12/site-packages/sitecustomize.py": "G151",

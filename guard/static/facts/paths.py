@@ -112,6 +112,19 @@ PROTECTED_BELOW = (
 )
 OPENCLAW_PLUGIN = ".openclaw/extensions/guard"  # where ``openclaw plugins install`` puts guard's plugin
 
+
+def settings_entry(folder: str) -> str | None:
+    """What a file of any name put straight into ``folder`` (an archive's member) can replace there:
+    ``~/.claude`` -> ``~/.claude/settings.json``, a project's ``.codex`` -> ``.codex/hooks.json``,
+    ``~/.openclaw/extensions`` -> guard's plugin; None for a folder that holds none (``~/.claude/skills``)."""
+    folder = folder.rstrip("/") or "/"
+    name = folder.rsplit("/", 1)[-1]
+    entry = next((n for d, n in _PROTECTED_SUFFIXES if d == name), None)
+    if entry is None and ("/" + folder).endswith("/" + OPENCLAW_PLUGIN.rsplit("/", 1)[0]):
+        entry = OPENCLAW_PLUGIN.rsplit("/", 1)[1]
+    return f"{folder}/{entry}" if entry else None
+
+
 _KEY_NAMES = lazyre.compile(
     r"^(id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.*\.(key|p12|pfx|jks|keystore|ppk|kdbx)|.*(priv|secret).*\.pem"
     r"|kubeconfig|\.vault-token)$",
@@ -437,6 +450,8 @@ class Resolver:
             return Place(rel, PROTECTED, kind="config")
         if len(comps) >= 2 and (comps[-2], name) in _PROTECTED_SUFFIXES:
             return Place(rel, PROTECTED, kind="host_hooks")
+        if len(comps) >= 2 and _GLOBBY.search(comps[-2]) and _protected_pair(comps[-2], name):
+            return Place(rel, PROTECTED, kind="host_hooks")  # ``.*/settings.json``, ``.c?aude/settings.json``
         if name in _HOST_DIRS:
             return Place(rel, PROTECTED, kind="holds_guard")
         if "extensions" in comps and _OPENCLAW_PLUGIN_RE.search(rel):
@@ -448,6 +463,14 @@ def _protected_match(folder: str, pattern: str) -> str:
     """The protected name a glob in ``folder`` matches (``settings*.json`` in ``.claude``), or the glob."""
     names = [n for d, n in _PROTECTED_SUFFIXES if d == folder] + sorted(_PROTECTED_NAMES)
     return next((n for n in names if fnmatch.fnmatchcase(n, pattern)), pattern)
+
+
+def _protected_pair(folder: str, name: str) -> bool:
+    """A globbed folder and name that match one of the hosts' settings files (``.c*/settings.json``;
+    as in the shell, a glob that does not start with ``.`` matches no dot-folder: ``*/settings.json``)."""
+    return folder.startswith(".") and any(
+        fnmatch.fnmatchcase(d, folder) and fnmatch.fnmatchcase(n, name) for d, n in _PROTECTED_SUFFIXES
+    )
 
 
 _GLOBBY = lazyre.compile(r"[?*\[]")

@@ -314,6 +314,15 @@ def write(scan: Scan, word: str, flow: Flow = EMPTY, how: str = "write") -> Plac
     return place
 
 
+def extract(scan: Scan, folder: str) -> Place:
+    """An archive unpacked into ``folder`` (``unzip -d``, ``tar -C``, ``7z -o``, ``python -m zipfile -e``):
+    the folder is created, and its members' names are only known on disk. Into a folder that holds a
+    host's hook settings, a member can be ``settings.json``: that file is written (G156), as ``cp -r
+    x/.claude ~/`` writes it; a folder that holds none (``~/.claude/skills``, ``build/``) is only created."""
+    entry = P.settings_entry(scan.place(folder).path)
+    return write(scan, folder, EMPTY, "create") if entry is None else write(scan, entry, EMPTY, "write")
+
+
 # Names of storage and memory devices under /dev (one level; deeper paths such as /dev/mapper/root,
 # /dev/disk/by-id/… or an LVM /dev/vg/lv are all devices).
 _DISK = lazyre.compile(

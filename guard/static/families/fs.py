@@ -13,7 +13,7 @@ from guard import lazyre
 from guard.static.facts import ondisk
 from guard.static.facts import paths as P
 from guard.static.families import effects
-from guard.static.families.base import Handler, parse_opts, table
+from guard.static.families.base import Handler, Opts, parse_opts, table
 from guard.static.families.perms import setuid
 from guard.static.reading import filters
 from guard.static.reading.text import DYN_OPEN, wordset
@@ -445,7 +445,7 @@ def _tar(cmd: Cmd, scan: Scan) -> Flow:
             scan.hit("G123", f"extracts into {place.path}")
         if opts.has("-P", "--absolute-names"):  # members named /home/u/.bashrc land there, wherever -C points
             scan.hit("G126", "tar extracts absolute paths from the archive")
-        effects.write(scan, target, EMPTY, "create")
+        effects.extract(scan, target)
         if archive and archive != "-":
             effects.read(scan, archive)
     elif opts.has("-c", "--create", "-r", "--append", "-u", "--update"):
@@ -467,9 +467,14 @@ def _tar(cmd: Cmd, scan: Scan) -> Flow:
     return EMPTY
 
 
+_ARCHIVE_TAKES = wordset("-d -x -o -P --password -TT --unzip-command -O -S")
+_UNZIP_TAKES = _ARCHIVE_TAKES - {"-o"}  # (unzip's ``-o`` overwrites without asking; 7z's ``-oDIR`` is a folder)
+
+
 def _archive(cmd: Cmd, scan: Scan) -> Flow:
     """zip/unzip/7z/gzip family: reading sources, writing archives or extracted files."""
-    name, opts = cmd.name, parse_opts(cmd.args, wordset("-d -x -o -P --password -TT --unzip-command -O -S"))
+    name = cmd.name
+    opts = parse_opts(cmd.args, _UNZIP_TAKES if name == "unzip" else _ARCHIVE_TAKES)
     if name in ("unzip",) and opts.has("-l", "-v", "-t", "-Z", "-p"):
         scan.hit("G180", name)
         return EMPTY
@@ -492,8 +497,7 @@ def _archive(cmd: Cmd, scan: Scan) -> Flow:
     if name in ("unzip", "7z", "7za", "unrar") and (
         name == "unzip" or (opts.operands and opts.operands[0] in ("x", "e"))
     ):
-        target = opts.value("-d", "-o") or "."
-        effects.write(scan, target, EMPTY, "create")
+        effects.extract(scan, _unpacked_into(cmd, opts) or ".")
         return EMPTY
     sources = list(opts.operands)
     if sources:
@@ -507,6 +511,17 @@ def _archive(cmd: Cmd, scan: Scan) -> Flow:
         return flow
     scan.hit("G184", name)
     return EMPTY
+
+
+def _unpacked_into(cmd: Cmd, opts: Opts) -> str | None:
+    """Where an unpacker puts the members: ``unzip -d DIR`` (``-o`` only overwrites), ``7z x -oDIR``
+    (glued, as 7z wants it), ``unrar x ARCHIVE DIR/`` (a last operand ending in ``/``)."""
+    if cmd.name == "unzip":
+        return opts.value("-d")
+    if cmd.name == "unrar":
+        rest = opts.operands[2:]
+        return rest[-1] if rest and rest[-1].endswith("/") else None
+    return next((a[2:] for a in cmd.args if a.startswith("-o") and len(a) > 2), None)
 
 
 def _modes(args: tuple[str, ...]) -> list[str]:

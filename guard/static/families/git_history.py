@@ -9,6 +9,7 @@ one's own branch is an ordinary push.
 from __future__ import annotations
 
 import posixpath
+import re
 
 from guard import lazyre
 from guard.static.facts import paths as P
@@ -86,14 +87,87 @@ def over_protected(sub: str, rest: tuple[str, ...], scan: Scan, worktree: str | 
             return False  # ``git stash``, ``git stash pop``: the whole tree, or no pathspec at all
         words = words[1:]
     base = worktree or scan.vars.get("GIT_WORK_TREE")
+    top = base or scan.resolver.project  # where ``:/x`` and ``:(top)x`` start (the repository's top, if known)
     for word in words or (["."] if sub == "clean" or base else []):
-        path = posixpath.join(base, word) if base and not word.startswith(("/", "~")) else word
-        place = scan.place(path)
-        if place.tier == P.PROTECTED:
-            scan.hit("G156", f"git {sub} {place.path}")
-            scan.tag("protected_path")
-            return True
+        pattern, from_top = pathspec(word)
+        if pattern is None:
+            continue  # ``:(exclude)x``, ``:!x``: names what is left alone
+        starts = [base, top] if from_top and top and top != base else [base]
+        for start in starts:
+            path = posixpath.join(start, pattern) if start and not pattern.startswith(("/", "~")) else pattern
+            place = scan.place(path)
+            if place.tier != P.PROTECTED and word.startswith(":(") and "glob" in word[: word.find(")")]:
+                named = _glob_names(pattern)  # ``:(glob)**/settings.json``: git's ``*`` matches dot-folders
+                place = scan.place(posixpath.join(start, named) if start else named) if named else place
+            if place.tier == P.PROTECTED:
+                scan.hit("G156", f"git {sub} {place.path}")
+                scan.tag("protected_path")
+                return True
     return False
+
+
+def _glob_names(pattern: str) -> str | None:
+    """The protected file (relative to where the pathspec starts) a ``:(glob)`` pattern matches, by git's
+    wildmatch (``*`` within a folder, ``**/`` any folders, dot-names included); None when it names none or
+    its last part matches everything (``**``, ``src/*``: the folder decides, as ``.`` does)."""
+    last = pattern.rstrip("/").rsplit("/", 1)[-1]
+    if not _GLOB_CHARS.search(pattern) or not last.strip("*"):
+        return None
+    regex = _GLOB_PART.sub(_glob_regex, pattern)
+    return next((p for p in P.PROTECTED_BELOW if re.fullmatch(regex, p)), None)
+
+
+_GLOB_CHARS = lazyre.compile(r"[*?\[]")
+_GLOB_PART = lazyre.compile(r"\*\*/|/\*\*$|\*|\?|\[[^\]]*\]|[^*?\[]+|\[")
+
+
+def _glob_regex(m: re.Match[str]) -> str:
+    part = m.group(0)
+    if part == "**/":
+        return "(?:.*/)?"
+    if part == "/**":
+        return "/.*"
+    if part == "*":
+        return "[^/]*"
+    if part == "?":
+        return "[^/]"
+    if part.startswith("[") and len(part) > 2:
+        return "[" + ("^" + part[2:-1] if part[1] == "!" else part[1:-1]) + "]"
+    return re.escape(part)
+
+
+_MAGIC_WORDS = wordset("top literal icase glob exclude")
+_SHORT_MAGIC = {"/": "top", "!": "exclude", "^": "exclude"}
+
+
+def pathspec(word: str) -> tuple[str | None, bool]:
+    """The path a pathspec names once its magic is stripped, and whether it counts from the repository's
+    top: ``:(top).claude/settings.json`` and ``:/.claude/settings.json`` are ``.claude/settings.json``
+    from the top, ``:(icase).CLAUDE/x`` is ``.claude/x``, ``:(glob)…`` the pattern (read as any glob
+    is, ``**`` for any folders), ``:(top,glob)`` both; an exclude (``:(exclude)x``, ``:!x``, ``:^x``)
+    names nothing to write (None). A word without a leading ``:`` is itself."""
+    if not word.startswith(":") or len(word) < 2:
+        return word, False
+    magic: set[str] = set()
+    if word[1] == "(":
+        close = word.find(")")
+        if close < 0:
+            return word, False  # not magic git would accept: a path of that name
+        for entry in word[2:close].split(","):
+            name = entry.strip().split(":", 1)[0]  # ``attr:…`` and ``prefix:…`` carry a value
+            magic.add(name if name in _MAGIC_WORDS else "")
+        rest = word[close + 1 :]
+    else:
+        i = 1
+        while i < len(word) and word[i] in _SHORT_MAGIC:
+            magic.add(_SHORT_MAGIC[word[i]])
+            i += 1
+        rest = word[i + 1 :] if word[i : i + 1] == ":" else word[i:]
+    if "exclude" in magic:
+        return None, False
+    if "icase" in magic:
+        rest = rest.lower()  # guard's files and the hosts' settings are spelled in lower case
+    return rest or ".", "top" in magic
 
 
 def _dry_run(sub: str, rest: tuple[str, ...]) -> bool:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import re
 
+import attrs
+
 from guard import lazyre
 from guard.static.families import effects
 from guard.static.families.base import Handler
@@ -235,31 +237,64 @@ def _folded(scan: Scan, code: str, lang: str) -> tuple[str, bool]:
         found, parsed = found or [], False
     else:
         parsed = lang == "python"
-    for eff in found:
-        value = eff.value
-        if eff.kind == "import":
-            from guard.static.families import selfguard
-
-            selfguard.folded_import(scan, code, value if isinstance(value, str) else None)
-            continue
-        if value is None:
-            unfolded = unfolded or f"{eff.call}(…): guard could not work out its argument"
-        elif eff.kind == "script" and isinstance(value, str):
-            scan.engine.script(value)
-        elif eff.kind == "argv" and isinstance(value, tuple) and value:
-            scan.engine.run(value)
-        elif eff.kind == "delete" and isinstance(value, str):
-            effects.delete(scan, value, eff.recursive, fold.describe(eff))
-        elif eff.kind == "write" and isinstance(value, str):
-            effects.write(scan, value, EMPTY, "write")
-        elif eff.kind in ("copy", "move") and isinstance(value, tuple) and len(value) == 2:
-            _copied(scan, value[0], value[1], eff.kind == "move")
-        elif eff.kind == "kill" and isinstance(value, tuple):
-            signal = value[0].upper().removeprefix("SIG")
-            scan.engine.run(("kill", f"-{signal}", value[1]))
-        elif eff.kind == "code" and isinstance(value, str) and len(value) < len(code):
-            analyse_code(scan, value, lang)
+    saved = dict(scan.vars), set(scan.unset)  # (the code's environment is its own: gone when it ends)
+    try:
+        for eff in found:
+            missed = _effect(scan, code, lang, eff)
+            unfolded = unfolded or missed
+    finally:
+        scan.vars, scan.unset = saved
     return unfolded, parsed
+
+
+def _effect(scan: Scan, code: str, lang: str, eff: fold.Effect) -> str:
+    """Judge one folded call; what it could not fold (for G431), or ``""``."""
+    if eff.kind == "environ":
+        _environ(scan, eff)
+        return ""
+    if eff.env or eff.unset:  # ``subprocess.run([...], env={...})``: for that command only
+        saved = dict(scan.vars), set(scan.unset)
+        _environ(scan, eff)
+        try:
+            return _effect(scan, code, lang, attrs.evolve(eff, env=(), unset=()))
+        finally:
+            scan.vars, scan.unset = saved
+    value = eff.value
+    if eff.kind == "import":
+        from guard.static.families import selfguard
+
+        selfguard.folded_import(scan, code, value if isinstance(value, str) else None)
+    elif value is None:
+        return f"{eff.call}(…): guard could not work out its argument"
+    elif eff.kind == "script" and isinstance(value, str):
+        scan.engine.script(value)
+    elif eff.kind == "argv" and isinstance(value, tuple) and value:
+        scan.engine.run(value)
+    elif eff.kind == "delete" and isinstance(value, str):
+        effects.delete(scan, value, eff.recursive, fold.describe(eff))
+    elif eff.kind == "write" and isinstance(value, str):
+        effects.write(scan, value, EMPTY, "write")
+    elif eff.kind == "extract" and isinstance(value, str):
+        effects.extract(scan, value)
+    elif eff.kind in ("copy", "move") and isinstance(value, tuple) and len(value) == 2:
+        _copied(scan, value[0], value[1], eff.kind == "move")
+    elif eff.kind == "kill" and isinstance(value, tuple):
+        signal = value[0].upper().removeprefix("SIG")
+        scan.engine.run(("kill", f"-{signal}", value[1]))
+    elif eff.kind == "code" and isinstance(value, str) and len(value) < len(code):
+        analyse_code(scan, value, lang)
+    return ""
+
+
+def _environ(scan: Scan, eff: fold.Effect) -> None:
+    """What the code's children inherit: ``os.environ["GUARD_HOME"] = …`` set (to a runtime value when it
+    did not fold), ``del os.environ[…]`` gone; an agent host started after is judged with them (G443)."""
+    for key, value in eff.env:
+        scan.vars[key] = value if value is not None else scan.dynamic(f"${key}")
+        scan.unset.discard(key)
+    for key in eff.unset:
+        scan.vars.pop(key, None)
+        scan.unset.add(key)
 
 
 def _copied(scan: Scan, source: str, dest: str, move: bool) -> None:
@@ -604,9 +639,32 @@ def _module(cmd: Cmd, scan: Scan, module: str, rest: list[str]) -> Flow | None:
     if module == "base64":
         scan.hit("G180", "python -m base64")
         return Flow(cmd.stdin.bits | (DECODED if "-d" in rest else 0))
+    if module in ("zipfile", "tarfile"):
+        return _archive_module(scan, module, rest)
     if tool != "python" and scan.engine.handles(tool):
         return scan.engine.run((tool, *rest))
     scan.hit("G183" if module == "ensurepip" else "G181", f"python -m {module}")
+    return None
+
+
+def _archive_module(scan: Scan, module: str, rest: list[str]) -> Flow | None:
+    """``python -m zipfile -e ARCHIVE DIR``, ``python -m tarfile -e ARCHIVE [DIR]``: unpacked as ``unzip
+    -d``; ``-c ARCHIVE SOURCES`` writes the archive; ``-l``/``-t`` only read it."""
+    action = next((a for a in rest if a in ("-e", "--extract", "-c", "--create")), "")
+    operands = [a for a in rest if not a.startswith("-")]
+    if action in ("-e", "--extract") and operands:
+        effects.read(scan, operands[0])
+        effects.extract(scan, operands[1] if len(operands) > 1 else ".")
+    elif action in ("-c", "--create") and operands:
+        flow = EMPTY
+        for source in operands[1:]:
+            flow = flow | effects.read_flow(scan, source)
+        effects.write(scan, operands[0], flow)
+    else:
+        for archive in operands[:1]:
+            effects.read(scan, archive, content=False)
+        scan.hit("G180", f"python -m {module}")
+        return EMPTY
     return None
 
 

@@ -130,8 +130,7 @@ def _shift(cmd: Cmd, scan: Scan) -> Flow:
 
 
 def _unset(cmd: Cmd, scan: Scan) -> Flow:
-    for name in cmd.args:
-        scan.vars.pop(name, None)
+    scan.engine.env_unset(cmd.args)
     scan.hit("G180", "unset")
     return EMPTY
 

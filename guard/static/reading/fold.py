@@ -34,15 +34,20 @@ Value = str | tuple[str, ...] | None
 @attrs.frozen
 class Effect:
     """``kind`` is ``script`` (a shell command line), ``argv`` (a program and its words), ``delete``
-    (``recursive`` or not), ``write``, ``copy`` or ``move`` (``value`` is ``(source, dest)``, dest
-    ``""`` when it did not fold), ``kill`` (``value`` is ``(signal, pid)``), ``code`` (more
-    code in the same language) or ``import`` (a module imported by a call, Python only); ``value``
-    None means guard could not fold the argument."""
+    (``recursive`` or not), ``write``, ``extract`` (an archive unpacked into a folder), ``copy`` or
+    ``move`` (``value`` is ``(source, dest)``, dest ``""`` when it did not fold), ``kill`` (``value``
+    is ``(signal, pid)``), ``code`` (more code in the same language), ``import`` (a module imported
+    by a call, Python only) or ``environ`` (``os.environ[k] = v``, ``del os.environ[k]``: see ``env``
+    and ``unset``); ``value`` None means guard could not fold the argument."""
 
     kind: str
     value: Value
     call: str
     recursive: bool = False
+    # ``environ`` (the code's own environment, for the commands it starts after) and a command started
+    # with ``env={…}``: variables set (None: to a value not worked out) and taken away
+    env: tuple[tuple[str, str | None], ...] = ()
+    unset: tuple[str, ...] = ()
 
 
 def _short(value: Value) -> Value:
@@ -114,6 +119,9 @@ _PY_IMPORT = frozenset(
     }
 )
 _PY_HOME_ENV = frozenset({"HOME", "USERPROFILE"})
+_PY_ENVIRON = frozenset(
+    {"os.environ.pop", "os.environ.clear", "os.environ.update", "os.environ.setdefault", "os.putenv", "os.unsetenv"}
+)
 
 
 def _env(key: Value, home: str) -> str | None:
@@ -304,6 +312,9 @@ class _Py:
             old, new = self.env.get(stmt.target.id), self.val(stmt.value)
             joined = old + new if isinstance(stmt.op, ast.Add) and type(old) is type(new) and old else None  # type: ignore[operator]
             self.env[stmt.target.id] = _short(joined)
+        elif isinstance(stmt, ast.Delete):  # ``del os.environ["GUARD_HOME"]``
+            gone = tuple(k for k in map(self.environ_key, stmt.targets) if k is not None)
+            self.environ("del os.environ", unset=gone)
         elif isinstance(stmt, (ast.For, ast.AsyncFor)) and isinstance(stmt.target, ast.Name):
             self.env[stmt.target.id] = None  # a loop variable: one of many values
         for body in nested:
@@ -312,6 +323,8 @@ class _Py:
     def bind(self, target: ast.expr, value: Value, node: ast.expr) -> None:
         if isinstance(target, ast.Name):
             self.env[target.id] = value
+        elif (key := self.environ_key(target)) is not None:  # ``os.environ["GUARD_HOME"] = "/tmp/x"``
+            self.environ("os.environ", env=((key, value if isinstance(value, str) else None),))
         elif isinstance(target, (ast.Tuple, ast.List)):
             items = node.elts if isinstance(node, (ast.Tuple, ast.List)) else []
             for i, t in enumerate(target.elts):
@@ -335,7 +348,10 @@ class _Py:
             value = self.val(first)
             if isinstance(value, tuple) and shell:
                 value = " ".join(value)
-            emit(Effect("argv" if isinstance(value, tuple) else "script", value, name))
+            env, unset = self.child_env(next((k.value for k in node.keywords if k.arg == "env"), None))
+            emit(Effect("argv" if isinstance(value, tuple) else "script", value, name, env=env, unset=unset))
+        elif name in _PY_ENVIRON:
+            self.environ_call(name, node)
         elif name == "asyncio.create_subprocess_shell":
             value = self.val(args[0]) if args else None
             emit(Effect("script", value if isinstance(value, str) else None, name))
@@ -361,6 +377,12 @@ class _Py:
                 self._write(self.path(args), name)
         elif name == "os.open" and len(args) > 1 and _PY_WRITE_FLAGS.search(ast.unparse(args[1])):
             self._write(self.path(args), name)
+        elif name == "shutil.unpack_archive" or (
+            isinstance(node.func, ast.Attribute) and node.func.attr == "extractall"
+        ):
+            at, key = (1, "extract_dir") if name == "shutil.unpack_archive" else (0, "path")
+            folder = args[at] if len(args) > at else next((k.value for k in node.keywords if k.arg == key), None)
+            self._write(self.val(folder) if folder is not None else ".", name or "extractall", "extract")
         elif isinstance(node.func, ast.Attribute) and node.func.attr in _PY_PATH_WRITES:
             if node.func.attr != "open" or _opens_for_writing(self, node, 0):  # ``Path(p).open("w")``
                 self._write(self.val(node.func.value), f"Path.{node.func.attr}")
@@ -400,10 +422,74 @@ class _Py:
             ):
                 emit(Effect("delete", target if isinstance(target, str) else None, f"Path.{node.func.attr}"))
 
-    def _write(self, target: Value, call: str) -> None:
-        """A file written where the target folds; one that does not is an ordinary write (no effect)."""
+    # the environment: what the commands the code starts inherit
+    def environ_key(self, target: ast.expr) -> str | None:
+        """``os.environ["GUARD_HOME"]`` as a target: the variable's name, when it folds."""
+        if isinstance(target, ast.Subscript) and self.qual(target.value) == "os.environ":
+            key = self.val(target.slice)
+            return key if isinstance(key, str) else None
+        return None
+
+    def environ(self, call: str, env: tuple[tuple[str, str | None], ...] = (), unset: tuple[str, ...] = ()) -> None:
+        if env or unset:
+            self.out.append(Effect("environ", "", call, env=env, unset=unset))
+
+    def environ_call(self, name: str, node: ast.Call) -> None:
+        """``os.environ.pop(k)``, ``os.unsetenv(k)``, ``os.environ.clear()``, ``os.putenv(k, v)``,
+        ``os.environ.setdefault(k, v)``, ``os.environ.update({k: v}, k=v)``."""
+        keys = [self.val(a) for a in node.args]
+        if name == "os.environ.clear":
+            self.environ(name, unset=("GUARD_HOME",))  # (all of them: guard's workspace among them)
+        elif name in ("os.environ.pop", "os.unsetenv") and keys and isinstance(keys[0], str):
+            self.environ(name, unset=(keys[0],))
+        elif name in ("os.putenv", "os.environ.setdefault") and keys and isinstance(keys[0], str):
+            value = keys[1] if len(keys) > 1 else None
+            self.environ(name, env=((keys[0], value if isinstance(value, str) else None),))
+        elif name == "os.environ.update":
+            self.environ(name, env=self.pairs(node.args[0] if node.args else None, node.keywords)[0])
+
+    def child_env(self, node: ast.expr | None) -> tuple[tuple[tuple[str, str | None], ...], tuple[str, ...]]:
+        """``env={"PATH": …}`` (the whole environment: guard's workspace is gone unless named),
+        ``env={**os.environ, "GUARD_HOME": …}`` or ``dict(os.environ, GUARD_HOME=…)`` (changed): what a
+        command started with it sees. Anything else is not worked out (no change read)."""
+        if isinstance(node, ast.Call) and self.qual(node.func) == "dict":
+            env, inherits = self.pairs(None, node.keywords)
+            inherits = inherits or bool(node.args)  # ``dict(os.environ, …)``, or a mapping not worked out
+        elif isinstance(node, ast.Dict):
+            env, inherits = self.pairs(node, [])
+        else:
+            return (), ()
+        replaced = not inherits and all(k != "GUARD_HOME" for k, _ in env)
+        return env, ("GUARD_HOME",) if replaced else ()
+
+    def pairs(
+        self, node: ast.expr | None, keywords: list[ast.keyword]
+    ) -> tuple[tuple[tuple[str, str | None], ...], bool]:
+        """The names and values a dict literal and keywords give, and whether a ``**mapping`` is among them
+        (``**os.environ``, or one not worked out: the environment may be inherited)."""
+        out: list[tuple[str, str | None]] = []
+        inherits = False
+        if isinstance(node, ast.Dict):
+            for k, v in zip(node.keys, node.values, strict=True):
+                if k is None:
+                    inherits = True
+                    continue
+                key, value = self.val(k), self.val(v)
+                if isinstance(key, str):
+                    out.append((key, value if isinstance(value, str) else None))
+        for kw in keywords:
+            if kw.arg is None:
+                inherits = True
+            else:
+                value = self.val(kw.value)
+                out.append((kw.arg, value if isinstance(value, str) else None))
+        return tuple(out), inherits
+
+    def _write(self, target: Value, call: str, kind: str = "write") -> None:
+        """A file written (or an archive unpacked into a folder: ``extract``) where the target folds;
+        one that does not is an ordinary write (no effect)."""
         if isinstance(target, str):
-            self.out.append(Effect("write", target, call))
+            self.out.append(Effect(kind, target, call))
 
     def nested(self, code: str) -> None:
         try:

@@ -134,6 +134,8 @@ class Unwrapped(NamedTuple):
     argv: tuple[str, ...] = ()
     script: str | None = None
     env: tuple[tuple[str, str], ...] = ()
+    unset: tuple[str, ...] = ()  # ``env -u NAME``
+    clean: bool = False  # ``env -i``: none of the caller's variables, guard's workspace among them
     chdir: str | None = None
     privileged: bool = False
     query: bool = False
@@ -152,6 +154,8 @@ def unwrap(name: str, argv: tuple[str, ...]) -> Unwrapped:
             i = 2
         w = w._replace(operands=operands)
     env: list[tuple[str, str]] = []
+    unset: list[str] = []
+    clean = False
     chdir: str | None = None
     while i < n:
         a = argv[i]
@@ -178,6 +182,9 @@ def unwrap(name: str, argv: tuple[str, ...]) -> Unwrapped:
                 return _split_string(value, argv[i + (1 if eq else 2) :], env)
             if name == "env" and key == "--chdir":
                 chdir = value
+            if name == "env" and key in ("--unset", "--ignore-environment"):
+                clean = clean or key == "--ignore-environment"
+                unset.extend([value] if key == "--unset" else [])
             if name == "bwrap" and key in _TWO_VALUES:  # ``bwrap --bind SRC DEST cmd``
                 i += 3
                 continue
@@ -193,9 +200,12 @@ def unwrap(name: str, argv: tuple[str, ...]) -> Unwrapped:
                 return Unwrapped(script=value, privileged=w.privileged)
             if name == "env" and flag == "-S":
                 return _split_string(value, argv[i + (1 if glued else 2) :], env)
+            clean = clean or (name == "env" and flag == "-i")
             if flag in w.takes_value:
                 if name == "env" and flag == "-C":
                     chdir = value
+                if name == "env" and flag == "-u":
+                    unset.append(value)
                 step = 1 if glued else 2
                 break
         i += step
@@ -210,7 +220,15 @@ def unwrap(name: str, argv: tuple[str, ...]) -> Unwrapped:
         return Unwrapped(script=" ".join(rest), privileged=w.privileged)
     if name in ("su", "sg"):
         return Unwrapped(query=True, privileged=True)  # without -c: an interactive shell as someone else
-    return Unwrapped(argv=rest, env=tuple(env), chdir=chdir, privileged=w.privileged, query=not rest)
+    return Unwrapped(
+        argv=rest,
+        env=tuple(env),
+        unset=tuple(unset),
+        clean=clean,
+        chdir=chdir,
+        privileged=w.privileged,
+        query=not rest,
+    )
 
 
 def _split_string(value: str, rest: tuple[str, ...], env: list[tuple[str, str]]) -> Unwrapped:

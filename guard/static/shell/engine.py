@@ -13,7 +13,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from guard import lazyre
@@ -322,8 +322,11 @@ class Engine:
             env = dict(u.env)
             for key, value in u.env:
                 self.env_var(key, value, env)
-            if env and u.argv:  # ``env GUARD_HOME=/tmp/x claude …``
-                envvars.starts_host(scan, u.argv, env)
+            if u.unset:  # ``env -u GUARD_HOME …``: taken away for that command
+                envvars.unset(scan, u.unset, scoped=True)
+            gone = (*u.unset, "GUARD_HOME") if u.clean else u.unset  # (``env -i``: guard's workspace too)
+            if (env or gone) and u.argv:  # ``env GUARD_HOME=/tmp/x claude …``, ``env -u GUARD_HOME codex …``
+                envvars.starts_host(scan, u.argv, env, gone)
             out = self.script(u.script, stdin) if u.script is not None else self.run(u.argv, stdin)
         finally:
             scan.privileged, scan.cwd = saved
@@ -359,6 +362,9 @@ class Engine:
     def env_var(self, key: str, value: str, env: Mapping[str, str] = _NO_ENV) -> None:
         """A variable set as a prefix, an assignment or by ``export``: see :mod:`guard.static.shell.envvars`."""
         envvars.assigned(self, key, value, env)
+
+    def env_unset(self, names: Sequence[str]) -> None:
+        envvars.unset(self.scan, names)
 
     def alias(self, argv: tuple[str, ...]) -> Flow:
         for arg in argv[1:]:

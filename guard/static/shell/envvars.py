@@ -18,7 +18,10 @@ A variable is judged wherever it is set: as a command prefix (``X=v cmd``), a ba
 - git configuration from the environment (``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n``,
   ``GIT_CONFIG_PARAMETERS``), judged as ``git -c key=value``.
 
-Everything here runs only for assignments, and the first test is one dictionary lookup.
+guard's own settings (``GUARD_HOME``, ``GUARD_<KEY>``) are judged when set and when taken away (``unset``,
+``env -u``): for what follows (G444) and for an agent host started with them (G443).
+
+Everything here runs only for assignments and ``unset``, and the first test is one dictionary lookup.
 """
 
 from __future__ import annotations
@@ -83,20 +86,43 @@ def _loosens(key: str, value: str) -> bool:
     return key in _READ[0] and key != "GUARD_HOOKS_DAEMON"
 
 
-def starts_host(scan: Scan, argv: Sequence[str], env: Mapping[str, str]) -> None:
-    """``GUARD_HOME=/tmp/x claude -p …``, ``export GUARD_THRESHOLDS_AUTO_ALLOW=0; codex exec …``: an agent
-    host started with guard's settings changed runs its hooks under a guard the agent configured, in
-    another workspace (no history, no rules of the person's) or with lower thresholds: G443."""
+def unset(scan: Scan, names: Iterable[str], scoped: bool = False) -> None:
+    """``unset GUARD_HOME``, ``env -u GUARD_HOME …``: a variable taken out of the environment. One guard
+    reads changes what a guard started later uses, as setting it would (G444; a host started with it
+    gone: G443, see :func:`starts_host`). ``scoped``: only for the command ``env`` runs. ``unset -f``
+    takes functions away, not variables."""
+    words = list(names)
+    if any(w.startswith("-") and "f" in w for w in words):
+        return
+    for name in (w for w in words if not w.startswith("-")):
+        if not scoped:
+            scan.vars.pop(name, None)
+            scan.unset.add(name)
+        if name.startswith("GUARD_") and _loosens(name, ""):
+            scan.hit("G444", f"unset {name}")
+
+
+def starts_host(scan: Scan, argv: Sequence[str], env: Mapping[str, str], gone: Iterable[str] = ()) -> None:
+    """``GUARD_HOME=/tmp/x claude -p …``, ``export GUARD_THRESHOLDS_AUTO_ALLOW=0; codex exec …``, ``env -u
+    GUARD_HOME claude …``, ``unset GUARD_HOME; codex exec …``: an agent host started with guard's settings
+    changed or taken away (``gone``: for this command only) runs its hooks under a guard the agent
+    configured, in another workspace (no history, no rules of the person's) or with lower thresholds: G443."""
     program = argv[0]
     if program.rsplit("/", 1)[-1] not in AGENT_HOSTS:
         return
     moved = _moved_settings(argv)
     if moved:
         scan.hit("G443", f"{program} {moved}")
-    values = {**{k: v for k, v in scan.vars.items() if k.startswith("GUARD_") or k in _HOST_HOMES}, **env}
+    removed = {k: "" for k in scan.unset if k.startswith("GUARD_")}  # (an unset variable reads as empty)
+    values = {
+        **removed,
+        **{k: v for k, v in scan.vars.items() if k.startswith("GUARD_") or k in _HOST_HOMES},
+        **{k: "" for k in gone if k.startswith("GUARD_")},
+        **env,
+    }
     changed = [k for k, v in values.items() if (k.startswith("GUARD_") and _loosens(k, v)) or _moves_home(scan, k, v)]
     if changed:
-        scan.hit("G443", f"{program} with {', '.join(sorted(changed))} set")
+        scan.hit("G443", f"{program} with {', '.join(sorted(changed))} set or unset")
 
 
 def _moved_settings(argv: Sequence[str]) -> str:

@@ -93,8 +93,7 @@ class Walker:
         if t == "declaration_command":
             return self.declaration(node)
         if t == "unset_command":
-            for ch in node.named_children:
-                self.scan.vars.pop(self.text(ch), None)
+            self.engine.env_unset([w for ch in node.named_children for w in self.words(ch)])
             return EMPTY
         if t == "function_definition":
             self.engine.define_function(self, node)
