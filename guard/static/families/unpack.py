@@ -37,7 +37,9 @@ def _cpio(cmd: Cmd, scan: Scan) -> Flow | None:
     if opts.has("-i", "--extract", "-p", "--pass-through"):
         passing = opts.has("-p", "--pass-through")  # (copies the names it reads: no archive's names)
         if not passing and not opts.has("--no-absolute-filenames"):
-            scan.hit("G126", f"{cmd.name} restores absolute names from the archive (--no-absolute-filenames strips them)")
+            scan.hit(
+                "G126", f"{cmd.name} restores absolute names from the archive (--no-absolute-filenames strips them)"
+            )
         into = opts.operands[0] if passing and opts.operands else opts.value("-D", "--directory") or "."
         effects.extract(scan, into)
         if archive and not passing:

@@ -50,6 +50,29 @@ class Effect:
     unset: tuple[str, ...] = ()
 
 
+@attrs.frozen
+class _EnvMap:
+    """An environment mapping Python code builds for a child (``env=``): the variables set (None: to a
+    value not worked out), those taken away, and whether the rest of the caller's environment is in it."""
+
+    pairs: tuple[tuple[str, str | None], ...] = ()
+    gone: tuple[str, ...] = ()
+    inherits: bool = False
+
+    def set(self, pairs: tuple[tuple[str, str | None], ...]) -> _EnvMap:
+        keys = {k for k, _ in pairs}
+        kept = tuple(p for p in self.pairs if p[0] not in keys)
+        return attrs.evolve(self, pairs=kept + pairs, gone=tuple(k for k in self.gone if k not in keys))
+
+    def drop(self, keys: tuple[str, ...]) -> _EnvMap:
+        pairs = tuple(p for p in self.pairs if p[0] not in keys)
+        return attrs.evolve(self, pairs=pairs, gone=(*self.gone, *(k for k in keys if self.inherits)))
+
+
+_INHERITED = _EnvMap(inherits=True)
+_EMPTY_ENV = _EnvMap()
+
+
 def _short(value: Value) -> Value:
     if isinstance(value, str):
         return value if len(value) <= MAX_VALUE else None
@@ -136,6 +159,7 @@ class _Py:
     def __init__(self, home: str) -> None:
         self.home = home
         self.env: dict[str, Value] = {}
+        self.envs: dict[str, _EnvMap] = {}  # names bound to an environment mapping (``e = os.environ.copy()``)
         self.alias: dict[str, str] = {}
         self.out: list[Effect] = []
 
@@ -312,9 +336,11 @@ class _Py:
             old, new = self.env.get(stmt.target.id), self.val(stmt.value)
             joined = old + new if isinstance(stmt.op, ast.Add) and type(old) is type(new) and old else None  # type: ignore[operator]
             self.env[stmt.target.id] = _short(joined)
-        elif isinstance(stmt, ast.Delete):  # ``del os.environ["GUARD_HOME"]``
+        elif isinstance(stmt, ast.Delete):  # ``del os.environ["GUARD_HOME"]``, ``del e["GUARD_HOME"]``
             gone = tuple(k for k in map(self.environ_key, stmt.targets) if k is not None)
             self.environ("del os.environ", unset=gone)
+            for name, key in (m for m in map(self.mapped_key, stmt.targets) if m is not None):
+                self.envs[name] = self.envs[name].drop((key,))
         elif isinstance(stmt, (ast.For, ast.AsyncFor)) and isinstance(stmt.target, ast.Name):
             self.env[stmt.target.id] = None  # a loop variable: one of many values
         for body in nested:
@@ -323,8 +349,15 @@ class _Py:
     def bind(self, target: ast.expr, value: Value, node: ast.expr) -> None:
         if isinstance(target, ast.Name):
             self.env[target.id] = value
+            env = self.env_map(node)
+            if env is None:
+                self.envs.pop(target.id, None)
+            else:
+                self.envs[target.id] = env
         elif (key := self.environ_key(target)) is not None:  # ``os.environ["GUARD_HOME"] = "/tmp/x"``
             self.environ("os.environ", env=((key, value if isinstance(value, str) else None),))
+        elif (mapped := self.mapped_key(target)) is not None:  # ``e["GUARD_HOME"] = "/tmp/x"``
+            self.envs[mapped[0]] = self.envs[mapped[0]].set(((mapped[1], value if isinstance(value, str) else None),))
         elif isinstance(target, (ast.Tuple, ast.List)):
             items = node.elts if isinstance(node, (ast.Tuple, ast.List)) else []
             for i, t in enumerate(target.elts):
@@ -336,6 +369,8 @@ class _Py:
                 self.call(node)
 
     def call(self, node: ast.Call) -> None:
+        if self.env_change(node):  # ``e.pop("GUARD_HOME")`` on ``e = os.environ.copy()``
+            return
         name = self.qual(node.func) or ""
         args = node.args
         shell = any(k.arg == "shell" and _truthy(k.value) for k in node.keywords)
@@ -430,6 +465,13 @@ class _Py:
             return key if isinstance(key, str) else None
         return None
 
+    def mapped_key(self, target: ast.expr) -> tuple[str, str] | None:
+        """``e["GUARD_HOME"]`` as a target, ``e`` bound to an environment mapping: its name and the key."""
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id in self.envs:
+            key = self.val(target.slice)
+            return (target.value.id, key) if isinstance(key, str) else None
+        return None
+
     def environ(self, call: str, env: tuple[tuple[str, str | None], ...] = (), unset: tuple[str, ...] = ()) -> None:
         if env or unset:
             self.out.append(Effect("environ", "", call, env=env, unset=unset))
@@ -450,17 +492,62 @@ class _Py:
 
     def child_env(self, node: ast.expr | None) -> tuple[tuple[tuple[str, str | None], ...], tuple[str, ...]]:
         """``env={"PATH": …}`` (the whole environment: guard's workspace is gone unless named),
-        ``env={**os.environ, "GUARD_HOME": …}`` or ``dict(os.environ, GUARD_HOME=…)`` (changed): what a
-        command started with it sees. Anything else is not worked out (no change read)."""
-        if isinstance(node, ast.Call) and self.qual(node.func) == "dict":
-            env, inherits = self.pairs(None, node.keywords)
-            inherits = inherits or bool(node.args)  # ``dict(os.environ, …)``, or a mapping not worked out
-        elif isinstance(node, ast.Dict):
-            env, inherits = self.pairs(node, [])
-        else:
+        ``env={**os.environ, "GUARD_HOME": …}``, ``dict(os.environ, GUARD_HOME=…)`` (changed) or a variable
+        holding one (``e = os.environ.copy(); e.pop("GUARD_HOME")``, ``env=e``): the variables a command
+        started with it sees set and taken away. Anything else is not worked out (no change read)."""
+        env = self.env_map(node)
+        if env is None:
             return (), ()
-        replaced = not inherits and all(k != "GUARD_HOME" for k, _ in env)
-        return env, ("GUARD_HOME",) if replaced else ()
+        replaced = not env.inherits and all(k != "GUARD_HOME" for k, _ in env.pairs)
+        return env.pairs, (*env.gone, *(("GUARD_HOME",) if replaced else ()))
+
+    def env_map(self, node: ast.expr | None) -> _EnvMap | None:
+        """The environment mapping ``node`` builds: ``os.environ``, ``os.environ.copy()``, ``dict(os.environ,
+        K=v)``, ``{**os.environ, K: v}``, ``{"PATH": …}``, ``dict(PATH=…)`` or a name bound to one; None when
+        it is not one guard can read."""
+        if node is None:
+            return None
+        if isinstance(node, ast.Name):
+            return self.envs.get(node.id)
+        if self.qual(node) == "os.environ":
+            return _INHERITED
+        if isinstance(node, ast.Dict):
+            spread = [v for k, v in zip(node.keys, node.values, strict=True) if k is None]
+            base = (self.env_map(spread[0]) or _INHERITED) if spread else _EMPTY_ENV
+            return base.set(self.pairs(node, [])[0])
+        if isinstance(node, ast.Call):
+            func = self.qual(node.func)
+            first = node.args[0] if node.args else None
+            if func == "dict":
+                base = (self.env_map(first) or _INHERITED) if first is not None else _EMPTY_ENV
+                return base.set(self.pairs(None, node.keywords)[0])  # (``**x`` among them: pairs() reads it)
+            if func in ("copy.copy", "copy.deepcopy"):
+                return self.env_map(first)
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "copy" and not node.args:
+                return self.env_map(node.func.value)  # ``os.environ.copy()``, ``e.copy()``
+        return None
+
+    def env_change(self, node: ast.Call) -> bool:
+        """``e.pop("GUARD_HOME")``, ``e.update(GUARD_HOME=…)``, ``e.setdefault(k, v)``, ``e.clear()`` on a name
+        bound to an environment mapping: the mapping changed (True), or not one (False)."""
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in self.envs):
+            return False
+        name, env = func.value.id, self.envs[func.value.id]
+        keys = [self.val(a) for a in node.args]
+        if func.attr == "clear":
+            env = _EMPTY_ENV
+        elif func.attr == "pop" and keys and isinstance(keys[0], str):
+            env = env.drop((keys[0],))
+        elif func.attr == "setdefault" and keys and isinstance(keys[0], str):
+            value = keys[1] if len(keys) > 1 else None
+            env = env.set(((keys[0], value if isinstance(value, str) else None),))
+        elif func.attr == "update":
+            env = env.set(self.pairs(node.args[0] if node.args else None, node.keywords)[0])
+        else:
+            return False
+        self.envs[name] = env
+        return True
 
     def pairs(
         self, node: ast.expr | None, keywords: list[ast.keyword]
