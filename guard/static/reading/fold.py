@@ -68,6 +68,16 @@ class _EnvMap:
         pairs = tuple(p for p in self.pairs if p[0] not in keys)
         return attrs.evolve(self, pairs=pairs, gone=(*self.gone, *(k for k in keys if self.inherits)))
 
+    def spread(self, base: _EnvMap) -> _EnvMap:
+        """``{...base, …these}``: ``base``'s variables under these."""
+        return _EnvMap(base.pairs, base.gone, base.inherits or self.inherits).set(self.pairs)
+
+    def for_child(self) -> tuple[tuple[tuple[str, str | None], ...], tuple[str, ...]]:
+        """What a command started with this mapping sees set and taken away: a mapping that does not
+        inherit the caller's environment leaves guard's workspace out unless it names it."""
+        replaced = not self.inherits and all(k != "GUARD_HOME" for k, _ in self.pairs)
+        return self.pairs, (*self.gone, *(("GUARD_HOME",) if replaced else ()))
+
 
 _INHERITED = _EnvMap(inherits=True)
 _EMPTY_ENV = _EnvMap()
@@ -496,10 +506,7 @@ class _Py:
         holding one (``e = os.environ.copy(); e.pop("GUARD_HOME")``, ``env=e``): the variables a command
         started with it sees set and taken away. Anything else is not worked out (no change read)."""
         env = self.env_map(node)
-        if env is None:
-            return (), ()
-        replaced = not env.inherits and all(k != "GUARD_HOME" for k, _ in env.pairs)
-        return env.pairs, (*env.gone, *(("GUARD_HOME",) if replaced else ()))
+        return env.for_child() if env is not None else ((), ())
 
     def env_map(self, node: ast.expr | None) -> _EnvMap | None:
         """The environment mapping ``node`` builds: ``os.environ``, ``os.environ.copy()``, ``dict(os.environ,
@@ -696,6 +703,7 @@ class _Toks:
         self.t = _tokens(code, lang)
         self.lang, self.home = lang, home
         self.env: dict[str, Value] = {}
+        self.envs: dict[str, _EnvMap] = {}  # Node: names bound to an environment object (``{...process.env}``)
         self.concat = "." if lang in ("perl", "php") else "+"
 
     def kind(self, i: int) -> str:
@@ -880,8 +888,14 @@ class _Toks:
                     old = self.env.get(key)
                     value = old + value if isinstance(old, str) and isinstance(value, str) else None
                 self.env[key] = value
+                if lang == "js":
+                    yield from self.js_assigned(key, i + 2, value)
                 i = max(j, i + 2)
                 continue
+            if lang == "js" and kind == "name" and (tok == "delete" or tok == "process.env" or tok == "Object.assign"):
+                found = self.js_environ(i)
+                if found is not None:
+                    yield found
             if kind == "bt" and lang in ("perl", "ruby", "php"):
                 value = self.string(tok)
                 if "$" in tok or "#{" in tok:
@@ -904,10 +918,107 @@ class _Toks:
                 i += 1
                 continue
             effect = self._effect(which, tok, args)
+            if effect is not None and lang == "js" and effect.kind in ("script", "argv"):
+                child = self.js_call_env(i + 2)  # ``execSync("claude …", {env: {PATH: …}})``
+                if child is not None:
+                    pairs, gone = child.for_child()
+                    effect = attrs.evolve(effect, env=pairs, unset=gone)
             i += 1
             if effect is not None:
                 emitted += 1
                 yield effect
+
+    # Node's environment: ``process.env`` changed for the commands the code starts, or an ``env`` option
+    def js_assigned(self, key: str, at: int, value: Value) -> Iterator[Effect]:
+        """``process.env.GUARD_HOME = …`` (the code's own environment), ``e.GUARD_HOME = …`` on an
+        environment object, ``const e = {...process.env}`` (one bound)."""
+        base, _, name = key.rpartition(".")
+        pair = ((name, value if isinstance(value, str) else None),)
+        if base == "process.env":
+            yield Effect("environ", "", "process.env", env=pair)
+        elif base in self.envs:
+            self.envs[base] = self.envs[base].set(pair)
+        env, _ = self.js_env_value(at)
+        if env is None:
+            self.envs.pop(key, None)
+        else:
+            self.envs[key] = env
+
+    def js_environ(self, i: int) -> Effect | None:
+        """``delete process.env.GUARD_HOME``, ``process.env["GUARD_HOME"] = …``, ``Object.assign(process.env,
+        {…})``; ``delete e.GUARD_HOME`` on an environment object. None for anything else."""
+        tok = self.text(i)
+        if tok == "delete":
+            name, key = self.text(i + 1), None
+            if name == "process.env" and self.text(i + 2) == "[":
+                key, _ = self.expr(i + 3)
+            elif "." in name:
+                name, _, key = name.rpartition(".")
+            if name == "process.env" and isinstance(key, str):
+                return Effect("environ", "", "delete process.env", unset=(key,))
+            if name in self.envs and isinstance(key, str):
+                self.envs[name] = self.envs[name].drop((key,))
+            return None
+        if tok == "process.env" and self.text(i + 1) == "[":
+            key, j = self.expr(i + 2)
+            if isinstance(key, str) and self.text(j) == "]" and self.text(j + 1) == "=":
+                value, _ = self.expr(j + 2)
+                return Effect("environ", "", "process.env", env=((key, value if isinstance(value, str) else None),))
+            return None
+        if tok == "Object.assign" and self.text(i + 1) == "(" and self.text(i + 2) == "process.env":
+            env, _ = self.js_env_value(i)
+            return Effect("environ", "", "Object.assign", env=env.pairs) if env is not None and env.pairs else None
+        return None
+
+    def js_call_env(self, i: int) -> _EnvMap | None:
+        """The ``env`` of a call's options object (``{env: {PATH: …}}``, ``{cwd, env: e}``), from the token
+        after the call's ``(``; None when it passes none (the child inherits ``process.env``)."""
+        while i < len(self.t) and self.text(i) != ")":
+            if self.text(i) == "{":
+                j = i + 1
+                while j < len(self.t) and self.text(j) != "}":
+                    if self.text(j) == "env" and self.text(j + 1) == ":":
+                        return self.js_env_value(j + 2)[0]
+                    j = self.skip(j)
+            i = self.skip(i)
+        return None
+
+    def js_env_value(self, i: int) -> tuple[_EnvMap | None, int]:
+        """The environment object an expression builds: ``process.env``, ``{...process.env, K: v}``,
+        ``{PATH: …}``, ``Object.assign({}, process.env, {…})`` or a name bound to one; the next token."""
+        tok = self.text(i)
+        if tok == "process.env":
+            return _INHERITED, i + 1
+        if tok in self.envs:
+            return self.envs[tok], i + 1
+        if tok == "Object.assign" and self.text(i + 1) == "(":  # later sources over earlier ones
+            merged, j = _EMPTY_ENV, i + 2
+            while j < len(self.t) and self.text(j) != ")":
+                if self.text(j) == ",":
+                    j += 1
+                    continue
+                part, k = self.js_env_value(j)
+                merged = (part or _INHERITED).spread(merged)  # (a source not read may hold anything)
+                j = k if part is not None else self.skip(j)
+            return merged, j + 1
+        if tok != "{":
+            return None, i + 1
+        env, j = _EMPTY_ENV, i + 1
+        while j < len(self.t) and self.text(j) != "}":
+            kind, key = self.kind(j), self.text(j)
+            if key == "." and self.text(j + 1) == "." and self.text(j + 2) == ".":  # ``...process.env``
+                base, j = self.js_env_value(j + 3)
+                env = env.spread(base or _INHERITED)
+            elif kind in ("name", "sq", "dq") and self.text(j + 1) == ":":
+                value, j = (None, self.skip(j + 2)) if self.text(j + 2) == "{" else self.expr(j + 2)
+                name = key if kind == "name" else self.string(key)
+                if isinstance(name, str):
+                    env = env.set(((name, value if isinstance(value, str) else None),))
+            elif kind == "name" and self.text(j + 1) in (",", "}"):  # ``{PATH}``
+                env, j = env.set(((key, None),)), j + 1
+            else:
+                j = self.skip(j)
+        return env, j + 1
 
     def which(self, tok: str) -> str | None:
         """What a call named ``tok`` does: ``script``, ``argv``, ``delete``, ``kill``, or None."""
