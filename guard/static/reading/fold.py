@@ -52,8 +52,9 @@ class Effect:
 
 @attrs.frozen
 class _EnvMap:
-    """An environment mapping Python code builds for a child (``env=``): the variables set (None: to a
-    value not worked out), those taken away, and whether the rest of the caller's environment is in it."""
+    """An environment mapping Python or Node code builds for a child (``env=``, ``{env: …}``): the
+    variables set (None: to a value not worked out), those taken away, and whether the rest of the
+    caller's environment is in it."""
 
     pairs: tuple[tuple[str, str | None], ...] = ()
     gone: tuple[str, ...] = ()
@@ -526,8 +527,9 @@ class _Py:
             func = self.qual(node.func)
             first = node.args[0] if node.args else None
             if func == "dict":
-                base = (self.env_map(first) or _INHERITED) if first is not None else _EMPTY_ENV
-                return base.set(self.pairs(None, node.keywords)[0])  # (``**x`` among them: pairs() reads it)
+                pairs, starred = self.pairs(None, node.keywords)  # (``dict(**x)``: x may be the environment)
+                base = (self.env_map(first) or _INHERITED) if first is not None or starred else _EMPTY_ENV
+                return base.set(pairs)
             if func in ("copy.copy", "copy.deepcopy"):
                 return self.env_map(first)
             if isinstance(node.func, ast.Attribute) and node.func.attr == "copy" and not node.args:
