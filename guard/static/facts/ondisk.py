@@ -11,6 +11,9 @@ component is compared by ``(st_dev, st_ino)`` with guard's protected files and f
 that really lands there is a protected write (G415); a link made onto one is G416; a path that
 cannot be followed (a link loop, no permission to look) asks (G417), never allows.
 
+A protected file that only a pattern names (``git checkout -- '*.json'``, where git's ``*`` crosses
+``/`` to ``.claude/settings.json``) is recorded as :data:`MATCHED`: written (G156) when it is there.
+
 Reads are not recorded: reading a host's settings through a link is what reading them is.
 """
 
@@ -30,6 +33,9 @@ MAX_HOPS = 40  # the kernel's own limit on symbolic links in one lookup (ELOOP)
 # What an operation does to the last component of its path: a delete or a move of ``x`` takes
 # the link ``x`` itself, not what it points at (``delete_in``: ``rm -rf x/`` empties the target).
 WRITE, CREATE, DELETE, DELETE_IN, LINK = "write", "create", "delete", "delete_in", "link"
+# A protected file or folder a pattern names (a git pathspec ``'*.json'`` reaches ``.claude/settings.json``):
+# written when it is there (G156), nothing when it is not (the pattern reaches only what exists).
+MATCHED = "matched"
 _NO_FOLLOW = frozenset({DELETE})
 
 
@@ -162,6 +168,11 @@ def check(targets: Iterable[tuple[str, str]], resolver: Resolver, cwd: str | Non
             continue
         seen.add((op, raw))
         path = raw if raw.startswith("/") else base.rstrip("/") + "/" + raw
+        if op == MATCHED:
+            if os.path.lexists(path):
+                shown = raw if len(raw) < 80 else "…" + raw[-79:]
+                found.append(("G156", f"{shown}: a wildcard in the call reaches it"))
+            continue
         try:
             real = resolve(path, op, protected, base)
         except Unresolvable as exc:

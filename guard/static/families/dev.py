@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from guard import lazyre
 from guard.static.facts import paths as P
-from guard.static.families import deps, effects, embedded, selfguard
+from guard.static.families import deps, effects, embedded, selfguard, unpack
 from guard.static.families.base import Handler, only_help, parse_opts, table
 from guard.static.families.db import database_rule
 from guard.static.reading.text import wordset
@@ -290,6 +290,8 @@ def _tool(cmd: Cmd, scan: Scan) -> Flow | None:
             effects.delete(scan, folder, True, f"{cmd.name} {option}={folder}")
     if cmd.name in _OUTPUT_OPTS:
         _outputs(cmd, scan, cmd.args)
+    if cmd.name in ("jar", "ar") and (into := unpack.unpacked_into(cmd)) is not None:
+        effects.extract(scan, into)  # ``jar xf x.jar`` in ``~/.claude``: a member can be its settings.json
     scan.tag("execute")
     scan.hit("G181", display(scan, " ".join(cmd.argv))[:80])
     return None

@@ -12,7 +12,7 @@ import re
 from guard import lazyre
 from guard.static.facts import ondisk
 from guard.static.facts import paths as P
-from guard.static.families import effects
+from guard.static.families import effects, unpack
 from guard.static.families.base import Handler, Opts, parse_opts, table
 from guard.static.families.perms import setuid
 from guard.static.reading import filters
@@ -573,4 +573,5 @@ HANDLERS: dict[str, Handler] = {
     "gtar": _tar,
     "bsdtar": _tar,
     **table("zip unzip 7z 7za unrar gzip gunzip bzip2 bunzip2 xz unxz zstd unzstd lz4 brotli compress", _archive),
+    **unpack.HANDLERS,
 }

@@ -12,6 +12,7 @@ import posixpath
 import re
 
 from guard import lazyre
+from guard.static.facts import ondisk
 from guard.static.facts import paths as P
 from guard.static.families.base import Opts, parse_opts
 from guard.static.reading.text import wordset
@@ -78,7 +79,8 @@ def over_protected(sub: str, rest: tuple[str, ...], scan: Scan, worktree: str | 
     """``git rm .claude/settings.json``, ``git stash -- .claude``, ``git checkout HEAD -- .guard.toml``,
     ``git --work-tree ~/.guard checkout -- .``: git putting another version of guard's files or a
     host's hook settings in place, or taking them away, switches guard off as ``rm`` or ``cp`` would
-    (G156). A pathspec is read against ``--work-tree`` (or ``GIT_WORK_TREE``) when one is given."""
+    (G156). A pathspec is read against ``--work-tree`` (or ``GIT_WORK_TREE``) when one is given; a plain one
+    with wildcards (``'*.json'``) names the protected files git's matching reaches, refused when there."""
     if sub not in _PATH_WRITERS or (sub == "rm" and "--cached" in rest) or _dry_run(sub, rest):
         return False
     words = list(rest[rest.index("--") + 1 :] if "--" in rest else (a for a in rest if not a.startswith("-")))
@@ -103,7 +105,37 @@ def over_protected(sub: str, rest: tuple[str, ...], scan: Scan, worktree: str | 
                 scan.hit("G156", f"git {sub} {place.path}")
                 scan.tag("protected_path")
                 return True
+            if not word.startswith(":") or not re.match(r":\((?=[^)]*(glob|literal))", word):
+                for named in _plain_glob_names(pattern):  # ``'*.json'``: git's ``*`` crosses ``/``
+                    scan.target(ondisk.MATCHED, posixpath.join(start, named) if start else named)
     return False
+
+
+def _plain_glob_names(pattern: str) -> list[str]:
+    """The protected files and folders (relative to where the pathspec starts) a plain pathspec with
+    wildcards names: git matches it against the whole path with ``*`` and ``?`` crossing ``/``
+    (``*.json`` names ``.claude/settings.json``), unlike the shell and ``:(glob)``. Whether one is there
+    is looked at when the call is decided (:data:`ondisk.MATCHED`: G156 when it is, as ``git checkout --
+    '*.json'`` in a project without a host's settings only discards changes). None for a pattern
+    without wildcards or of wildcards only (``*``: the whole tree, as ``.``)."""
+    if not _GLOB_CHARS.search(pattern) or not pattern.strip("*?/"):
+        return []
+    regex = _PLAIN_PART.sub(_plain_regex, pattern)
+    return [p for p in P.PROTECTED_BELOW if re.fullmatch(regex, p)]
+
+
+_PLAIN_PART = lazyre.compile(r"\*|\?|\[[^\]]*\]|[^*?\[]+|\[")
+
+
+def _plain_regex(m: re.Match[str]) -> str:
+    part = m.group(0)
+    if part == "*":
+        return ".*"
+    if part == "?":
+        return "."
+    if part.startswith("[") and len(part) > 2:
+        return "[" + ("^" + part[2:-1] if part[1] == "!" else part[1:-1]) + "]"
+    return re.escape(part)
 
 
 def _glob_names(pattern: str) -> str | None:

@@ -50,6 +50,40 @@ class Effect:
     unset: tuple[str, ...] = ()
 
 
+@attrs.frozen
+class _EnvMap:
+    """An environment mapping Python or Node code builds for a child (``env=``, ``{env: …}``): the
+    variables set (None: to a value not worked out), those taken away, and whether the rest of the
+    caller's environment is in it."""
+
+    pairs: tuple[tuple[str, str | None], ...] = ()
+    gone: tuple[str, ...] = ()
+    inherits: bool = False
+
+    def set(self, pairs: tuple[tuple[str, str | None], ...]) -> _EnvMap:
+        keys = {k for k, _ in pairs}
+        kept = tuple(p for p in self.pairs if p[0] not in keys)
+        return attrs.evolve(self, pairs=kept + pairs, gone=tuple(k for k in self.gone if k not in keys))
+
+    def drop(self, keys: tuple[str, ...]) -> _EnvMap:
+        pairs = tuple(p for p in self.pairs if p[0] not in keys)
+        return attrs.evolve(self, pairs=pairs, gone=(*self.gone, *(k for k in keys if self.inherits)))
+
+    def spread(self, base: _EnvMap) -> _EnvMap:
+        """``{...base, …these}``: ``base``'s variables under these."""
+        return _EnvMap(base.pairs, base.gone, base.inherits or self.inherits).set(self.pairs)
+
+    def for_child(self) -> tuple[tuple[tuple[str, str | None], ...], tuple[str, ...]]:
+        """What a command started with this mapping sees set and taken away: a mapping that does not
+        inherit the caller's environment leaves guard's workspace out unless it names it."""
+        replaced = not self.inherits and all(k != "GUARD_HOME" for k, _ in self.pairs)
+        return self.pairs, (*self.gone, *(("GUARD_HOME",) if replaced else ()))
+
+
+_INHERITED = _EnvMap(inherits=True)
+_EMPTY_ENV = _EnvMap()
+
+
 def _short(value: Value) -> Value:
     if isinstance(value, str):
         return value if len(value) <= MAX_VALUE else None
@@ -136,6 +170,7 @@ class _Py:
     def __init__(self, home: str) -> None:
         self.home = home
         self.env: dict[str, Value] = {}
+        self.envs: dict[str, _EnvMap] = {}  # names bound to an environment mapping (``e = os.environ.copy()``)
         self.alias: dict[str, str] = {}
         self.out: list[Effect] = []
 
@@ -312,9 +347,11 @@ class _Py:
             old, new = self.env.get(stmt.target.id), self.val(stmt.value)
             joined = old + new if isinstance(stmt.op, ast.Add) and type(old) is type(new) and old else None  # type: ignore[operator]
             self.env[stmt.target.id] = _short(joined)
-        elif isinstance(stmt, ast.Delete):  # ``del os.environ["GUARD_HOME"]``
+        elif isinstance(stmt, ast.Delete):  # ``del os.environ["GUARD_HOME"]``, ``del e["GUARD_HOME"]``
             gone = tuple(k for k in map(self.environ_key, stmt.targets) if k is not None)
             self.environ("del os.environ", unset=gone)
+            for name, key in (m for m in map(self.mapped_key, stmt.targets) if m is not None):
+                self.envs[name] = self.envs[name].drop((key,))
         elif isinstance(stmt, (ast.For, ast.AsyncFor)) and isinstance(stmt.target, ast.Name):
             self.env[stmt.target.id] = None  # a loop variable: one of many values
         for body in nested:
@@ -323,8 +360,15 @@ class _Py:
     def bind(self, target: ast.expr, value: Value, node: ast.expr) -> None:
         if isinstance(target, ast.Name):
             self.env[target.id] = value
+            env = self.env_map(node)
+            if env is None:
+                self.envs.pop(target.id, None)
+            else:
+                self.envs[target.id] = env
         elif (key := self.environ_key(target)) is not None:  # ``os.environ["GUARD_HOME"] = "/tmp/x"``
             self.environ("os.environ", env=((key, value if isinstance(value, str) else None),))
+        elif (mapped := self.mapped_key(target)) is not None:  # ``e["GUARD_HOME"] = "/tmp/x"``
+            self.envs[mapped[0]] = self.envs[mapped[0]].set(((mapped[1], value if isinstance(value, str) else None),))
         elif isinstance(target, (ast.Tuple, ast.List)):
             items = node.elts if isinstance(node, (ast.Tuple, ast.List)) else []
             for i, t in enumerate(target.elts):
@@ -336,6 +380,8 @@ class _Py:
                 self.call(node)
 
     def call(self, node: ast.Call) -> None:
+        if self.env_change(node):  # ``e.pop("GUARD_HOME")`` on ``e = os.environ.copy()``
+            return
         name = self.qual(node.func) or ""
         args = node.args
         shell = any(k.arg == "shell" and _truthy(k.value) for k in node.keywords)
@@ -430,6 +476,13 @@ class _Py:
             return key if isinstance(key, str) else None
         return None
 
+    def mapped_key(self, target: ast.expr) -> tuple[str, str] | None:
+        """``e["GUARD_HOME"]`` as a target, ``e`` bound to an environment mapping: its name and the key."""
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id in self.envs:
+            key = self.val(target.slice)
+            return (target.value.id, key) if isinstance(key, str) else None
+        return None
+
     def environ(self, call: str, env: tuple[tuple[str, str | None], ...] = (), unset: tuple[str, ...] = ()) -> None:
         if env or unset:
             self.out.append(Effect("environ", "", call, env=env, unset=unset))
@@ -450,17 +503,60 @@ class _Py:
 
     def child_env(self, node: ast.expr | None) -> tuple[tuple[tuple[str, str | None], ...], tuple[str, ...]]:
         """``env={"PATH": …}`` (the whole environment: guard's workspace is gone unless named),
-        ``env={**os.environ, "GUARD_HOME": …}`` or ``dict(os.environ, GUARD_HOME=…)`` (changed): what a
-        command started with it sees. Anything else is not worked out (no change read)."""
-        if isinstance(node, ast.Call) and self.qual(node.func) == "dict":
-            env, inherits = self.pairs(None, node.keywords)
-            inherits = inherits or bool(node.args)  # ``dict(os.environ, …)``, or a mapping not worked out
-        elif isinstance(node, ast.Dict):
-            env, inherits = self.pairs(node, [])
+        ``env={**os.environ, "GUARD_HOME": …}``, ``dict(os.environ, GUARD_HOME=…)`` (changed) or a variable
+        holding one (``e = os.environ.copy(); e.pop("GUARD_HOME")``, ``env=e``): the variables a command
+        started with it sees set and taken away. Anything else is not worked out (no change read)."""
+        env = self.env_map(node)
+        return env.for_child() if env is not None else ((), ())
+
+    def env_map(self, node: ast.expr | None) -> _EnvMap | None:
+        """The environment mapping ``node`` builds: ``os.environ``, ``os.environ.copy()``, ``dict(os.environ,
+        K=v)``, ``{**os.environ, K: v}``, ``{"PATH": …}``, ``dict(PATH=…)`` or a name bound to one; None when
+        it is not one guard can read."""
+        if node is None:
+            return None
+        if isinstance(node, ast.Name):
+            return self.envs.get(node.id)
+        if self.qual(node) == "os.environ":
+            return _INHERITED
+        if isinstance(node, ast.Dict):
+            spread = [v for k, v in zip(node.keys, node.values, strict=True) if k is None]
+            base = (self.env_map(spread[0]) or _INHERITED) if spread else _EMPTY_ENV
+            return base.set(self.pairs(node, [])[0])
+        if isinstance(node, ast.Call):
+            func = self.qual(node.func)
+            first = node.args[0] if node.args else None
+            if func == "dict":
+                pairs, starred = self.pairs(None, node.keywords)  # (``dict(**x)``: x may be the environment)
+                base = (self.env_map(first) or _INHERITED) if first is not None or starred else _EMPTY_ENV
+                return base.set(pairs)
+            if func in ("copy.copy", "copy.deepcopy"):
+                return self.env_map(first)
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "copy" and not node.args:
+                return self.env_map(node.func.value)  # ``os.environ.copy()``, ``e.copy()``
+        return None
+
+    def env_change(self, node: ast.Call) -> bool:
+        """``e.pop("GUARD_HOME")``, ``e.update(GUARD_HOME=…)``, ``e.setdefault(k, v)``, ``e.clear()`` on a name
+        bound to an environment mapping: the mapping changed (True), or not one (False)."""
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in self.envs):
+            return False
+        name, env = func.value.id, self.envs[func.value.id]
+        keys = [self.val(a) for a in node.args]
+        if func.attr == "clear":
+            env = _EMPTY_ENV
+        elif func.attr == "pop" and keys and isinstance(keys[0], str):
+            env = env.drop((keys[0],))
+        elif func.attr == "setdefault" and keys and isinstance(keys[0], str):
+            value = keys[1] if len(keys) > 1 else None
+            env = env.set(((keys[0], value if isinstance(value, str) else None),))
+        elif func.attr == "update":
+            env = env.set(self.pairs(node.args[0] if node.args else None, node.keywords)[0])
         else:
-            return (), ()
-        replaced = not inherits and all(k != "GUARD_HOME" for k, _ in env)
-        return env, ("GUARD_HOME",) if replaced else ()
+            return False
+        self.envs[name] = env
+        return True
 
     def pairs(
         self, node: ast.expr | None, keywords: list[ast.keyword]
@@ -609,6 +705,7 @@ class _Toks:
         self.t = _tokens(code, lang)
         self.lang, self.home = lang, home
         self.env: dict[str, Value] = {}
+        self.envs: dict[str, _EnvMap] = {}  # Node: names bound to an environment object (``{...process.env}``)
         self.concat = "." if lang in ("perl", "php") else "+"
 
     def kind(self, i: int) -> str:
@@ -793,8 +890,14 @@ class _Toks:
                     old = self.env.get(key)
                     value = old + value if isinstance(old, str) and isinstance(value, str) else None
                 self.env[key] = value
+                if lang == "js":
+                    yield from self.js_assigned(key, i + 2, value)
                 i = max(j, i + 2)
                 continue
+            if lang == "js" and kind == "name" and (tok == "delete" or tok == "process.env" or tok == "Object.assign"):
+                found = self.js_environ(i)
+                if found is not None:
+                    yield found
             if kind == "bt" and lang in ("perl", "ruby", "php"):
                 value = self.string(tok)
                 if "$" in tok or "#{" in tok:
@@ -817,10 +920,107 @@ class _Toks:
                 i += 1
                 continue
             effect = self._effect(which, tok, args)
+            if effect is not None and lang == "js" and effect.kind in ("script", "argv"):
+                child = self.js_call_env(i + 2)  # ``execSync("claude …", {env: {PATH: …}})``
+                if child is not None:
+                    pairs, gone = child.for_child()
+                    effect = attrs.evolve(effect, env=pairs, unset=gone)
             i += 1
             if effect is not None:
                 emitted += 1
                 yield effect
+
+    # Node's environment: ``process.env`` changed for the commands the code starts, or an ``env`` option
+    def js_assigned(self, key: str, at: int, value: Value) -> Iterator[Effect]:
+        """``process.env.GUARD_HOME = …`` (the code's own environment), ``e.GUARD_HOME = …`` on an
+        environment object, ``const e = {...process.env}`` (one bound)."""
+        base, _, name = key.rpartition(".")
+        pair = ((name, value if isinstance(value, str) else None),)
+        if base == "process.env":
+            yield Effect("environ", "", "process.env", env=pair)
+        elif base in self.envs:
+            self.envs[base] = self.envs[base].set(pair)
+        env, _ = self.js_env_value(at)
+        if env is None:
+            self.envs.pop(key, None)
+        else:
+            self.envs[key] = env
+
+    def js_environ(self, i: int) -> Effect | None:
+        """``delete process.env.GUARD_HOME``, ``process.env["GUARD_HOME"] = …``, ``Object.assign(process.env,
+        {…})``; ``delete e.GUARD_HOME`` on an environment object. None for anything else."""
+        tok = self.text(i)
+        if tok == "delete":
+            name, key = self.text(i + 1), None
+            if name == "process.env" and self.text(i + 2) == "[":
+                key, _ = self.expr(i + 3)
+            elif "." in name:
+                name, _, key = name.rpartition(".")
+            if name == "process.env" and isinstance(key, str):
+                return Effect("environ", "", "delete process.env", unset=(key,))
+            if name in self.envs and isinstance(key, str):
+                self.envs[name] = self.envs[name].drop((key,))
+            return None
+        if tok == "process.env" and self.text(i + 1) == "[":
+            key, j = self.expr(i + 2)
+            if isinstance(key, str) and self.text(j) == "]" and self.text(j + 1) == "=":
+                value, _ = self.expr(j + 2)
+                return Effect("environ", "", "process.env", env=((key, value if isinstance(value, str) else None),))
+            return None
+        if tok == "Object.assign" and self.text(i + 1) == "(" and self.text(i + 2) == "process.env":
+            env, _ = self.js_env_value(i)
+            return Effect("environ", "", "Object.assign", env=env.pairs) if env is not None and env.pairs else None
+        return None
+
+    def js_call_env(self, i: int) -> _EnvMap | None:
+        """The ``env`` of a call's options object (``{env: {PATH: …}}``, ``{cwd, env: e}``), from the token
+        after the call's ``(``; None when it passes none (the child inherits ``process.env``)."""
+        while i < len(self.t) and self.text(i) != ")":
+            if self.text(i) == "{":
+                j = i + 1
+                while j < len(self.t) and self.text(j) != "}":
+                    if self.text(j) == "env" and self.text(j + 1) == ":":
+                        return self.js_env_value(j + 2)[0]
+                    j = self.skip(j)
+            i = self.skip(i)
+        return None
+
+    def js_env_value(self, i: int) -> tuple[_EnvMap | None, int]:
+        """The environment object an expression builds: ``process.env``, ``{...process.env, K: v}``,
+        ``{PATH: …}``, ``Object.assign({}, process.env, {…})`` or a name bound to one; the next token."""
+        tok = self.text(i)
+        if tok == "process.env":
+            return _INHERITED, i + 1
+        if tok in self.envs:
+            return self.envs[tok], i + 1
+        if tok == "Object.assign" and self.text(i + 1) == "(":  # later sources over earlier ones
+            merged, j = _EMPTY_ENV, i + 2
+            while j < len(self.t) and self.text(j) != ")":
+                if self.text(j) == ",":
+                    j += 1
+                    continue
+                part, k = self.js_env_value(j)
+                merged = (part or _INHERITED).spread(merged)  # (a source not read may hold anything)
+                j = k if part is not None else self.skip(j)
+            return merged, j + 1
+        if tok != "{":
+            return None, i + 1
+        env, j = _EMPTY_ENV, i + 1
+        while j < len(self.t) and self.text(j) != "}":
+            kind, key = self.kind(j), self.text(j)
+            if key == "." and self.text(j + 1) == "." and self.text(j + 2) == ".":  # ``...process.env``
+                base, j = self.js_env_value(j + 3)
+                env = env.spread(base or _INHERITED)
+            elif kind in ("name", "sq", "dq") and self.text(j + 1) == ":":
+                value, j = (None, self.skip(j + 2)) if self.text(j + 2) == "{" else self.expr(j + 2)
+                name = key if kind == "name" else self.string(key)
+                if isinstance(name, str):
+                    env = env.set(((name, value if isinstance(value, str) else None),))
+            elif kind == "name" and self.text(j + 1) in (",", "}"):  # ``{PATH}``
+                env, j = env.set(((key, None),)), j + 1
+            else:
+                j = self.skip(j)
+        return env, j + 1
 
     def which(self, tok: str) -> str | None:
         """What a call named ``tok`` does: ``script``, ``argv``, ``delete``, ``kill``, or None."""

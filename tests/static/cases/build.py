@@ -6093,6 +6093,28 @@ SELF_PROTECTION += [
     (B, "git checkout -- ':(glob)**/settings.json'", "G156"),
     (C, "git checkout -- ':(exclude).claude'", "G137"),
 ]
+# Session 27, self-protection round 6: the neighbours round 5 left: other unpackers (cpio, pax, jar x,
+# ar x) into a host's settings folder (G156), Node's process.env and env option and Python's env held in
+# a variable before a nested agent (G443); a git wildcard pathspec only blocks where a settings file is.
+SELF_PROTECTION += [
+    (B, "cd ~/.claude && cpio -idm < /tmp/x.cpio", "G156"),
+    (B, "cd ~/.claude && jar xf /tmp/x.jar", "G156"),
+    (B, "pax -rw src ~/.claude", "G156"),
+    (A, "cpio -t < x.cpio"),
+    (A, "jar xf x.jar"),
+    (C, "cpio -idm < x.cpio", "G126"),
+    (B, "node -e \"process.env.GUARD_HOME='/tmp/x'; require('child_process').execSync('claude -p hi')\"", "G443"),
+    (B, "node -e \"require('child_process').execSync('claude -p hi', {env: {PATH: process.env.PATH}})\"", "G443"),
+    (A, 'node -e "console.log(process.env.GUARD_HOME)"'),
+    (
+        B,
+        "python3 -c \"import os, subprocess; e = os.environ.copy(); e.pop('GUARD_HOME'); "
+        "subprocess.run(['claude', '-p', 'hi'], env=e)\"",
+        "G443",
+    ),
+    (A, "python3 -c \"import subprocess; e = {'PATH': '/usr/bin'}; subprocess.run(['ls'], env=e)\""),
+    (C, "git checkout -- '*.json'", "G137"),
+]
 FAMILIES["round4"] = ROUND4
 
 
