@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from guard.core import Guard
-from tests.conftest import home_at
+from tests.conftest import claude_bash_hook, home_at
 
 
 @pytest.fixture(scope="module")
@@ -42,3 +42,11 @@ def decide(
     """The decision on one call (``bash COMMAND``, or ``tool`` with ``params``) and its reasons' rule ids."""
     record = g.decide(tool, params or {"command": command}, session_id="t", save=False, cwd=str(cwd))
     return record.decision, {r.rule_id for r in record.reasons}
+
+
+def hook_answer(home: Path, command: str) -> tuple[str, str]:
+    """``guard hook claude-code`` in a subprocess on ``command`` run from ``home/proj`` (``home`` is the
+    process's HOME): the host's ``permissionDecision`` and its reason. The command is data."""
+    (home / "proj").mkdir(exist_ok=True)
+    out = claude_bash_hook(home, command, home / "proj")
+    return out["permissionDecision"], out.get("permissionDecisionReason", "")

@@ -37,8 +37,7 @@ import pytest
 
 from guard.core import Guard
 from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM
-from tests.conftest import claude_bash_hook
-from tests.security.conftest import decide
+from tests.security.conftest import decide, hook_answer
 
 BLOCKED = {  # command (``~`` is the fake home, run in ``~/proj``) -> the rule that must be among the reasons
     # archives unpacked into a folder that holds a host's hook settings
@@ -233,13 +232,10 @@ HOOK_ANSWERS = {
 
 @pytest.mark.parametrize(("command", "rule"), HOOK_DENIED.items())
 def test_the_claude_code_hook_denies_each_spelling(tmp_path: Path, command: str, rule: str) -> None:
-    (tmp_path / "proj").mkdir()
-    out = claude_bash_hook(tmp_path, command, tmp_path / "proj")
-    assert out["permissionDecision"] == "deny" and rule in out["permissionDecisionReason"], out
+    decision, reason = hook_answer(tmp_path, command)
+    assert decision == "deny" and rule in reason, (command, reason)
 
 
 @pytest.mark.parametrize(("command", "answer"), HOOK_ANSWERS.items())
 def test_the_claude_code_hook_keeps_the_near_misses(tmp_path: Path, command: str, answer: str) -> None:
-    (tmp_path / "proj").mkdir()
-    out = claude_bash_hook(tmp_path, command, tmp_path / "proj")
-    assert out["permissionDecision"] == answer, out
+    assert hook_answer(tmp_path, command)[0] == answer, command

@@ -38,8 +38,7 @@ import pytest
 
 from guard.core import Guard
 from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM
-from tests.conftest import claude_bash_hook
-from tests.security.conftest import decide
+from tests.security.conftest import decide, hook_answer
 
 NODE = 'node -e "{}"'
 PY = 'python3 -c "import os, subprocess; {}"'
@@ -270,18 +269,14 @@ HOOK_ANSWERS = {
 def test_the_claude_code_hook_denies_each_spelling(tmp_path: Path, command: str, rule: str) -> None:
     (tmp_path / "proj" / ".claude").mkdir(parents=True)
     (tmp_path / "proj" / ".claude" / "settings.json").write_text("{}\n")
-    out = claude_bash_hook(tmp_path, command, tmp_path / "proj")
-    assert out["permissionDecision"] == "deny" and rule in out["permissionDecisionReason"], out
+    decision, reason = hook_answer(tmp_path, command)
+    assert decision == "deny" and rule in reason, (command, reason)
 
 
 @pytest.mark.parametrize(("command", "answer"), HOOK_ANSWERS.items())
 def test_the_claude_code_hook_keeps_the_near_misses(tmp_path: Path, command: str, answer: str) -> None:
-    (tmp_path / "proj").mkdir()
-    out = claude_bash_hook(tmp_path, command, tmp_path / "proj")
-    assert out["permissionDecision"] == answer, out
+    assert hook_answer(tmp_path, command)[0] == answer, command
 
 
 def test_a_git_wildcard_in_the_hook_without_a_settings_file_asks(tmp_path: Path) -> None:
-    (tmp_path / "proj").mkdir()
-    out = claude_bash_hook(tmp_path, "git checkout -- '*.json'", tmp_path / "proj")
-    assert out["permissionDecision"] == "ask", out
+    assert hook_answer(tmp_path, "git checkout -- '*.json'")[0] == "ask"

@@ -120,22 +120,8 @@ def _plain_glob_names(pattern: str) -> list[str]:
     without wildcards or of wildcards only (``*``: the whole tree, as ``.``)."""
     if not _GLOB_CHARS.search(pattern) or not pattern.strip("*?/"):
         return []
-    regex = _PLAIN_PART.sub(_plain_regex, pattern)
+    regex = _regex_of(pattern, wildmatch=False)
     return [p for p in P.PROTECTED_BELOW if re.fullmatch(regex, p)]
-
-
-_PLAIN_PART = lazyre.compile(r"\*|\?|\[[^\]]*\]|[^*?\[]+|\[")
-
-
-def _plain_regex(m: re.Match[str]) -> str:
-    part = m.group(0)
-    if part == "*":
-        return ".*"
-    if part == "?":
-        return "."
-    if part.startswith("[") and len(part) > 2:
-        return "[" + ("^" + part[2:-1] if part[1] == "!" else part[1:-1]) + "]"
-    return re.escape(part)
 
 
 def _glob_names(pattern: str) -> str | None:
@@ -145,27 +131,32 @@ def _glob_names(pattern: str) -> str | None:
     last = pattern.rstrip("/").rsplit("/", 1)[-1]
     if not _GLOB_CHARS.search(pattern) or not last.strip("*"):
         return None
-    regex = _GLOB_PART.sub(_glob_regex, pattern)
+    regex = _regex_of(pattern, wildmatch=True)
     return next((p for p in P.PROTECTED_BELOW if re.fullmatch(regex, p)), None)
 
 
 _GLOB_CHARS = lazyre.compile(r"[*?\[]")
-_GLOB_PART = lazyre.compile(r"\*\*/|/\*\*$|\*|\?|\[[^\]]*\]|[^*?\[]+|\[")
+_PART = lazyre.compile(r"\*\*/|/\*\*$|\*|\?|\[[^\]]*\]|[^*?\[]+|\[")
 
 
-def _glob_regex(m: re.Match[str]) -> str:
-    part = m.group(0)
-    if part == "**/":
-        return "(?:.*/)?"
-    if part == "/**":
-        return "/.*"
-    if part == "*":
-        return "[^/]*"
-    if part == "?":
-        return "[^/]"
-    if part.startswith("[") and len(part) > 2:
-        return "[" + ("^" + part[2:-1] if part[1] == "!" else part[1:-1]) + "]"
-    return re.escape(part)
+def _regex_of(pattern: str, *, wildmatch: bool) -> str:
+    """A pathspec pattern as a regular expression over a relative path: git's plain pathspec, where
+    ``*`` and ``?`` cross ``/`` (``**/`` is two ``*`` then), or its ``:(glob)`` wildmatch, where they
+    stay within a folder and ``**/`` is any folders."""
+
+    def part(m: re.Match[str]) -> str:
+        text = m.group(0)
+        if text == "**/":
+            return "(?:.*/)?" if wildmatch else ".*/"
+        if text == "/**":
+            return "/.*"
+        if text in ("*", "?"):
+            return ("[^/]" if wildmatch else ".") + ("*" if text == "*" else "")
+        if text.startswith("[") and len(text) > 2:
+            return "[" + ("^" + text[2:-1] if text[1] == "!" else text[1:-1]) + "]"
+        return re.escape(text)
+
+    return _PART.sub(part, pattern)
 
 
 _MAGIC_WORDS = wordset("top literal icase glob exclude")
