@@ -77,6 +77,8 @@ _PY_IMPORT = frozenset(
         "pkgutil.resolve_name",
     }
 )
+# (``os.putenv(k, v)`` sets as ``setdefault`` does here, ``os.unsetenv(k)`` takes away as ``pop``)
+_OS_ENV_METHODS = {"os.putenv": "setdefault", "os.unsetenv": "pop"}
 _PY_ENVIRON = frozenset(
     {"os.environ.pop", "os.environ.clear", "os.environ.update", "os.environ.setdefault", "os.putenv", "os.unsetenv"}
 )
@@ -404,18 +406,14 @@ class _Py:
             self.out.append(Effect("environ", "", call, env=env, unset=unset))
 
     def environ_call(self, name: str, node: ast.Call) -> None:
-        """``os.environ.pop(k)``, ``os.unsetenv(k)``, ``os.environ.clear()``, ``os.putenv(k, v)``,
-        ``os.environ.setdefault(k, v)``, ``os.environ.update({k: v}, k=v)``."""
-        keys = [self.val(a) for a in node.args]
-        if name == "os.environ.clear":
-            self.environ(name, unset=("GUARD_HOME",))  # (all of them: guard's workspace among them)
-        elif name in ("os.environ.pop", "os.unsetenv") and keys and isinstance(keys[0], str):
-            self.environ(name, unset=(keys[0],))
-        elif name in ("os.putenv", "os.environ.setdefault") and keys and isinstance(keys[0], str):
-            value = keys[1] if len(keys) > 1 else None
-            self.environ(name, env=((keys[0], value if isinstance(value, str) else None),))
-        elif name == "os.environ.update":
-            self.environ(name, env=self.pairs(node.args[0] if node.args else None, node.keywords)[0])
+        """``os.environ.pop(k)``, ``os.unsetenv(k)``, ``os.environ.clear()`` (all of them: guard's workspace
+        among them), ``os.putenv(k, v)``, ``os.environ.setdefault(k, v)``, ``os.environ.update({k: v}, k=v)``:
+        the change :meth:`changed` makes to a mapping, made to the code's own environment."""
+        method = _OS_ENV_METHODS.get(name) or name.rpartition(".")[2]
+        env = self.changed(INHERITED, method, node)
+        if env is not None:
+            pairs, gone = env.for_child()
+            self.environ(name, env=pairs, unset=gone)
 
     def child_env(self, node: ast.expr | None) -> tuple[tuple[tuple[str, str | None], ...], tuple[str, ...]]:
         """``env={"PATH": …}`` (the whole environment: guard's workspace is gone unless named),
@@ -458,21 +456,26 @@ class _Py:
         func = node.func
         if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in self.envs):
             return False
-        name, env = func.value.id, self.envs[func.value.id]
-        keys = [self.val(a) for a in node.args]
-        if func.attr == "clear":
-            env = EMPTY_ENV
-        elif func.attr == "pop" and keys and isinstance(keys[0], str):
-            env = env.drop((keys[0],))
-        elif func.attr == "setdefault" and keys and isinstance(keys[0], str):
-            value = keys[1] if len(keys) > 1 else None
-            env = env.set(((keys[0], value if isinstance(value, str) else None),))
-        elif func.attr == "update":
-            env = env.set(self.pairs(node.args[0] if node.args else None, node.keywords)[0])
-        else:
+        env = self.changed(self.envs[func.value.id], func.attr, node)
+        if env is None:
             return False
-        self.envs[name] = env
+        self.envs[func.value.id] = env
         return True
+
+    def changed(self, env: EnvMap, method: str, node: ast.Call) -> EnvMap | None:
+        """``env`` after ``clear()``, ``pop(k)``, ``setdefault(k, v)`` or ``update({k: v}, k=v)``; None for
+        another method, or a key that does not fold."""
+        keys = [self.val(a) for a in node.args]
+        if method == "clear":
+            return EMPTY_ENV
+        if method == "pop" and keys and isinstance(keys[0], str):
+            return env.drop((keys[0],))
+        if method == "setdefault" and keys and isinstance(keys[0], str):
+            value = keys[1] if len(keys) > 1 else None
+            return env.set(((keys[0], value if isinstance(value, str) else None),))
+        if method == "update":
+            return env.set(self.pairs(node.args[0] if node.args else None, node.keywords)[0])
+        return None
 
     def pairs(
         self, node: ast.expr | None, keywords: list[ast.keyword]
