@@ -91,21 +91,21 @@ def over_protected(sub: str, rest: tuple[str, ...], scan: Scan, worktree: str | 
     base = worktree or scan.vars.get("GIT_WORK_TREE")
     top = base or scan.resolver.project  # where ``:/x`` and ``:(top)x`` start (the repository's top, if known)
     for word in words or (["."] if sub == "clean" or base else []):
-        pattern, from_top = pathspec(word)
+        pattern, magic = pathspec(word)
         if pattern is None:
             continue  # ``:(exclude)x``, ``:!x``: names what is left alone
-        starts = [base, top] if from_top and top and top != base else [base]
+        starts = [base, top] if "top" in magic and top and top != base else [base]
         for start in starts:
             path = posixpath.join(start, pattern) if start and not pattern.startswith(("/", "~")) else pattern
             place = scan.place(path)
-            if place.tier != P.PROTECTED and word.startswith(":(") and "glob" in word[: word.find(")")]:
+            if place.tier != P.PROTECTED and _says(magic, "glob"):
                 named = _glob_names(pattern)  # ``:(glob)**/settings.json``: git's ``*`` matches dot-folders
                 place = scan.place(posixpath.join(start, named) if start else named) if named else place
             if place.tier == P.PROTECTED:
                 scan.hit("G156", f"git {sub} {place.path}")
                 scan.tag("protected_path")
                 return True
-            if not word.startswith(":") or not re.match(r":\((?=[^)]*(glob|literal))", word):
+            if not _says(magic, "glob", "literal"):
                 for named in _plain_glob_names(pattern):  # ``'*.json'``: git's ``*`` crosses ``/``
                     scan.target(ondisk.MATCHED, posixpath.join(start, named) if start else named)
     return False
@@ -163,22 +163,29 @@ _MAGIC_WORDS = wordset("top literal icase glob exclude")
 _SHORT_MAGIC = {"/": "top", "!": "exclude", "^": "exclude"}
 
 
-def pathspec(word: str) -> tuple[str | None, bool]:
-    """The path a pathspec names once its magic is stripped, and whether it counts from the repository's
-    top: ``:(top).claude/settings.json`` and ``:/.claude/settings.json`` are ``.claude/settings.json``
-    from the top, ``:(icase).CLAUDE/x`` is ``.claude/x``, ``:(glob)…`` the pattern (read as any glob
-    is, ``**`` for any folders), ``:(top,glob)`` both; an exclude (``:(exclude)x``, ``:!x``, ``:^x``)
-    names nothing to write (None). A word without a leading ``:`` is itself."""
+def _says(magic: frozenset[str], *words: str) -> bool:
+    """Whether an entry of the magic holds one of ``words`` (``:(top,glob)``; an entry read as written,
+    ``attr:glob``, counts too: guard reads such a pathspec the cautious way)."""
+    return any(w in m for m in magic for w in words)
+
+
+def pathspec(word: str) -> tuple[str | None, frozenset[str]]:
+    """The path a pathspec names once its magic is stripped, and the magic (``top``: it counts from the
+    repository's top): ``:(top).claude/settings.json`` and ``:/.claude/settings.json`` are
+    ``.claude/settings.json`` from the top, ``:(icase).CLAUDE/x`` is ``.claude/x``, ``:(glob)…`` the
+    pattern (read as any glob is, ``**`` for any folders), ``:(top,glob)`` both; an exclude
+    (``:(exclude)x``, ``:!x``, ``:^x``) names nothing to write (None). A word without a leading ``:`` is
+    itself. The magic holds the words guard knows, and any other entry as written (``attr:…``)."""
     if not word.startswith(":") or len(word) < 2:
-        return word, False
+        return word, frozenset()
     magic: set[str] = set()
     if word[1] == "(":
         close = word.find(")")
         if close < 0:
-            return word, False  # not magic git would accept: a path of that name
+            return word, frozenset()  # not magic git would accept: a path of that name
         for entry in word[2:close].split(","):
             name = entry.strip().split(":", 1)[0]  # ``attr:…`` and ``prefix:…`` carry a value
-            magic.add(name if name in _MAGIC_WORDS else "")
+            magic.add(name if name in _MAGIC_WORDS else entry.strip())
         rest = word[close + 1 :]
     else:
         i = 1
@@ -187,10 +194,10 @@ def pathspec(word: str) -> tuple[str | None, bool]:
             i += 1
         rest = word[i + 1 :] if word[i : i + 1] == ":" else word[i:]
     if "exclude" in magic:
-        return None, False
+        return None, frozenset(magic)
     if "icase" in magic:
         rest = rest.lower()  # guard's files and the hosts' settings are spelled in lower case
-    return rest or ".", "top" in magic
+    return rest or ".", frozenset(magic)
 
 
 def _dry_run(sub: str, rest: tuple[str, ...]) -> bool:
