@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Iterable
 
 from guard import lazyre
 from guard.model import Risk
@@ -101,6 +102,14 @@ def read_flow(scan: Scan, word: str) -> Flow:
     if is_guard_program(scan, word, place):
         bits |= GUARD_CODE
     return Flow(bits, earlier.text if earlier else None)
+
+
+def read_flows(scan: Scan, words: Iterable[str]) -> Flow:
+    """:func:`read_flow` of each word, together: what an archive made of them carries."""
+    flow = EMPTY
+    for word in words:
+        flow = flow | read_flow(scan, word)
+    return flow
 
 
 ENDLESS_DEVICES = frozenset({"/dev/zero", "/dev/urandom", "/dev/random"})

@@ -449,9 +449,7 @@ def _tar(cmd: Cmd, scan: Scan) -> Flow:
         if archive and archive != "-":
             effects.read(scan, archive)
     elif opts.has("-c", "--create", "-r", "--append", "-u", "--update"):
-        flow = EMPTY
-        for src in opts.operands:
-            flow = flow | effects.read_flow(scan, src)
+        flow = effects.read_flows(scan, opts.operands)
         if opts.has("--remove-files"):
             for src in opts.operands:
                 effects.delete(scan, src, True, f"tar --remove-files {src}")
@@ -504,9 +502,7 @@ def _archive(cmd: Cmd, scan: Scan) -> Flow:
         archive, sources = sources[0], sources[1:]
         if name in ("7z", "7za") and sources:
             archive, sources = sources[0], sources[1:]
-        flow = EMPTY
-        for s in sources:
-            flow = flow | effects.read_flow(scan, s)
+        flow = effects.read_flows(scan, sources)
         effects.write(scan, archive, flow)
         return flow
     scan.hit("G184", name)

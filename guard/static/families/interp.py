@@ -656,10 +656,7 @@ def _archive_module(scan: Scan, module: str, rest: list[str]) -> Flow | None:
         effects.read(scan, operands[0])
         effects.extract(scan, operands[1] if len(operands) > 1 else ".")
     elif action in ("-c", "--create") and operands:
-        flow = EMPTY
-        for source in operands[1:]:
-            flow = flow | effects.read_flow(scan, source)
-        effects.write(scan, operands[0], flow)
+        effects.write(scan, operands[0], effects.read_flows(scan, operands[1:]))
     else:
         for archive in operands[:1]:
             effects.read(scan, archive, content=False)

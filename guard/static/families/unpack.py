@@ -75,9 +75,7 @@ def _pax(cmd: Cmd, scan: Scan) -> Flow:
         for source in opts.operands[:-1] if copying else ():
             effects.read(scan, source, content=False)
     elif writing:
-        flow = EMPTY
-        for source in opts.operands:
-            flow = flow | effects.read_flow(scan, source)
+        flow = effects.read_flows(scan, opts.operands)
         if archive:
             effects.write(scan, archive, flow)
         else:
