@@ -22,7 +22,25 @@ from benchmarks.common import Row, child_env, progress, row, run_python
 
 LONGEST_BUDGET_MS = 25.0
 
-_CHILD = r"""
+# What both children send the daemon's request handler: one Claude Code event for a Bash command, run
+# from ``cwd``, in the daemon's request envelope (a ``PostToolUse`` carries the tool's response).
+_REQUEST = r"""
+import json
+
+def hook_request(ws, cwd, event, i, command, session, env):
+    payload = {
+        "session_id": session, "transcript_path": str(ws / "t.jsonl"), "cwd": str(cwd),
+        "permission_mode": "default", "hook_event_name": event, "tool_name": "Bash",
+        "tool_input": {"command": command}, "tool_use_id": f"toolu_{i}",
+    }
+    if event == "PostToolUse":
+        payload["tool_response"] = {"stdout": "", "stderr": "", "interrupted": False, "isImage": False}
+    return json.dumps({"op": "hook", "host": "claude-code", "version": "bench", "input": json.dumps(payload), "env": env}).encode()
+"""
+
+_CHILD = (
+    _REQUEST
+    + r"""
 import gc, json, sys, tempfile, time
 from pathlib import Path
 from guard.integrations.server import HookServer
@@ -34,12 +52,7 @@ srv = HookServer(ws, version="bench")
 commands = ("git status", "ls -la src", "npm test", "pytest -q tests", "git diff", "cat README.md")  # no asks: the open-question file stays small
 
 def request(i):
-    event = {
-        "session_id": f"bench-{i % 7}", "transcript_path": str(ws / "t.jsonl"), "cwd": str(ws),
-        "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash",
-        "tool_input": {"command": commands[i % len(commands)]}, "tool_use_id": f"toolu_{i}",
-    }
-    return json.dumps({"op": "hook", "host": "claude-code", "version": "bench", "input": json.dumps(event), "env": {}}).encode()
+    return hook_request(ws, ws, "PreToolUse", i, commands[i % len(commands)], f"bench-{i % 7}", {})
 
 for i in range(30):
     srv._answer(request(i))
@@ -87,11 +100,14 @@ for k in range(PAIRS):  # in turn, ABBA: both see the workspace and the memory g
 srv._guard.close()
 print(json.dumps(out))
 """
+)
 
 
 # An ask and its result through the daemon's request handler, with no open question before and
 # with the file full (``LIMIT`` asks whose results never came): blocks of each in turn.
-_QUESTIONS = r"""
+_QUESTIONS = (
+    _REQUEST
+    + r"""
 import json, statistics, sys, tempfile, time
 from pathlib import Path
 from guard.integrations.pending import LIMIT
@@ -104,14 +120,7 @@ project.mkdir()
 env = {"GUARD_MEMORY_BACKEND": "history", "GUARD_SYSTEM_HEALTH": "90"}
 
 def request(ws, event, i, command, session):
-    payload = {
-        "session_id": session, "transcript_path": str(ws / "t.jsonl"), "cwd": str(project),
-        "permission_mode": "default", "hook_event_name": event, "tool_name": "Bash",
-        "tool_input": {"command": command}, "tool_use_id": f"toolu_{i}",
-    }
-    if event == "PostToolUse":
-        payload["tool_response"] = {"stdout": "", "stderr": "", "interrupted": False, "isImage": False}
-    return json.dumps({"op": "hook", "host": "claude-code", "version": "bench", "input": json.dumps(payload), "env": env}).encode()
+    return hook_request(ws, project, event, i, command, session, env)
 
 servers = {}
 for kind in ("none", "full"):
@@ -143,6 +152,7 @@ for srv, _ in servers.values():
     srv._guard.close()
 print(json.dumps(out))
 """
+)
 
 
 def questions(quick: bool) -> list[Row]:
