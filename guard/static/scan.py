@@ -116,8 +116,12 @@ class Interpreter(Protocol):
         """``text`` as a whole script: functions and aliases it defines are judged even if not called."""
         ...
 
-    def script(self, text: str, stdin: Flow = EMPTY, positional: tuple[str, ...] | None = None) -> Flow:
-        """A nested script (``bash -c``, ``eval``, ``watch``…) with its own variables and directory."""
+    def script(
+        self, text: str, stdin: Flow = EMPTY, positional: tuple[str, ...] | None = None, inline: bool = False
+    ) -> Flow:
+        """A nested script (``bash -c``, ``eval``, ``watch``…) with its own variables and directory; a
+        child process (what it takes out of the environment ends with it) unless ``inline``
+        (``eval``, ``source``, an alias: the same shell)."""
         ...
 
     def run(self, argv: tuple[str, ...] | list[str], stdin: Flow = EMPTY) -> Flow:
@@ -132,12 +136,15 @@ class Interpreter(Protocol):
         """Whether a family registered a handler for command ``name``."""
         ...
 
-    def consume(self, stdin: Flow, kind: str, interactive: bool = False) -> Flow:
-        """A shell or interpreter reading its program from ``stdin``."""
+    def consume(self, stdin: Flow, kind: str, interactive: bool = False, inline: bool = False) -> Flow:
+        """A shell or interpreter reading its program from ``stdin`` (``inline``: ``source /dev/stdin``)."""
         ...
 
-    def exec_file(self, word: str, stdin: Flow = EMPTY, args: tuple[str, ...] = (), lang: str = "shell") -> Flow:
-        """The file ``word`` run as a program (a script written or downloaded earlier in the call)."""
+    def exec_file(
+        self, word: str, stdin: Flow = EMPTY, args: tuple[str, ...] = (), lang: str = "shell", inline: bool = False
+    ) -> Flow:
+        """The file ``word`` run as a program (a script written or downloaded earlier in the call);
+        ``inline``: read by ``source`` into the same shell."""
         ...
 
     def isolated(self, text: str) -> list[Hit]:
@@ -158,6 +165,25 @@ class Interpreter(Protocol):
 
 
 _NO_WORDS: frozenset[str] = frozenset()
+
+
+class Child:
+    """See :meth:`Scan.child` (a class, not a generator: it runs for every subshell and substitution)."""
+
+    __slots__ = ("environment", "saved", "scan")
+
+    def __init__(self, scan: Scan, environment: bool) -> None:
+        self.scan, self.environment = scan, environment
+
+    def __enter__(self) -> None:
+        scan = self.scan
+        self.saved = scan.cwd, dict(scan.vars), set(scan.unset)
+
+    def __exit__(self, *exc: object) -> None:
+        scan = self.scan
+        scan.cwd, scan.vars, unset = self.saved
+        if self.environment:
+            scan.unset = unset
 
 
 class Scan:
@@ -237,6 +263,15 @@ class Scan:
         self.engine: Interpreter = None  # type: ignore[assignment]  # set by the interpreter that runs this scan
         self.subscan: Callable[[str], Risk] = _no_risk
         self.subcode: Callable[[str, str], Risk] = _no_risk
+
+    # -- the shell's own state
+    def child(self, environment: bool = True) -> Child:
+        """``with scan.child(): …``: what runs inside is a child process (a subshell, a pipeline stage, a
+        background job, a command substitution, ``bash -c``): the working directory, the variables and
+        what it took out of the environment (``unset GUARD_HOME``) end with it, as in the shell.
+        ``environment=False`` keeps what it took away (a tree guard could not read whole, where what
+        looks like a subshell may be none: the stricter reading)."""
+        return Child(self, environment)
 
     # -- findings
     def hit(self, rule_id: str, detail: str = "") -> None:

@@ -90,19 +90,22 @@ class Engine:
                 self.script(value)
         return out
 
-    def script(self, text: str, stdin: Flow = EMPTY, positional: tuple[str, ...] | None = None) -> Flow:
-        """A nested script (``bash -c``, ``eval``, ``watch``…): its own variables and working directory."""
+    def script(
+        self, text: str, stdin: Flow = EMPTY, positional: tuple[str, ...] | None = None, inline: bool = False
+    ) -> Flow:
+        """A nested script (``bash -c``, ``eval``, ``watch``…): its own variables and working directory.
+        A child process (``bash -c``, a program running it) takes what it unset with it; ``inline``
+        (``eval``, ``source``, an alias) is the same shell: ``eval 'unset GUARD_HOME'; claude`` still has it gone."""
         scan = self.scan
         if scan.depth >= scan.max_depth:
             scan.hit("G197", text[:80])
             return OPAQUE_FLOW
-        saved = scan.cwd, dict(scan.vars)
         scan.depth += 1
         try:
-            return self._text(self._demarker(text), stdin, positional)
+            with scan.child(environment=not inline):
+                return self._text(self._demarker(text), stdin, positional)
         finally:
             scan.depth -= 1
-            scan.cwd, scan.vars = saved
 
     def _text(self, text: str, stdin: Flow, positional: tuple[str, ...] | None) -> Flow:
         scan = self.scan
@@ -152,14 +155,19 @@ class Engine:
                 root = parse(src).root_node
         if root.has_error and not windows_ok:
             scan.hit("G195")
-        return Walker(self, src).block(root.children, stdin)
+        return Walker(self, src, exact=not root.has_error).block(root.children, stdin)
 
     def _flat(self, segments: list[tuple[str, list[str]]], stdin: Flow) -> Flow:
         """Run what :mod:`guard.static.reading.lexer` split, as the walker would run the same tree."""
         out = EMPTY
-        for sep, words in segments:
+        for i, (sep, words) in enumerate(segments):
             piped = out if out != EMPTY else OPAQUE_FLOW  # a pipe always carries something
-            out = self.simple(words, piped if sep == "|" else stdin, {})
+            given = piped if sep == "|" else stdin
+            if i + 1 < len(segments) and segments[i + 1][0] == "|":  # a stage before a pipe: a subshell
+                with self.scan.child():
+                    out = self.simple(words, given, {})
+            else:
+                out = self.simple(words, given, {})
         return out
 
     def _demarker(self, text: str) -> str:
@@ -258,7 +266,7 @@ class Engine:
             import shlex  # (loaded for an alias the script defined)
 
             try:
-                return self.script(" ".join([value, *(shlex.quote(a) for a in argv[1:])]), stdin)
+                return self.script(" ".join([value, *(shlex.quote(a) for a in argv[1:])]), stdin, inline=True)
             finally:
                 self.aliases[argv[0]] = value
         if name in self.functions and name not in HANDLERS:
@@ -347,11 +355,13 @@ class Engine:
     def handles(self, name: str) -> bool:
         return name in HANDLERS
 
-    def consume(self, stdin: Flow, kind: str, interactive: bool = False) -> Flow:
-        return shells.consume(self, stdin, kind, interactive)
+    def consume(self, stdin: Flow, kind: str, interactive: bool = False, inline: bool = False) -> Flow:
+        return shells.consume(self, stdin, kind, interactive, inline)
 
-    def exec_file(self, word: str, stdin: Flow = EMPTY, args: tuple[str, ...] = (), lang: str = "shell") -> Flow:
-        return shells.exec_file(self, word, stdin, args, lang)
+    def exec_file(
+        self, word: str, stdin: Flow = EMPTY, args: tuple[str, ...] = (), lang: str = "shell", inline: bool = False
+    ) -> Flow:
+        return shells.exec_file(self, word, stdin, args, lang, inline)
 
     def eval(self, argv: tuple[str, ...], stdin: Flow) -> Flow:
         return shells.eval_(self, argv, stdin)

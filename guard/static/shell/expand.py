@@ -45,6 +45,7 @@ class Walking(Protocol):
     scan: Scan
     src: bytes
     nest: int
+    exact: bool  # the tree parsed without an error (see :class:`~guard.static.shell.walker.Walker`)
 
     def text(self, node: Any) -> str: ...
 
@@ -249,11 +250,8 @@ def expansion(walker: Walking, node: Any, quoted: bool) -> str:
 
 def substitution(walker: Walking, node: Any, quoted: bool = True) -> str:
     scan = walker.scan
-    saved = scan.cwd, dict(scan.vars)
-    try:
+    with scan.child(walker.exact):  # a command substitution runs in a subshell
         flow = walker.block(node.children, EMPTY)
-    finally:
-        scan.cwd, scan.vars = saved
     if node.type == "command_substitution" and flow.text is not None and not flow.bits and DYN_OPEN not in flow.text:
         text = flow.text.rstrip("\n")
         return text if quoted else IFS.join(text.split())  # unquoted output is split into words

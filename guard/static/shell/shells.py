@@ -68,8 +68,8 @@ def shell(engine: Interpreter, argv: tuple[str, ...], stdin: Flow) -> Flow:
 _INFO = frozenset({"--version", "--help", "-h", "--usage"})
 
 
-def consume(engine: Interpreter, stdin: Flow, kind: str, interactive: bool = False) -> Flow:
-    """A shell or interpreter runs whatever arrives on stdin."""
+def consume(engine: Interpreter, stdin: Flow, kind: str, interactive: bool = False, inline: bool = False) -> Flow:
+    """A shell or interpreter runs whatever arrives on stdin (``inline``: ``source /dev/stdin``, the same shell)."""
     scan = engine.scan
     if stdin.bits & SOCKET:
         scan.hit("G144", f"{kind} fed from a network socket")
@@ -81,7 +81,7 @@ def consume(engine: Interpreter, stdin: Flow, kind: str, interactive: bool = Fal
         if stdin.bits & SPELLED:
             scan.hit("G406", f"{kind} runs decoded text: {stdin.text[:60].strip()}")
         if kind == "shell":
-            engine.script(stdin.text)
+            engine.script(stdin.text, inline=inline)
         else:
             from guard.static.families.interp import analyse_code
 
@@ -101,11 +101,17 @@ def consume(engine: Interpreter, stdin: Flow, kind: str, interactive: bool = Fal
 
 
 def exec_file(
-    engine: Interpreter, word: str, stdin: Flow = EMPTY, args: tuple[str, ...] = (), lang: str = "shell"
+    engine: Interpreter,
+    word: str,
+    stdin: Flow = EMPTY,
+    args: tuple[str, ...] = (),
+    lang: str = "shell",
+    inline: bool = False,
 ) -> Flow:
     """Running a file: a script written or downloaded earlier in this call is judged by its content.
 
-    ``lang`` is the language an interpreter reads it as (``python x.py``): its source, not shell.
+    ``lang`` is the language an interpreter reads it as (``python x.py``): its source, not shell;
+    ``inline``: ``source x.sh``, read into the same shell (what it unsets stays unset after it).
     """
     scan = engine.scan
     scan.tag("execute")
@@ -119,7 +125,7 @@ def exec_file(
     if DYN_OPEN in word:
         flow = scan.flow_of(word)
         if flow.text is not None and not flow.bits and not strip_markers(word, "").strip() and lang == "shell":
-            engine.script(flow.text, stdin)  # ``source <(echo 'rm -rf ~')``: the text it reads is known
+            engine.script(flow.text, stdin, inline=inline)  # ``source <(echo 'rm -rf ~')``: the text it reads is known
             return OPAQUE_FLOW
         if flow.bits & (REMOTE | DECODED) or word.startswith(DYN_OPEN):
             scan.hit("G112" if flow.bits & REMOTE else "G111" if flow.bits & DECODED else "G194", display(scan, word))
@@ -138,7 +144,7 @@ def exec_file(
 
             analyse_code(scan, earlier.text, lang)
         elif earlier.text is not None:
-            engine.script(earlier.text, stdin)
+            engine.script(earlier.text, stdin, inline=inline)
     if place.tier in (P.PROJECT, P.PROJECT_ROOT, P.GITDIR, P.PERSIST) or (earlier is not None and earlier.bits & BUILT):
         # ``go build -o /tmp/app ./cmd/app && /tmp/app``: the project's code, like ``go run ./cmd/app``
         scan.hit("G115", place.path)
@@ -165,7 +171,7 @@ def eval_(engine: Interpreter, argv: tuple[str, ...], stdin: Flow) -> Flow:
     if DYN_OPEN in text and not strip_markers(text, "").strip():
         scan.hit("G194", display(scan, " ".join(argv)))
         return OPAQUE_FLOW
-    return engine.script(text, stdin)
+    return engine.script(text, stdin, inline=True)  # the same shell
 
 
 def source(engine: Interpreter, argv: tuple[str, ...], stdin: Flow) -> Flow:
@@ -175,5 +181,5 @@ def source(engine: Interpreter, argv: tuple[str, ...], stdin: Flow) -> Flow:
         return EMPTY
     target = argv[1]
     if target in ("/dev/stdin", "-", "/proc/self/fd/0"):
-        return consume(engine, stdin, "shell")
-    return exec_file(engine, target, stdin)
+        return consume(engine, stdin, "shell", inline=True)
+    return exec_file(engine, target, stdin, inline=True)

@@ -35,10 +35,13 @@ _SKIP = frozenset({"comment", "heredoc_body", "heredoc_start", "heredoc_end", "f
 class Walker:
     """Walks one parsed source; nested sources (``bash -c '…'``) get their own walker."""
 
-    __slots__ = ("dropped", "engine", "nest", "scan", "src", "stdin_of")
+    __slots__ = ("dropped", "engine", "exact", "nest", "scan", "src", "stdin_of")
 
-    def __init__(self, engine: Interpreter, src: bytes) -> None:
+    def __init__(self, engine: Interpreter, src: bytes, exact: bool = True) -> None:
         self.engine = engine
+        # the tree parsed without an error: what looks like a subshell, a pipe or a ``&`` is one, so what
+        # runs there is a child process whose environment changes end with it (else they are kept)
+        self.exact = exact
         self.scan = engine.scan
         self.src = src
         self.nest = 0
@@ -67,20 +70,20 @@ class Walker:
         if t == "command":
             return self.command(node, stdin, ())
         if t == "pipeline":
-            flow = stdin
-            for i, stage in enumerate(node.named_children):
-                flow = self.stmt(stage, flow if i == 0 or flow != EMPTY else OPAQUE_FLOW)
+            flow, stages = stdin, node.named_children
+            for i, stage in enumerate(stages):
+                given = flow if i == 0 or flow != EMPTY else OPAQUE_FLOW
+                # every stage but the last runs in a subshell (zsh, ksh and bash's lastpipe run the last
+                # one in the shell itself): ``unset GUARD_HOME | claude`` starts claude with it set
+                flow = self.child(stage, given) if i < len(stages) - 1 else self.stmt(stage, given)
             return flow
         if t == "redirected_statement":
             return self.redirected(node, stdin)
         if t in _BLOCKS:
             return self.block(node.children, stdin)
         if t == "subshell":
-            saved = self.scan.cwd, dict(self.scan.vars)
-            try:
+            with self.scan.child(self.exact):
                 return self.block(node.children, stdin)
-            finally:
-                self.scan.cwd, self.scan.vars = saved
         if t in ("for_statement", "select_statement"):
             return self.for_loop(node, stdin)
         if t == "variable_assignment":
@@ -98,8 +101,9 @@ class Walker:
         if t == "function_definition":
             self.engine.define_function(self, node)
             return EMPTY
-        if t in ("command_substitution", "process_substitution"):
-            return self.block(node.children, EMPTY)
+        if t in ("command_substitution", "process_substitution"):  # ``< <(…)``: a subshell
+            with self.scan.child(self.exact):
+                return self.block(node.children, EMPTY)
         if t in _SKIP or not node.is_named:
             return EMPTY
         for ch in node.named_children:  # test_command, arithmetic and anything new: find what runs inside
@@ -114,8 +118,20 @@ class Walker:
         out = EMPTY
         for ch in children:
             if ch.is_named and ch.type not in _SKIP:
-                out = self.stmt(ch, stdin)
+                following = ch.next_sibling
+                if following is not None and following.type == "&":  # a background job: a subshell
+                    out = self.child(ch, stdin)
+                else:
+                    out = self.stmt(ch, stdin)
         return out
+
+    def child(self, node: Any, stdin: Flow) -> Flow:
+        """``node`` run in a child process (a pipeline stage, a background job): its working directory,
+        variables and environment changes end with it. In a tree with an error nothing is scoped."""
+        if not self.exact:
+            return self.stmt(node, stdin)
+        with self.scan.child():
+            return self.stmt(node, stdin)
 
     def for_loop(self, node: Any, stdin: Flow) -> Flow:
         name, values, body, seen_in = None, [], [], False
@@ -334,8 +350,9 @@ class Walker:
             if isinstance(dest, str):  # a file opened on a descriptor earlier
                 effects.write(self.scan, dest, out, how)
                 continue
-            if dest.type == "process_substitution":
-                self.block(dest.children, out)
+            if dest.type == "process_substitution":  # ``> >(…)``: a subshell
+                with self.scan.child(self.exact):
+                    self.block(dest.children, out)
                 continue
             flow = EMPTY if how.endswith(":2") else out
             for word in self.words(dest):
