@@ -23,7 +23,7 @@ import os
 import stat
 from collections.abc import Iterable
 
-from guard.static.facts import inodes
+from guard.static.facts import archives, inodes
 from guard.static.facts import paths as P
 from guard.static.facts.paths import Resolver
 from guard.static.reading.text import DYN_OPEN
@@ -37,6 +37,34 @@ WRITE, CREATE, DELETE, DELETE_IN, LINK = "write", "create", "delete", "delete_in
 # written when it is there (G156), nothing when it is not (the pattern reaches only what exists).
 MATCHED = "matched"
 _NO_FOLLOW = frozenset({DELETE})
+# An archive unpacked into a folder (``tar -xf x.tar -C ~``): its members' names are read from the
+# archive when the call is decided (:mod:`guard.static.facts.archives`), and one that lands on a
+# protected file is written (G156). The op carries the folder (as spelled) and how names are cut.
+UNPACK = "unpack"
+
+
+def unpack_op(folder: str, strip: int = 0, absolute: bool = False) -> str:
+    """The op of an archive unpacked into ``folder`` (spelled), ``strip`` leading components cut from
+    each member's name and ``absolute`` names kept (``tar -P``)."""
+    return f"{UNPACK}\t{strip}\t{int(absolute)}\t{folder}"
+
+
+def _landing(op: str, base: str, archive: str) -> list[str]:
+    """Where each member of ``archive`` lands for an :func:`unpack_op` (empty when it is not read)."""
+    _, strip, absolute, folder = op.split("\t", 3)
+    names = archives.members(archive)
+    if not names:
+        return []
+    folder = folder if folder.startswith("/") else base.rstrip("/") + "/" + folder
+    out = []
+    for name in names:
+        if name.startswith("/") and absolute == "1":
+            out.append(P.normpath(name))
+            continue
+        parts = [p for p in name.split("/") if p not in ("", ".")][int(strip) :]
+        if parts:
+            out.append(P.normpath(folder.rstrip("/") + "/" + "/".join(parts)))
+    return out
 
 
 class Unresolvable(Exception):
@@ -168,6 +196,13 @@ def check(targets: Iterable[tuple[str, str]], resolver: Resolver, cwd: str | Non
             continue
         seen.add((op, raw))
         path = raw if raw.startswith("/") else base.rstrip("/") + "/" + raw
+        if op.startswith(UNPACK + "\t"):
+            for landing in _landing(op, base, path):
+                if resolver.place(landing).tier == P.PROTECTED and resolver.place(landing).kind != "holds_guard":
+                    shown = landing if len(landing) < 80 else "…" + landing[-79:]
+                    found.append(("G156", f"{shown}: a member of {raw.rsplit('/', 1)[-1]} lands there"))
+                    break
+            continue
         if op == MATCHED:
             if os.path.lexists(path):
                 shown = raw if len(raw) < 80 else "…" + raw[-79:]

@@ -332,6 +332,18 @@ def extract(scan: Scan, folder: str) -> Place:
     return write(scan, folder, EMPTY, "create") if entry is None else write(scan, entry, EMPTY, "write")
 
 
+def unpack(scan: Scan, folder: str, archive: str | None, strip: int = 0, absolute: bool = False) -> Place:
+    """:func:`extract`, and the archive's members looked at when the call is decided: one that lands
+    on a protected file (``.claude/settings.json`` in ``x.tar`` unpacked in the project) is written
+    (G156). ``strip`` leading components are cut from each name (``tar --strip-components``);
+    ``absolute`` keeps a leading ``/`` (``tar -P``). An archive not read keeps :func:`extract`'s answer."""
+    place = extract(scan, folder)
+    spelled_folder = ondisk.spelled(scan.resolver, folder, scan.cwd)
+    if archive and archive != "-" and spelled_folder is not None:
+        scan.target(ondisk.unpack_op(spelled_folder, strip, absolute), archive)
+    return place
+
+
 # Names of storage and memory devices under /dev (one level; deeper paths such as /dev/mapper/root,
 # /dev/disk/by-id/… or an LVM /dev/vg/lv are all devices).
 _DISK = lazyre.compile(

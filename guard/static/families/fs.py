@@ -423,7 +423,8 @@ def _mktemp(cmd: Cmd, scan: Scan) -> Flow:
 
 _TAR_TAKES = wordset(
     "-f --file -C --directory -T --files-from -X --exclude-from -I --use-compress-program --to-command -b -N "
-    "--newer --exclude -H --format -V --label -g --listed-incremental --transform --xform --owner --group"
+    "--newer --exclude -H --format -V --label -g --listed-incremental --transform --xform --owner --group "
+    "--strip-components"
 )
 
 
@@ -443,9 +444,14 @@ def _tar(cmd: Cmd, scan: Scan) -> Flow:
         place = scan.place(target)
         if place.tier == P.ROOT:
             scan.hit("G123", f"extracts into {place.path}")
-        if opts.has("-P", "--absolute-names"):  # members named /home/u/.bashrc land there, wherever -C points
+        absolute = opts.has("-P", "--absolute-names")
+        if absolute:  # members named /home/u/.bashrc land there, wherever -C points
             scan.hit("G126", "tar extracts absolute paths from the archive")
-        effects.extract(scan, target)
+        strip = opts.value("--strip-components") or "0"
+        if strip.isdigit() and not opts.all("--transform", "--xform"):  # (names rewritten: not followed)
+            effects.unpack(scan, target, archive, int(strip), absolute)
+        else:
+            effects.extract(scan, target)
         if archive and archive != "-":
             effects.read(scan, archive)
     elif opts.has("-c", "--create", "-r", "--append", "-u", "--update"):
@@ -495,7 +501,11 @@ def _archive(cmd: Cmd, scan: Scan) -> Flow:
     if name in ("unzip", "7z", "7za", "unrar") and (
         name == "unzip" or (opts.operands and opts.operands[0] in ("x", "e"))
     ):
-        effects.extract(scan, _unpacked_into(cmd, opts) or ".")
+        into = _unpacked_into(cmd, opts) or "."
+        if name == "unzip" and opts.operands:  # (``-j`` junks folders: a member's name is not where it lands)
+            effects.unpack(scan, into, None if opts.has("-j") else opts.operands[0])
+        else:
+            effects.extract(scan, into)
         return EMPTY
     sources = list(opts.operands)
     if sources:

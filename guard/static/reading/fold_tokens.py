@@ -269,6 +269,8 @@ class _Toks:
         while i < len(t) and emitted < MAX_EFFECTS:
             kind, tok = t[i]
             start_of_statement = i == 0 or self.text(i - 1) in (";", "{", "}", "\n") or self.kind(i - 1) == "nl"
+            if lang == "js":
+                self.js_alias(i)
             if kind == "name" and tok in _DECL:
                 i += 1
                 continue
@@ -324,6 +326,42 @@ class _Toks:
                 yield effect
 
     # Node's environment: ``process.env`` changed for the commands the code starts, or an ``env`` option
+    def js_alias(self, i: int) -> None:
+        """``const e = process.env``, ``const {env} = process``, ``const {env: e} = process``: ``e`` is the
+        code's own environment, not a copy, so every later use is read as ``process.env`` (``delete
+        e.GUARD_HOME`` as ``delete process.env.GUARD_HOME``) in the tokens after the declaration."""
+        names: list[str] = []
+        end = 0
+        if self.kind(i) == "name" and self.text(i + 1) == "=" and self.text(i + 2) == "process.env":
+            if self.text(i + 3) in _STOP or self.kind(i + 3) == "nl":
+                names, end = [self.text(i)], i + 3
+        elif self.text(i) == "{" and self.text(i - 1) in _DECL:
+            j = i + 1
+            while self.kind(j) == "name" or self.text(j) in (",", ":"):
+                if self.text(j) == "env" and self.text(j + 1) == ":" and self.kind(j + 2) == "name":
+                    names.append(self.text(j + 2))
+                elif self.text(j) == "env" and self.text(j + 1) in (",", "}"):
+                    names.append("env")
+                j += 1
+            if not (self.text(j) == "}" and self.text(j + 1) == "=" and self.text(j + 2) == "process"):
+                return
+            end = j + 3
+        for name in names:
+            if not name.startswith("process"):
+                self.rename(name, end)
+
+    def rename(self, alias: str, start: int) -> None:
+        """Read ``alias`` and ``alias.KEY`` as ``process.env`` from token ``start`` until it is assigned
+        again; an object key (``{env: …}``) and a property (``x.env``) keep their names."""
+        for k in range(start, len(self.t)):
+            kind, tok = self.t[k]
+            head, dot, rest = tok.partition(".")
+            if kind != "name" or head != alias or self.text(k - 1) == "." or self.text(k + 1) == ":":
+                continue
+            if not dot and self.text(k + 1) == "=" and self.text(k + 2) != "=":
+                return  # ``e = {…}``: no longer the code's environment
+            self.t[k] = (kind, "process.env" + dot + rest)
+
     def js_assigned(self, key: str, at: int, value: Value) -> Iterator[Effect]:
         """``process.env.GUARD_HOME = …`` (the code's own environment), ``e.GUARD_HOME = …`` on an
         environment object, ``const e = {...process.env}`` (one bound)."""
