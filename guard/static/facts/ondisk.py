@@ -198,7 +198,8 @@ def check(targets: Iterable[tuple[str, str]], resolver: Resolver, cwd: str | Non
         path = raw if raw.startswith("/") else base.rstrip("/") + "/" + raw
         if op.startswith(UNPACK + "\t"):
             for landing in _landing(op, base, path):
-                if resolver.place(landing).tier == P.PROTECTED and resolver.place(landing).kind != "holds_guard":
+                place = resolver.place(landing)
+                if place.tier == P.PROTECTED and place.kind != "holds_guard":
                     shown = landing if len(landing) < 80 else "…" + landing[-79:]
                     found.append(("G156", f"{shown}: a member of {raw.rsplit('/', 1)[-1]} lands there"))
                     break
