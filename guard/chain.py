@@ -110,12 +110,8 @@ class Chain:
         append = ctx.verdicts.append
         for i, (layer, fresh) in enumerate(self._steps):
             t0 = clock()
-            if (  # the layers so far used the whole budget
-                i
-                and deadline is not None
-                and t0 > deadline
-                and (work is None or t0 - pauses.total > work or t0 > deadline + pauses.ALLOWANCE_S)
-            ):
+            if i and deadline is not None and t0 > deadline and pauses.late(deadline, work):
+                # the layers so far used the whole budget
                 append(_out_of_time(ctx, self.names[i:], (t0 - start) * 1000))
                 break
             try:

@@ -166,7 +166,7 @@ SETTINGS: tuple[Setting, ...] = (
         "decision.budget_ms",
         200.0,
         _float(0, 600_000),
-        "time one decision may take (garbage collections cannot use up more than half); past it the "
+        "time one decision may take (garbage collections and a thread not running cannot use up more than half); past it the "
         "call is 'too complex to check in time' and asked "
         "(never allowed; a block found by then stays); keep it well under the host's hook timeout (0 = no limit)",
     ),

@@ -17,6 +17,7 @@ from guard.model import Risk, ToolCall, Verdict
 
 if TYPE_CHECKING:
     from guard.config import Config
+    from guard.pauses import Work
     from guard.state import State
 
 
@@ -28,7 +29,7 @@ class Context:
     human_present: bool = True
     verdicts: list[Verdict] = attrs.field(factory=list)
     deadline: float | None = None  # ``time.perf_counter()`` by which the decision must be made (the chain sets it)
-    work_deadline: float | None = None  # and by which guard must have done half a budget's work (guard.pauses)
+    work_deadline: Work | None = None  # and by which guard must have done half a budget's work (guard.pauses)
     # (number of verdicts, the last one, their highest risk): fusion and its evaluators ask
     # five times a call, and the chain only ever appends
     _risk: tuple[int, Verdict | None, Risk] = attrs.field(

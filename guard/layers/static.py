@@ -22,7 +22,7 @@ from typing import Any
 
 import attrs
 
-from guard import docsites
+from guard import docsites, pauses
 from guard.config import Config
 from guard.layers.base import Context
 from guard.layers.data import StaticData
@@ -127,7 +127,7 @@ class _Deadlines(NamedTuple):
     """The two deadlines ``StaticLayer.judge`` hands the layer in place of a Context."""
 
     deadline: float | None
-    work_deadline: float | None
+    work_deadline: pauses.Work | None
 
 
 _KNOWN = frozenset({"bash", "write", "edit", "read", "glob", "grep", "web_fetch"})
@@ -207,20 +207,20 @@ class StaticLayer:
             )
         return verdict
 
-    def judge(self, call: ToolCall, deadline: float | None = None, work_deadline: float | None = None) -> Verdict:
+    def judge(self, call: ToolCall, deadline: float | None = None, work_deadline: pauses.Work | None = None) -> Verdict:
         """The verdict without a Context (what the layer answers in the chain). ``deadline``
-        (``time.perf_counter()`` seconds) and ``work_deadline`` (:func:`guard.pauses.clock` seconds)
+        (``time.perf_counter()`` seconds) and ``work_deadline`` (:data:`guard.pauses.Work`)
         are the chain's; without a deadline, ``decision.budget_ms`` from now."""
         return self(call, _Deadlines(deadline, work_deadline))
 
-    def _budget(self, deadline: float | None, work: float | None) -> Budget:
+    def _budget(self, deadline: float | None, work: pauses.Work | None) -> Budget:
         if deadline is None:
             fresh = Budget.start(self.budget_ms)
             deadline, work = fresh.deadline, fresh.work_deadline
         if deadline is None:
             return Budget(None, self.limits.max_steps)
         reserve = self.reserve_s
-        return Budget(deadline - reserve, self.limits.max_steps, None if work is None else work - reserve)
+        return Budget(deadline - reserve, self.limits.max_steps, pauses.sooner(work, reserve))
 
     def _rules_for(self, call: ToolCall) -> userrules.RuleSet:
         if self.project is None or not call.cwd:

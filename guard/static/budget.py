@@ -42,14 +42,15 @@ class OverBudget(BaseException):  # not an error: a signal to stop, like Generat
 class Budget:
     """A deadline (``time.perf_counter`` seconds, or None) and a step limit (0 = no limit).
 
-    ``work_deadline`` (:func:`guard.pauses.clock` seconds) keeps a garbage collection from using up
-    the time: the budget is spent when both deadlines have passed (see :mod:`guard.pauses`).
+    ``work_deadline`` (:data:`guard.pauses.Work`) keeps a garbage collection or a thread that is not
+    running from using up the time: the budget is spent when both deadlines have passed (see
+    :mod:`guard.pauses`).
     """
 
     __slots__ = ("deadline", "max_steps", "spent", "steps", "work_deadline")
 
     def __init__(
-        self, deadline: float | None = None, max_steps: int = DEFAULT_STEPS, work_deadline: float | None = None
+        self, deadline: float | None = None, max_steps: int = DEFAULT_STEPS, work_deadline: pauses.Work | None = None
     ) -> None:
         self.deadline = deadline
         self.work_deadline = work_deadline

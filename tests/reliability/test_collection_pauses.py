@@ -1,13 +1,17 @@
-"""A garbage collection in the middle of a decision does not use up its time.
+"""A garbage collection, or a thread that is not running, in the middle of a decision does not use up its time.
 
 A full collection stops the process for 100-500 ms once it holds about a million objects (this
 suite's own process does, late in a run), and the decision budget is 200 ms: an ordinary call
 that happened to be decided then was asked as "too complex to check in time". A decision is now
 out of time only when the budget has passed on the wall clock and guard itself has done at least
-half a budget's work (:mod:`guard.pauses`).
+half a budget's work, on the wall clock less the collections and on its thread's CPU clock
+(:mod:`guard.pauses`). The same holds for a thread that stands still while the wall clock runs (a
+busy machine, a container's used-up CPU quota, another thread holding the interpreter lock): a
+clean-clone CI run's daemon took 208 ms over ``rm -rf build`` and asked about it.
 
 Time is frozen and moved by hand: a ``gc`` callback moves the frozen clock while a collection
-runs (a long pause without sleeping), and the near-miss moves it by the same amount outside one
+runs (a long pause without sleeping), a stall moves it with no CPU spent (a thread that did not
+run), and the near-miss moves it by the same amount while spending as much of the thread's CPU
 (guard's own work being slow), which must still ask. Decisions go through ``@guarded``, with a
 first layer that only says when time passes; nothing is executed but the guarded function.
 """
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import gc
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -48,18 +53,29 @@ class Collections:
             self.frozen.tick(self.seconds)
 
 
+def work_for(frozen: Any, seconds: float) -> None:
+    """``seconds`` of guard's own work: as much of this thread's CPU spent, and the frozen wall
+    clock moved by as much."""
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
+    frozen.tick(seconds)
+
+
 class Stall:
-    """A first layer: ``work`` seconds of its own, then one collection of the collections' length
-    (``pause``) or none."""
+    """A first layer: ``work`` seconds of its own, ``stalled`` seconds on the wall clock without
+    running (no CPU spent), then one collection of the collections' length (``pause``) or none."""
 
     name = "stall"
 
-    def __init__(self, collections: Collections, work: float, pause: bool) -> None:
-        self.collections, self.work, self.pause = collections, work, pause
+    def __init__(self, collections: Collections, work: float, pause: bool, stalled: float = 0.0) -> None:
+        self.collections, self.work, self.pause, self.stalled = collections, work, pause, stalled
 
     def __call__(self, call: ToolCall, ctx: Context) -> Verdict:
         if self.work:
-            self.collections.frozen.tick(self.work)
+            work_for(self.collections.frozen, self.work)
+        if self.stalled:
+            self.collections.frozen.tick(self.stalled)
         if self.pause:
             self.collections.left = 1
             gc.collect()
@@ -138,25 +154,41 @@ def test_the_same_time_spent_outside_a_collection_asks(tmp_path: Path, collectio
     assert "G420" in rule_ids(record)
 
 
+def test_a_thread_standing_still_during_a_decision_leaves_the_budget_alone(
+    tmp_path: Path, collections: Collections
+) -> None:
+    g = guard_with(tmp_path, Stall(collections, work=0.0, pause=False, stalled=PAUSE_S))
+    try:
+        outcome, record = run_tool(g, SCRIPT)
+    finally:
+        g.close()
+    assert record["elapsed_us"] >= PAUSE_S * 1e6  # the decision did take that long on the wall clock
+    assert outcome == "ran", record
+    assert "G420" not in rule_ids(record)
+
+
 @pytest.mark.parametrize(
-    ("work", "pause", "asked"),
+    ("work", "pause", "stalled", "asked"),
     [
         # worked: a 200 ms budget; out of time once the wall clock passes 200 ms and guard's own
-        # work passes 100 ms (half of it)
-        (0.15, 0.1, True),  # wall 250 ms, own 150 ms: both past
-        (0.09, 0.5, False),  # wall 590 ms, own 90 ms: a decision that did little, paused
-        (0.15, 0.0, False),  # wall 150 ms: within the budget
-        (0.21, 0.0, True),  # wall 210 ms, all of it its own
-        (0.0, 1.1, False),  # wall 1.1 s: paused, within the 1 s allowance past the deadline
-        (0.0, 1.3, True),  # wall 1.3 s: past the deadline by more than the allowance, whatever paused it
+        # work passes 100 ms (half of it) on the wall clock less collections and on the CPU clock
+        (0.15, 0.1, 0.0, True),  # wall 250 ms, own 150 ms: both past
+        (0.09, 0.5, 0.0, False),  # wall 590 ms, own 90 ms: a decision that did little, paused
+        (0.15, 0.0, 0.0, False),  # wall 150 ms: within the budget
+        (0.21, 0.0, 0.0, True),  # wall 210 ms, all of it its own
+        (0.0, 1.1, 0.0, False),  # wall 1.1 s: paused, within the 1 s allowance past the deadline
+        (0.0, 1.3, 0.0, True),  # wall 1.3 s: past the deadline by more than the allowance, whatever paused it
+        (0.09, 0.0, 0.5, False),  # wall 590 ms, own CPU 90 ms: a thread that did not run
+        (0.15, 0.0, 0.1, True),  # wall 250 ms, own CPU 150 ms: both past
+        (0.0, 0.0, 1.3, True),  # wall 1.3 s of standing still: past the allowance
     ],
 )
 def test_out_of_time_needs_the_budget_gone_and_half_of_it_worked(
-    tmp_path: Path, frozen: Any, work: float, pause: float, asked: bool
+    tmp_path: Path, frozen: Any, work: float, pause: float, stalled: float, asked: bool
 ) -> None:
     c = Collections(frozen, pause)
     gc.callbacks.append(c)
-    g = guard_with(tmp_path, Stall(c, work=work, pause=bool(pause)))
+    g = guard_with(tmp_path, Stall(c, work=work, pause=bool(pause), stalled=stalled))
     try:
         outcome, record = run_tool(g, "git status")
     finally:
@@ -225,13 +257,26 @@ class TestClock:
         start = _now()
         wall, work = pauses.deadlines(200.0, start)
         assert wall == pytest.approx(start + 0.2)
-        assert work == pytest.approx(start - pauses.total + 0.1)
+        assert work[0] == pytest.approx(start - pauses.total + 0.1)
+        assert work[1] - time.thread_time() == pytest.approx(0.1, abs=0.01)  # half the budget on this thread's CPU
         assert not pauses.late(wall, work)
-        frozen.tick(0.15)
+        work_for(frozen, 0.15)
         assert not pauses.late(wall, work)  # 150 ms in: neither passed
-        frozen.tick(0.06)
+        work_for(frozen, 0.06)
         assert pauses.late(wall, work)  # 210 ms, all work
         assert pauses.late(wall, None)
+
+    def test_a_thread_that_did_not_run_is_not_late(self, frozen: Any) -> None:
+        wall, work = pauses.deadlines(200.0)
+        frozen.tick(0.3)  # 300 ms on the wall clock, next to no CPU of this thread's
+        assert not pauses.late(wall, work)
+        assert pauses.late(wall, None)  # (the wall deadline alone has passed)
+        work_for(frozen, 0.1)  # and now 100 ms of its own
+        assert pauses.late(wall, work)
+
+    def test_sooner_moves_both_clocks(self) -> None:
+        assert pauses.sooner((10.0, 4.0), 0.02) == pytest.approx((9.98, 3.98))
+        assert pauses.sooner(None, 0.02) is None
 
     def test_past_the_allowance_a_paused_decision_is_late_too(self, frozen: Any) -> None:
         c = Collections(frozen, 1.1)
