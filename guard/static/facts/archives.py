@@ -2,8 +2,9 @@
 
 ``tar -xf x.tar`` and ``unzip x.zip -d ~`` only say where members land; whether one is
 ``.claude/settings.json`` (a host's hook settings) is in the archive. :func:`members` reads the names
-from a zip's central directory (:mod:`zipfile`) or a tar's headers, plain or gzip/bzip2/xz
-compressed (:mod:`tarfile`, streamed), with caps on the members listed and on the bytes read. Every
+from a zip's central directory (:mod:`zipfile`), a tar's headers, plain or gzip/bzip2/xz
+compressed (:mod:`tarfile`, streamed), or a cpio archive's (the portable ASCII formats, ``newc``
+and ``odc``, that ``cpio -H newc``/``-H odc`` and ``bsdcpio`` write), with caps on the members listed and on the bytes read. Every
 failure (missing, unreadable, too large, a format it does not know) is None: the caller keeps the
 answer it gives without the names, so reading the archive can only refuse more, never allow more.
 
@@ -70,6 +71,10 @@ def members(path: str) -> tuple[str, ...] | None:
 
 def _read(path: str) -> tuple[str, ...] | None:
     try:
+        with open(path, "rb") as raw:
+            if raw.read(6) in _CPIO_MAGIC:
+                raw.seek(0)
+                return _cpio(_Capped(raw))
         if zipfile.is_zipfile(path):
             with zipfile.ZipFile(path) as archive:
                 infos = archive.infolist()
@@ -86,3 +91,46 @@ def _read(path: str) -> tuple[str, ...] | None:
             return tuple(names)
     except Exception:  # (too much, unreadable, malformed, a format not known: not read, never a crash)
         return None
+
+
+_CPIO_MAGIC = (b"070701", b"070702", b"070707")  # newc, newc with checksums, odc
+_TRAILER = "TRAILER!!!"
+_S_IFMT, _S_IFDIR = 0o170000, 0o040000
+
+
+def _cpio(raw: _Capped) -> tuple[str, ...] | None:
+    """The file members of a cpio archive in the ``newc`` or ``odc`` format (the header's fields
+    are ASCII hexadecimal or octal numbers; the name follows, then the data)."""
+    names: list[str] = []
+    while True:
+        magic = raw.read(6)
+        if magic in (b"070701", b"070702"):
+            head = raw.read(104)
+            field = [int(head[i : i + 8], 16) for i in range(0, 104, 8)]
+            mode, size, namesize = field[1], field[6], field[11]
+            name = raw.read(namesize)
+            _skip(raw, -(110 + namesize) % 4)
+            padded = size + -size % 4
+        elif magic == b"070707":
+            head = raw.read(70)
+            mode, namesize, size = int(head[12:18], 8), int(head[53:59], 8), int(head[59:70], 8)
+            name = raw.read(namesize)
+            padded = size
+        else:
+            return None  # (truncated, or not cpio after all)
+        text = name.rstrip(b"\0").decode("utf-8", "surrogateescape")
+        if text == _TRAILER:
+            return tuple(names)
+        if mode & _S_IFMT != _S_IFDIR:
+            if len(names) >= MAX_MEMBERS:
+                return None
+            names.append(text)
+        _skip(raw, padded)
+
+
+def _skip(raw: _Capped, size: int) -> None:
+    while size > 0:
+        chunk = raw.read(min(size, 1 << 16))
+        if not chunk:
+            raise _TooMuch  # (the archive ends inside a member)
+        size -= len(chunk)

@@ -19,11 +19,12 @@ Reads are not recorded: reading a host's settings through a link is what reading
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from collections.abc import Iterable
 
-from guard.static.facts import archives, inodes
+from guard.static.facts import archives, inodes, renames
 from guard.static.facts import paths as P
 from guard.static.facts.paths import Resolver
 from guard.static.reading.text import DYN_OPEN
@@ -39,32 +40,56 @@ MATCHED = "matched"
 _NO_FOLLOW = frozenset({DELETE})
 # An archive unpacked into a folder (``tar -xf x.tar -C ~``): its members' names are read from the
 # archive when the call is decided (:mod:`guard.static.facts.archives`), and one that lands on a
-# protected file is written (G156). The op carries the folder (as spelled) and how names are cut.
+# protected file is written (G156). The op carries the folder (as spelled), how names are cut and
+# how they are rewritten (``tar --transform``, ``pax -s``: :mod:`guard.static.facts.renames`).
 UNPACK = "unpack"
 
 
-def unpack_op(folder: str, strip: int = 0, absolute: bool = False) -> str:
+def unpack_op(
+    folder: str, strip: int = 0, absolute: bool = False, renames: tuple[str, ...] = (), first_only: bool = False
+) -> str:
     """The op of an archive unpacked into ``folder`` (spelled), ``strip`` leading components cut from
-    each member's name and ``absolute`` names kept (``tar -P``)."""
-    return f"{UNPACK}\t{strip}\t{int(absolute)}\t{folder}"
+    each member's name, ``absolute`` names kept (``tar -P``), and the names rewritten by the sed
+    expressions ``renames`` (every one in turn, or with ``first_only`` the first that matches: pax)."""
+    rewrite = json.dumps([first_only, *renames]) if renames else ""
+    return f"{UNPACK}\t{strip}\t{int(absolute)}\t{rewrite}\t{folder}"
 
 
 def _landing(op: str, base: str, archive: str) -> list[str]:
-    """Where each member of ``archive`` lands for an :func:`unpack_op` (empty when it is not read)."""
-    _, strip, absolute, folder = op.split("\t", 3)
+    """Where each member of ``archive`` lands for an :func:`unpack_op` (empty when it is not read).
+
+    A name rewritten is looked at both ways round with the strip (which of the two a tar applies
+    first differs between versions): each can be where the member lands."""
+    _, strip, absolute, rewrite, folder = op.split("\t", 4)
     names = archives.members(archive)
     if not names:
         return []
+    renamer = None
+    if rewrite:
+        first_only, *expressions = json.loads(rewrite)
+        renamer = renames.parse(expressions, first_only)
     folder = folder if folder.startswith("/") else base.rstrip("/") + "/" + folder
+    keep, cut = absolute == "1", int(strip)
     out = []
     for name in names:
-        if name.startswith("/") and absolute == "1":
-            out.append(P.normpath(name))
-            continue
-        parts = [p for p in name.split("/") if p not in ("", ".")][int(strip) :]
-        if parts:
-            out.append(P.normpath(folder.rstrip("/") + "/" + "/".join(parts)))
+        if renamer is None:
+            ways = [_cut(name, cut, keep)]
+        else:  # renamed then cut, or cut then renamed
+            ways = [_cut(renamer.rename(name), cut, keep), _cut(renamer.rename(_cut(name, cut, keep)), 0, keep)]
+        for way in ways:
+            if way.startswith("/"):
+                out.append(P.normpath(way))
+            elif way:
+                out.append(P.normpath(folder.rstrip("/") + "/" + way))
     return out
+
+
+def _cut(name: str, strip: int, keep: bool) -> str:
+    """``name`` with its first ``strip`` components cut, as a relative name; an absolute one is kept
+    whole when ``keep`` (``tar -P``)."""
+    if keep and name.startswith("/"):
+        return name
+    return "/".join([p for p in name.split("/") if p not in ("", ".")][strip:])
 
 
 class Unresolvable(Exception):

@@ -291,7 +291,9 @@ def _tool(cmd: Cmd, scan: Scan) -> Flow | None:
     if cmd.name in _OUTPUT_OPTS:
         _outputs(cmd, scan, cmd.args)
     if cmd.name in ("jar", "ar") and (into := unpack.unpacked_into(cmd)) is not None:
-        effects.extract(scan, into)  # ``jar xf x.jar`` in ``~/.claude``: a member can be its settings.json
+        # ``jar xf x.jar`` in ``~/.claude``: a member can be its settings.json; a jar is a zip, whose
+        # members are read (an ar archive's names are bare: only the folder tells)
+        effects.unpack(scan, into, unpack.jar_file(cmd) if cmd.name == "jar" else None)
     scan.tag("execute")
     scan.hit("G181", display(scan, " ".join(cmd.argv))[:80])
     return None

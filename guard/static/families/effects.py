@@ -15,6 +15,7 @@ from guard import lazyre
 from guard.model import Risk
 from guard.static.facts import ondisk, places
 from guard.static.facts import paths as P
+from guard.static.facts import renames as renaming
 from guard.static.facts.landmines import (
     PROJECT_PROGRAM,
     autorun_commands,
@@ -332,15 +333,29 @@ def extract(scan: Scan, folder: str) -> Place:
     return write(scan, folder, EMPTY, "create") if entry is None else write(scan, entry, EMPTY, "write")
 
 
-def unpack(scan: Scan, folder: str, archive: str | None, strip: int = 0, absolute: bool = False) -> Place:
+def unpack(
+    scan: Scan,
+    folder: str,
+    archive: str | None,
+    strip: int = 0,
+    absolute: bool = False,
+    renames: tuple[str, ...] = (),
+    first_only: bool = False,
+) -> Place:
     """:func:`extract`, and the archive's members looked at when the call is decided: one that lands
     on a protected file (``.claude/settings.json`` in ``x.tar`` unpacked in the project) is written
     (G156). ``strip`` leading components are cut from each name (``tar --strip-components``);
-    ``absolute`` keeps a leading ``/`` (``tar -P``). An archive not read keeps :func:`extract`'s answer."""
+    ``absolute`` keeps a leading ``/`` (``tar -P``); ``renames`` are sed expressions that rewrite
+    each name (``tar --transform``, ``pax -s``, with ``first_only``: :mod:`guard.static.facts.renames`).
+    An archive not read keeps :func:`extract`'s answer. Expressions guard cannot read exactly leave
+    where members land unknown: asked (G126), whatever the archive holds."""
     place = extract(scan, folder)
+    if renames and renaming.parse(renames, first_only) is None:
+        scan.hit("G126", f"member names rewritten by {renames[0]!r}, which guard does not read exactly")
+        return place
     spelled_folder = ondisk.spelled(scan.resolver, folder, scan.cwd)
     if archive and archive != "-" and spelled_folder is not None:
-        scan.target(ondisk.unpack_op(spelled_folder, strip, absolute), archive)
+        scan.target(ondisk.unpack_op(spelled_folder, strip, absolute, renames, first_only), archive)
     return place
 
 

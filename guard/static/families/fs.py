@@ -448,8 +448,8 @@ def _tar(cmd: Cmd, scan: Scan) -> Flow:
         if absolute:  # members named /home/u/.bashrc land there, wherever -C points
             scan.hit("G126", "tar extracts absolute paths from the archive")
         strip = opts.value("--strip-components") or "0"
-        if strip.isdigit() and not opts.all("--transform", "--xform"):  # (names rewritten: not followed)
-            effects.unpack(scan, target, archive, int(strip), absolute)
+        if strip.isdigit():
+            effects.unpack(scan, target, archive, int(strip), absolute, tuple(opts.all("--transform", "--xform")))
         else:
             effects.extract(scan, target)
         if archive and archive != "-":
@@ -504,6 +504,8 @@ def _archive(cmd: Cmd, scan: Scan) -> Flow:
         into = _unpacked_into(cmd, opts) or "."
         if name == "unzip" and opts.operands:  # (``-j`` junks folders: a member's name is not where it lands)
             effects.unpack(scan, into, None if opts.has("-j") else opts.operands[0])
+        elif name in ("7z", "7za") and opts.operands[0] == "x" and len(opts.operands) > 1:  # (``e``: no folders)
+            effects.unpack(scan, into, opts.operands[1])  # (7z reads zip and tar too; absolute names cut)
         else:
             effects.extract(scan, into)
         return EMPTY

@@ -654,7 +654,9 @@ def _archive_module(scan: Scan, module: str, rest: list[str]) -> Flow | None:
     operands = [a for a in rest if not a.startswith("-")]
     if action in ("-e", "--extract") and operands:
         effects.read(scan, operands[0])
-        effects.extract(scan, operands[1] if len(operands) > 1 else ".")
+        # zipfile cuts absolute names and ``..``; tarfile keeps them unless a filter says otherwise
+        # (the default one from Python 3.14 on): an absolute member lands where it names
+        effects.unpack(scan, operands[1] if len(operands) > 1 else ".", operands[0], absolute=module == "tarfile")
     elif action in ("-c", "--create") and operands:
         effects.write(scan, operands[0], effects.read_flows(scan, operands[1:]))
     else:

@@ -1,9 +1,11 @@
 """Unpackers beside tar and unzip: cpio, pax, and the archive modes of jar and ar.
 
-Each one that unpacks goes through :func:`guard.static.families.effects.extract`, as ``tar -C`` and
+Each one that unpacks goes through :func:`guard.static.families.effects.unpack`, as ``tar -C`` and
 ``unzip -d`` do: into a folder that holds a host's hook settings (``cd ~/.claude && cpio -idm < x``,
 ``jar xf x.jar`` there) one member can be ``settings.json``, so that file is written (G156); elsewhere
-the folder is created. cpio and pax keep a member's absolute name by default (``/home/u/.bashrc``
+the folder is created. An archive named on the command line (``cpio -i -F x.cpio``, ``pax -r -f x.tar``,
+``jar xf x.jar``) has its members' names read when the call is decided, as tar's and unzip's are: one
+that lands on a protected file blocks (G156), with pax's ``-s`` rewrites followed. cpio and pax keep a member's absolute name by default (``/home/u/.bashrc``
 lands there, wherever they run), as ``tar -P`` does: G126 unless the option that strips it is given.
 Listings (``cpio -t``, ``pax`` without ``-r``/``-w``, ``jar tf``, ``ar t``) only read the archive.
 
@@ -41,7 +43,10 @@ def _cpio(cmd: Cmd, scan: Scan) -> Flow | None:
                 "G126", f"{cmd.name} restores absolute names from the archive (--no-absolute-filenames strips them)"
             )
         into = opts.operands[0] if passing and opts.operands else opts.value("-D", "--directory") or "."
-        effects.extract(scan, into)
+        if passing:
+            effects.extract(scan, into)
+        else:  # (an archive named by -F/-I is read for its members' names; from stdin, only the folder tells)
+            effects.unpack(scan, into, archive, absolute=not opts.has("--no-absolute-filenames"))
         if archive and not passing:
             effects.read(scan, archive)
         return EMPTY
@@ -69,7 +74,12 @@ def _pax(cmd: Cmd, scan: Scan) -> Flow:
         copying = writing and opts.operands  # ``pax -rw SOURCES DEST``: the sources' names, no archive's
         if not copying and not opts.value("-s"):
             scan.hit("G126", f"{cmd.name} restores absolute names from the archive (-s ',^/,,' strips them)")
-        effects.extract(scan, opts.operands[-1] if copying else ".")
+        if copying:
+            effects.extract(scan, opts.operands[-1])
+        else:  # absolute names kept unless an ``-s /old/new/`` rewrites them (sed's ``s`` without the
+            # ``s``; the first that matches is the last)
+            renames = tuple("s" + e for e in opts.all("-s"))
+            effects.unpack(scan, ".", archive, absolute=True, renames=renames, first_only=True)
         if archive and not writing:
             effects.read(scan, archive)
         for source in opts.operands[:-1] if copying else ():
@@ -101,6 +111,18 @@ def unpacked_into(cmd: Cmd) -> str | None:
         if key in option:
             return value if eq else (args[i + 1] if i + 1 < len(args) else ".")
     return "."
+
+
+def jar_file(cmd: Cmd) -> str | None:
+    """The archive ``jar x`` reads: ``--file=X``/``--file X``, or the word after a mode holding ``f``
+    (``jar xf x.jar``, ``jar -xvf x.jar``); None when it reads stdin."""
+    args = list(cmd.args)
+    for i, arg in enumerate(args):
+        key, eq, value = arg.partition("=")
+        if key in ("--file", "-f"):
+            return value if eq else (args[i + 1] if i + 1 < len(args) else None)
+    mode = args[0].lstrip("-") if args else ""
+    return args[1] if "f" in mode and not args[0].startswith("--") and len(args) > 1 else None
 
 
 HANDLERS: dict[str, Handler] = {"cpio": _cpio, "bsdcpio": _cpio, "pax": _pax}

@@ -1,0 +1,272 @@
+"""Archives unpacked onto a host's hook settings, round 8: the unpackers and renames round 7 left.
+
+Round 7 read the members of ``tar -x`` and ``unzip`` archives at decision time. These unpacked the
+same archives without it, and were allowed (G184) or asked (G126) whatever they held:
+
+- ``tar --transform``/``--xform`` (sed expressions that rename members: ``s,^,.claude/,`` puts a
+  bare ``settings.json`` on the project's hook settings), now followed
+  (:mod:`guard.static.facts.renames`); an expression guard does not read exactly (``\\U``, a scope
+  flag) asks (G126) instead of being assumed harmless;
+- ``python -m zipfile -e`` and ``python -m tarfile -e`` (tarfile keeps absolute names), ``7z x``,
+  ``jar x`` (a zip), ``cpio -i -F``/``-I`` (the ``newc`` and ``odc`` formats, read by guard),
+  ``pax -r -f`` with its ``-s /old/new/`` rewrites (the first that matches).
+
+A member that lands on ``.claude/settings*.json``, ``~/.claude/settings.json`` or guard's workspace
+now blocks (G156). Near-misses keep their answers: renames that move the settings file away, or
+leave a bare ``settings.json``; junking unpackers (``7z e``); ordinary members; pax's first matching
+``-s`` winning over a later one. Archives are built by the tests (tarfile, zipfile, cpio headers
+written byte by byte), never by running an archiver; every command is data, decided through
+``Guard.decide`` and ``guard hook claude-code`` with a fake HOME.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from guard.core import Guard
+from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM
+from guard.static.facts import archives, renames
+from tests.security.conftest import decide, hook_answer
+
+
+def _tar(path: Path, names: list[str]) -> None:
+    with tarfile.open(path, "w") as archive:
+        for name in names:
+            info = tarfile.TarInfo(name)
+            info.size = 2
+            archive.addfile(info, io.BytesIO(b"{}"))
+
+
+def _zip(path: Path, names: list[str]) -> None:
+    with zipfile.ZipFile(path, "w") as archive:
+        for name in names:
+            archive.writestr(name, "{}")
+
+
+def _newc(names: list[str], folders: tuple[str, ...] = ()) -> bytes:
+    """A cpio archive in the ``newc`` format (``cpio -H newc``), written from the format's layout:
+    "070701", thirteen 8-digit hex fields, the name (NUL-ended, padded so header and name fill whole
+    4-byte words), the data (padded likewise), and a ``TRAILER!!!`` entry."""
+    out = b""
+    entries = [(n, 0o040755, b"") for n in folders] + [(n, 0o100644, b"{}") for n in names]
+    for name, mode, data in [*entries, ("TRAILER!!!", 0, b"")]:
+        raw = name.encode() + b"\0"
+        fields = [1, mode, 0, 0, 1, 0, len(data), 0, 0, 0, 0, len(raw), 0]
+        record = b"070701" + b"".join(b"%08X" % f for f in fields) + raw
+        record += b"\0" * (-len(record) % 4) + data + b"\0" * (-len(data) % 4)
+        out += record
+    return out
+
+
+def _odc(names: list[str]) -> bytes:
+    """A cpio archive in the ``odc`` format (``cpio -H odc``): "070707", octal fields of 6 digits
+    (dev, ino, mode, uid, gid, nlink, rdev), 11 (mtime), 6 (name size), 11 (file size), then the name
+    and the data, unpadded."""
+    out = b""
+    for name, data in [*((n, b"{}") for n in names), ("TRAILER!!!", b"")]:
+        raw = name.encode() + b"\0"
+        mode = 0o100644 if data else 0
+        head = b"070707" + b"".join(b"%06o" % v for v in (0, 1, mode, 0, 0, 1, 0)) + b"%011o" % 0
+        out += head + b"%06o" % len(raw) + b"%011o" % len(data) + raw + data
+    return out
+
+
+def make_archives(proj: Path, home: Path) -> None:
+    """The archives the cases below unpack, in ``proj``."""
+    _tar(proj / "hooks.tar", ["src/app.py", ".claude/settings.json"])
+    _tar(proj / "flat.tar", ["settings.json", "app.py"])
+    _tar(proj / "pkg.tar", ["pkg/settings.json"])
+    _tar(proj / "abs.tar", [str(home / ".claude" / "settings.json")])
+    _tar(proj / "plain.tar", ["src/app.py", "README.md"])
+    _zip(proj / "hooks.zip", ["src/app.py", ".claude/settings.json"])
+    _zip(proj / "plain.zip", ["src/app.py"])
+    _zip(proj / "hooks.jar", ["META-INF/MANIFEST.MF", ".claude/settings.json"])
+    _zip(proj / "plain.jar", ["META-INF/MANIFEST.MF", "a/B.class"])
+    (proj / "hooks.cpio").write_bytes(_newc(["src/app.py", ".claude/settings.json"], folders=(".claude",)))
+    (proj / "hooks.odc").write_bytes(_odc(["src/app.py", ".claude/settings.local.json"]))
+    (proj / "abs.cpio").write_bytes(_newc([str(home / ".claude" / "settings.json")]))
+    (proj / "plain.cpio").write_bytes(_newc(["src/app.py"]))
+
+
+@pytest.fixture(scope="module")
+def archived(fake_home: Path) -> Path:
+    make_archives(fake_home / "proj", fake_home)
+    return fake_home / "proj"
+
+
+BLOCKED = [
+    "tar --transform 's,^,.claude/,' -xf flat.tar",
+    "tar -xf flat.tar --xform=s,^,.claude/,",
+    "tar -xf pkg.tar --transform 's/^pkg/.claude/'",
+    "tar -xf pkg.tar --transform 's/^\\(pkg\\)\\//.claude\\//'",  # (a group, escaped delimiters)
+    "tar -xf pkg.tar --transform 's/^p[[:alpha:]]\\+/.claude/'",  # (a class, GNU's \\+)
+    "tar -xf pkg.tar --transform 's/(pkg|lib)/.claude/x'",  # (extended, tar's x flag)
+    "tar -xf hooks.tar --transform 's,^src/,lib/,'",  # (the rename leaves the settings file where it was)
+    "tar -xf pkg.tar --strip-components=1 --transform 's,^,.claude/,'",
+    "tar -xf flat.tar --transform 's,^,x/,;s,^x/,.claude/,'",  # (every expression in turn)
+    "python3 -m zipfile -e hooks.zip .",
+    "python3 -m zipfile -e hooks.zip out",  # (out/.claude/settings.json: a project's settings by name)
+    "python -m tarfile -e hooks.tar",
+    "python3 -m tarfile -e abs.tar /tmp/out",  # (tarfile keeps an absolute name: ~/.claude/settings.json)
+    "7z x hooks.zip",
+    "7z x hooks.zip -o$HOME",
+    "jar xf hooks.jar",
+    "jar --extract --file=hooks.jar",
+    "cpio -idm -F hooks.cpio",
+    "cpio -i -F hooks.odc",  # (.claude/settings.local.json)
+    "cpio -i --no-absolute-filenames -I hooks.cpio",
+    "cpio -i -F abs.cpio",  # (cpio restores the absolute name by default)
+    "pax -r -f hooks.tar",
+    "pax -r -f flat.tar -s ',^,.claude/,'",
+    "pax -r -f abs.tar",
+]
+KEPT = {  # names that land elsewhere, ordinary members, or a rename not read: the answer without them
+    "tar --transform 's,^\\.claude,claude,' -xf hooks.tar": AUTO_ALLOW,  # (claude/settings.json)
+    "tar --transform 's,^,lib/,' -xf flat.tar": AUTO_ALLOW,  # (lib/settings.json)
+    "tar --transform 's,^,x/,' -xf plain.tar": AUTO_ALLOW,
+    "tar -xf flat.tar": AUTO_ALLOW,
+    "tar --transform 's/x/\\U&/' -xf plain.tar": REQUEST_CONFIRM,  # (a case conversion: G126)
+    "tar --transform 's,a,b,r' -xf plain.tar": REQUEST_CONFIRM,  # (a scope flag: G126)
+    "python3 -m zipfile -e plain.zip out": AUTO_ALLOW,
+    "python3 -m tarfile -e plain.tar out": AUTO_ALLOW,
+    "7z x plain.zip": AUTO_ALLOW,
+    "7z e hooks.zip": AUTO_ALLOW,  # (folders junked: a bare settings.json)
+    "jar xf plain.jar": AUTO_ALLOW,
+    "cpio -i --no-absolute-filenames -F plain.cpio": AUTO_ALLOW,
+    "cpio -idm -F plain.cpio": REQUEST_CONFIRM,  # (absolute names restored: G126, as before)
+    "pax -r -f plain.tar -s ',^/,,'": AUTO_ALLOW,
+    "pax -r -f flat.tar -s ',^,claude/,'": AUTO_ALLOW,
+    "pax -r -f flat.tar -s ',^,claude/,' -s ',^,.claude/,'": AUTO_ALLOW,  # (pax: the first match is the last)
+    "pax -r -f flat.tar -s 'bad'": REQUEST_CONFIRM,  # (not an expression: G126)
+}
+
+
+@pytest.mark.parametrize("command", BLOCKED)
+def test_an_unpacked_member_landing_on_a_protected_file_blocks(home_guard: Guard, archived: Path, command: str) -> None:
+    decision, rules = decide(home_guard, command, archived)
+    assert (decision, "G156" in rules) == (BLOCK, True), (command, rules)
+
+
+@pytest.mark.parametrize(("command", "answer"), KEPT.items())
+def test_names_landing_elsewhere_keep_their_answer(
+    home_guard: Guard, archived: Path, command: str, answer: str
+) -> None:
+    decision, rules = decide(home_guard, command, archived)
+    assert decision == answer and "G156" not in rules, (command, rules)
+    assert ("G126" in rules) == (answer == REQUEST_CONFIRM), (command, rules)
+
+
+@pytest.mark.parametrize(
+    ("command", "answer"),
+    [
+        ("tar --transform 's,^,.claude/,' -xf flat.tar", "deny"),
+        ("cpio -idm -F hooks.cpio", "deny"),
+        ("tar --transform 's,^,lib/,' -xf flat.tar", "allow"),
+        ("tar --transform 's/x/\\U&/' -xf plain.tar", "ask"),
+    ],
+)
+def test_the_claude_code_hook_follows_renames_and_other_unpackers(tmp_path: Path, command: str, answer: str) -> None:
+    (tmp_path / "proj").mkdir()
+    make_archives(tmp_path / "proj", tmp_path)
+    decision, reason = hook_answer(tmp_path, command)
+    assert decision == answer, (command, reason)
+    assert ("G156" in reason) == (answer == "deny"), reason
+
+
+# -- the readers, on their own ------------------------------------------------------------------
+def test_cpio_members_are_read_in_both_formats_folders_left_out(tmp_path: Path) -> None:
+    (tmp_path / "a.cpio").write_bytes(_newc(["x/y.txt", "z"], folders=("x",)))
+    (tmp_path / "b.cpio").write_bytes(_odc(["p/q", "r"]))
+    assert archives.members(str(tmp_path / "a.cpio")) == ("x/y.txt", "z")
+    assert archives.members(str(tmp_path / "b.cpio")) == ("p/q", "r")
+
+
+def test_a_cpio_archive_cut_short_is_not_read(tmp_path: Path) -> None:
+    whole = _newc(["a/b", ".claude/settings.json"])
+    (tmp_path / "cut.cpio").write_bytes(whole[: len(whole) - 130])  # (the trailer and part of a member gone)
+    assert archives.members(str(tmp_path / "cut.cpio")) is None
+
+
+@given(st.binary(max_size=400))
+@settings(max_examples=200, deadline=None)
+def test_any_bytes_after_a_cpio_magic_are_read_or_refused_never_raised(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes
+) -> None:
+    path = tmp_path_factory.mktemp("cpio") / "x.cpio"
+    path.write_bytes(b"070701" + data)
+    out = archives.members(str(path))
+    assert out is None or all(isinstance(n, str) for n in out)
+
+
+# worked by hand from sed's rules (not by running sed): expression, name, renamed
+RENAMED = [
+    ("s,^,.claude/,", "settings.json", ".claude/settings.json"),
+    ("s/a/b/", "aaa", "baa"),
+    ("s/a/b/g", "aaa", "bbb"),
+    ("s/a/b/2", "aaa", "aba"),
+    ("s/a/b/2g", "aaaa", "abbb"),
+    ("s/\\(x\\)\\(y\\)/\\2\\1/", "xy", "yx"),
+    ("s/.*/&.bak/", "f", "f.bak"),
+    ("s/\\&/and/", "a&b", "aandb"),
+    ("s/x/[&]/", "axb", "a[x]b"),
+    ("s/A/b/i", "a", "b"),
+    ("s/a*/X/", "*", "X*"),  # (an empty match at the start)
+    ("s/*a/X/", "*a", "X"),  # (a leading star is a plain character)
+    ("s/^*/X/", "*a", "Xa"),
+    ("s/a\\{2\\}/X/", "aaa", "Xa"),
+    ("s/a{2}/X/", "a{2}", "X"),  # (braces plain in a basic expression)
+    ("s/a+/X/", "a+", "X"),  # (so is +)
+    ("s/a\\+/X/", "aaa", "X"),
+    ("s/(a|b)+/X/x", "abba", "X"),
+    ("s/[[:digit:]]\\+/N/g", "a12b3", "aNbN"),
+    ("s,[^/]*/,top/,", "dir/file", "top/file"),
+    ("s/\\./_/g", "a.b.c", "a_b_c"),
+    ("s,/,,", "/etc/x", "etc/x"),
+    ("s/$/.x/", "f", "f.x"),
+    ("s/a$b/X/", "a$b", "X"),  # (a dollar not at the end is a plain character)
+    ("s,x,y,;s,y,z,", "x", "z"),
+]
+
+
+@pytest.mark.parametrize(("expression", "name", "renamed"), RENAMED)
+def test_sed_expressions_rename_as_sed_does(expression: str, name: str, renamed: str) -> None:
+    renamer = renames.parse([expression])
+    assert renamer is not None and renamer.rename(name) == renamed
+
+
+@pytest.mark.parametrize(
+    "expression", ["s/x/\\U&/", "s/x/\\L&/", "s/x/y/r", "s/x/y/H", "s/x/\\2/", "s/x", "y/a/b/", "", "s/[[=a=]]/b/"]
+)
+def test_expressions_not_read_exactly_are_refused(expression: str) -> None:
+    assert renames.parse([expression]) is None
+
+
+_LITERAL = st.text(alphabet="abcXYZ019_-", min_size=1, max_size=6)
+
+
+@given(_LITERAL, _LITERAL, st.text(alphabet="abcXYZ019_-./", max_size=20), st.booleans())
+def test_a_literal_expression_renames_as_str_replace(old: str, new: str, name: str, every: bool) -> None:
+    renamer = renames.parse([f"s/{old}/{new}/{'g' if every else ''}"])
+    assert renamer is not None
+    assert renamer.rename(name) == name.replace(old, new, -1 if every else 1)
+
+
+@given(st.text(max_size=40), st.text(max_size=40))
+def test_any_expression_is_parsed_or_refused_and_never_raises(expression: str, name: str) -> None:
+    renamer = renames.parse([expression])
+    if renamer is not None:
+        assert isinstance(renamer.rename(name), str)
+
+
+def test_a_literal_rename_matches_a_plain_python_substitution() -> None:
+    """The oracle above, once for a dotted name where a regular expression would differ: ``.`` escaped."""
+    renamer = renames.parse(["s/a\\.b/c/"])
+    assert renamer is not None and renamer.rename("a.b axb") == re.sub(r"a\.b", "c", "a.b axb", count=1)
