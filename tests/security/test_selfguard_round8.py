@@ -7,7 +7,9 @@ same archives without it, and were allowed (G184) or asked (G126) whatever they 
   bare ``settings.json`` on the project's hook settings), now followed
   (:mod:`guard.static.facts.renames`); an expression guard does not read exactly (``\\U``, a scope
   flag) asks (G126) instead of being assumed harmless;
-- ``python -m zipfile -e`` and ``python -m tarfile -e`` (tarfile keeps absolute names), ``7z x``,
+- ``python -m zipfile -e`` and ``python -m tarfile -e`` (tarfile keeps absolute names), Python code
+  that unpacks (``tarfile.open(p).extractall()``, ``with zipfile.ZipFile(p) as z: z.extractall()``,
+  ``shutil.unpack_archive(p)``), ``7z x``,
   ``jar x`` (a zip), ``cpio -i -F``/``-I`` (the ``newc`` and ``odc`` formats, read by guard),
   ``pax -r -f`` with its ``-s /old/new/`` rewrites (the first that matches).
 
@@ -127,6 +129,15 @@ BLOCKED = [
     "pax -r -f hooks.tar",
     "pax -r -f flat.tar -s ',^,.claude/,'",
     "pax -r -f abs.tar",
+    "python3 -c \"import tarfile; tarfile.open('hooks.tar').extractall()\"",
+    "python3 -c \"import tarfile; tarfile.open('abs.tar').extractall('/tmp/x')\"",  # (absolute kept)
+    "python3 -c \"import tarfile as T; T.open(name='hooks.tar').extractall()\"",
+    "python3 -c \"from zipfile import ZipFile; ZipFile('hooks.zip').extractall('out')\"",
+    "python3 -c \"import tarfile\nwith tarfile.open('hooks.tar') as t:\n    t.extractall()\"",
+    "python3 -c \"import tarfile\nt = tarfile.open('hooks.tar')\nt.extractall(path='x')\"",
+    "python3 - <<'PY'\nimport zipfile\nwith zipfile.ZipFile('hooks.zip') as z:\n    z.extractall('out')\nPY",
+    "python3 -c \"import shutil; shutil.unpack_archive('hooks.tar')\"",
+    "python3 -c \"import shutil; shutil.unpack_archive(filename='hooks.zip', extract_dir='out')\"",
 ]
 KEPT = {  # names that land elsewhere, ordinary members, or a rename not read: the answer without them
     "tar --transform 's,^\\.claude,claude,' -xf hooks.tar": AUTO_ALLOW,  # (claude/settings.json)
@@ -146,6 +157,12 @@ KEPT = {  # names that land elsewhere, ordinary members, or a rename not read: t
     "pax -r -f flat.tar -s ',^,claude/,'": AUTO_ALLOW,
     "pax -r -f flat.tar -s ',^,claude/,' -s ',^,.claude/,'": AUTO_ALLOW,  # (pax: the first match is the last)
     "pax -r -f flat.tar -s 'bad'": REQUEST_CONFIRM,  # (not an expression: G126)
+    "python3 -c \"import tarfile; tarfile.open('plain.tar').extractall()\"": AUTO_ALLOW,
+    "python3 -c \"import zipfile; zipfile.ZipFile('plain.zip').extractall('out')\"": AUTO_ALLOW,
+    "python3 -c \"import tarfile\nwith tarfile.open('plain.tar') as t:\n    t.extractall()\"": AUTO_ALLOW,
+    # (the name bound again to an ordinary archive before it is unpacked)
+    "python3 -c \"import tarfile\nt = tarfile.open('hooks.tar')\nt = tarfile.open('plain.tar')\nt.extractall()\"": AUTO_ALLOW,
+    "python3 -c \"import shutil; shutil.unpack_archive('plain.tar', 'out')\"": AUTO_ALLOW,
 }
 
 

@@ -274,8 +274,8 @@ def _effect(scan: Scan, code: str, lang: str, eff: fold.Effect) -> str:
         effects.delete(scan, value, eff.recursive, fold.describe(eff))
     elif eff.kind == "write" and isinstance(value, str):
         effects.write(scan, value, EMPTY, "write")
-    elif eff.kind == "extract" and isinstance(value, str):
-        effects.extract(scan, value)
+    elif eff.kind == "extract" and isinstance(value, str):  # (the archive's members read when it folds)
+        effects.unpack(scan, value, eff.source or None, absolute=eff.recursive)
     elif eff.kind in ("copy", "move") and isinstance(value, tuple) and len(value) == 2:
         _copied(scan, value[0], value[1], eff.kind == "move")
     elif eff.kind == "kill" and isinstance(value, tuple):

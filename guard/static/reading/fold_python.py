@@ -90,6 +90,9 @@ class _Py:
         self.env: dict[str, Value] = {}
         self.envs: dict[str, EnvMap] = {}  # names bound to an environment mapping (``e = os.environ.copy()``)
         self.alias: dict[str, str] = {}
+        self.archives: dict[
+            str, tuple[str, bool]
+        ] = {}  # names bound to an opened archive: (path, keeps absolute names)
         self.out: list[Effect] = []
 
     # names
@@ -255,6 +258,10 @@ class _Py:
                 heads.extend(v for v in value if isinstance(v, ast.AST))
         for head in heads:
             self.calls(head)
+        if isinstance(stmt, (ast.With, ast.AsyncWith)):  # ``with tarfile.open("x.tar") as t:``
+            for item in stmt.items:
+                if isinstance(item.optional_vars, ast.Name):
+                    self.bind_archive(item.optional_vars.id, item.context_expr)
         if isinstance(stmt, ast.Assign):
             value = self.val(stmt.value)
             for target in stmt.targets:
@@ -275,8 +282,31 @@ class _Py:
         for body in nested:
             self.stmts(body)
 
+    def archive_of(self, node: ast.expr) -> tuple[str | None, bool]:
+        """The archive a ``tarfile.open(p)``/``zipfile.ZipFile(p)`` call (or a name bound to one) opens,
+        and whether its absolute member names are kept (tarfile's are, zipfile cuts them); None
+        when it does not fold."""
+        if isinstance(node, ast.Name):
+            return self.archives.get(node.id, (None, False))
+        if not isinstance(node, ast.Call):
+            return None, False
+        opener = self.qual(node.func) or ""
+        if opener not in _PY_ARCHIVE_OPENERS:
+            return None, False
+        first = node.args[0] if node.args else _keyword(node, "name") or _keyword(node, "file")
+        path = self.val(first) if first is not None else None
+        return (path if isinstance(path, str) else None), opener.startswith("tarfile")
+
+    def bind_archive(self, name: str, node: ast.expr) -> None:
+        path, absolute = self.archive_of(node) if isinstance(node, ast.Call) else (None, False)
+        if path is None:
+            self.archives.pop(name, None)
+        else:
+            self.archives[name] = (path, absolute)
+
     def bind(self, target: ast.expr, value: Value, node: ast.expr) -> None:
         if isinstance(target, ast.Name):
+            self.bind_archive(target.id, node)
             self.env[target.id] = value
             env = self.env_map(node)
             if env is None:
@@ -346,7 +376,15 @@ class _Py:
         ):
             at, key = (1, "extract_dir") if name == "shutil.unpack_archive" else (0, "path")
             folder = args[at] if len(args) > at else next((k.value for k in node.keywords if k.arg == key), None)
-            self._write(self.val(folder) if folder is not None else ".", name or "extractall", "extract")
+            target = self.val(folder) if folder is not None else "."
+            if isinstance(target, str):
+                if name == "shutil.unpack_archive":  # (tarfile underneath keeps absolute names)
+                    path = self.val(args[0] if args else _keyword(node, "filename"))
+                    archive, absolute = (path if isinstance(path, str) else None), True
+                else:
+                    assert isinstance(node.func, ast.Attribute)
+                    archive, absolute = self.archive_of(node.func.value)
+                self.out.append(Effect("extract", target, name or "extractall", absolute, source=archive or ""))
         elif isinstance(node.func, ast.Attribute) and node.func.attr in _PY_PATH_WRITES:
             if node.func.attr != "open" or _opens_for_writing(self, node, 0):  # ``Path(p).open("w")``
                 self._write(self.val(node.func.value), f"Path.{node.func.attr}")
@@ -516,6 +554,13 @@ class _Py:
     def path(self, args: list[ast.expr]) -> str | None:
         value = self.val(args[0]) if args else None
         return value if isinstance(value, str) else None
+
+
+_PY_ARCHIVE_OPENERS = frozenset({"tarfile.open", "tarfile.TarFile", "tarfile.TarFile.open", "zipfile.ZipFile"})
+
+
+def _keyword(node: ast.Call, name: str) -> ast.expr | None:
+    return next((k.value for k in node.keywords if k.arg == name), None)
 
 
 def _opens_for_writing(py: _Py, node: ast.Call, at: int) -> bool:

@@ -20,7 +20,9 @@ class Effect:
     ``move`` (``value`` is ``(source, dest)``, dest ``""`` when it did not fold), ``kill`` (``value``
     is ``(signal, pid)``), ``code`` (more code in the same language), ``import`` (a module imported
     by a call, Python only) or ``environ`` (``os.environ[k] = v``, ``del os.environ[k]``: see ``env``
-    and ``unset``); ``value`` None means guard could not fold the argument."""
+    and ``unset``); ``value`` None means guard could not fold the argument. An ``extract`` whose
+    archive folds names it in ``source`` (``tarfile.open("x.tar").extractall()``), with
+    ``recursive`` standing for "absolute member names are kept" (tarfile, shutil; not zipfile)."""
 
     kind: str
     value: Value
@@ -30,6 +32,7 @@ class Effect:
     # with ``env={…}``: variables set (None: to a value not worked out) and taken away
     env: tuple[tuple[str, str | None], ...] = ()
     unset: tuple[str, ...] = ()
+    source: str = ""
 
 
 @attrs.frozen
