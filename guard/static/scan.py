@@ -50,18 +50,32 @@ class Flow(NamedTuple):  # (named tuples, like Subst: made for every command a s
     bits: int = 0
     text: str | None = None
     paths: tuple[str, ...] = ()
+    # the file on disk this is the content of (``< x.tar``, ``cat x.tar |``, ``zcat x.tgz |``), as
+    # spelled: an unpacker reading stdin reads that archive's members (a union is no one file's)
+    file: str = ""
 
     def __or__(self, other: Flow) -> Flow:
         return Flow(
             self.bits | other.bits, other.text if other.text is not None else self.text, self.paths + other.paths
         )
 
+    @property
+    def from_file(self) -> bool:
+        """Redirected from a file, with nothing known of what it holds (``bash < x.sh``): not a
+        terminal a shell or a client waits on."""
+        return bool(self.file) and not self.bits and self.text is None and not self.paths
+
 
 EMPTY = Flow()
-# stdin redirected from a plain file (``bash < x.sh``): equal to EMPTY (no taint, no known text) but
-# another object, so a shell or interpreter can tell a script it reads from a terminal it waits on.
-FROM_FILE = Flow()
 OPAQUE_FLOW = Flow(OPAQUE)
+
+
+def piped(flow: Flow) -> Flow:
+    """What the next stage of a pipe reads from ``flow``: a pipe always carries something (opaque
+    when nothing is known of it), and still the file it came from."""
+    if flow.bits or flow.text is not None or flow.paths:
+        return flow
+    return Flow(OPAQUE, file=flow.file) if flow.file else OPAQUE_FLOW
 
 
 class Cmd(NamedTuple):

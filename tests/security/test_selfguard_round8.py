@@ -11,7 +11,15 @@ same archives without it, and were allowed (G184) or asked (G126) whatever they 
   that unpacks (``tarfile.open(p).extractall()``, ``with zipfile.ZipFile(p) as z: z.extractall()``,
   ``shutil.unpack_archive(p)``), ``7z x``,
   ``jar x`` (a zip), ``cpio -i -F``/``-I`` (the ``newc`` and ``odc`` formats, read by guard),
-  ``pax -r -f`` with its ``-s /old/new/`` rewrites (the first that matches).
+  ``pax -r -f`` with its ``-s /old/new/`` rewrites (the first that matches);
+- an archive read from stdin: redirected from a file (``tar -x < x.tar``, ``cpio -idm < x.cpio``,
+  ``pax -r < x.tar``) or printed whole by ``cat``/``zcat``/``gzip -dc`` into the pipe (the file a
+  stream is the content of travels with it: ``Flow.file``).
+
+And two false answers on the way: ``tar -xOf x.tar …`` and ``7z x -so`` print members, they do not
+write them (``tar -xOf hooks.tar .claude/settings.json`` blocked as a write of the settings file);
+``gzip -dc x.gz`` read ``-d`` as unzip's folder option (``gzip -dc ~/.x.gz`` asked as a write in the
+home; ``gzip -d x.gz``, which does write ``x``, was read-only).
 
 A member that lands on ``.claude/settings*.json``, ``~/.claude/settings.json`` or guard's workspace
 now blocks (G156). Near-misses keep their answers: renames that move the settings file away, or
@@ -88,6 +96,10 @@ def make_archives(proj: Path, home: Path) -> None:
     _tar(proj / "pkg.tar", ["pkg/settings.json"])
     _tar(proj / "abs.tar", [str(home / ".claude" / "settings.json")])
     _tar(proj / "plain.tar", ["src/app.py", "README.md"])
+    with tarfile.open(proj / "hooks.tgz", "w:gz") as archive:
+        info = tarfile.TarInfo(".claude/settings.json")
+        info.size = 2
+        archive.addfile(info, io.BytesIO(b"{}"))
     _zip(proj / "hooks.zip", ["src/app.py", ".claude/settings.json"])
     _zip(proj / "plain.zip", ["src/app.py"])
     _zip(proj / "hooks.jar", ["META-INF/MANIFEST.MF", ".claude/settings.json"])
@@ -138,6 +150,15 @@ BLOCKED = [
     "python3 - <<'PY'\nimport zipfile\nwith zipfile.ZipFile('hooks.zip') as z:\n    z.extractall('out')\nPY",
     "python3 -c \"import shutil; shutil.unpack_archive('hooks.tar')\"",
     "python3 -c \"import shutil; shutil.unpack_archive(filename='hooks.zip', extract_dir='out')\"",
+    "tar -x < hooks.tar",
+    "tar -xf - < hooks.tar",
+    "tar -xzf - -C ~ < hooks.tgz",
+    "cat hooks.tar | tar -x",
+    "zcat hooks.tgz | tar -x",
+    "gzip -dc hooks.tgz | tar -xf -",
+    "cpio -idm --no-absolute-filenames < hooks.cpio",
+    "cat hooks.cpio | cpio -i --no-absolute-filenames",
+    "pax -r < hooks.tar",
 ]
 KEPT = {  # names that land elsewhere, ordinary members, or a rename not read: the answer without them
     "tar --transform 's,^\\.claude,claude,' -xf hooks.tar": AUTO_ALLOW,  # (claude/settings.json)
@@ -163,7 +184,38 @@ KEPT = {  # names that land elsewhere, ordinary members, or a rename not read: t
     # (the name bound again to an ordinary archive before it is unpacked)
     "python3 -c \"import tarfile\nt = tarfile.open('hooks.tar')\nt = tarfile.open('plain.tar')\nt.extractall()\"": AUTO_ALLOW,
     "python3 -c \"import shutil; shutil.unpack_archive('plain.tar', 'out')\"": AUTO_ALLOW,
+    "tar -x < plain.tar": AUTO_ALLOW,
+    "cat plain.tar | tar -x": AUTO_ALLOW,
+    "cat -n hooks.tar | tar -x": AUTO_ALLOW,  # (not the archive's bytes: what tar reads is unknown, as before)
+    "cat plain.tar hooks.tar | tar -x": AUTO_ALLOW,  # (two files: no one archive, as before)
+    "cpio -i --no-absolute-filenames < plain.cpio": AUTO_ALLOW,
+    "tar -xOf hooks.tar .claude/settings.json > member.json": AUTO_ALLOW,  # (printed, not written)
+    "tar -xf hooks.tar --to-stdout": AUTO_ALLOW,
+    "7z x -so hooks.zip > out.bin": AUTO_ALLOW,
 }
+
+
+@pytest.mark.parametrize(
+    ("command", "answer", "rule"),
+    [
+        ("gzip -dc data.gz > data.txt", AUTO_ALLOW, "G184"),
+        ("gzip -dc ~/notes.gz", AUTO_ALLOW, "G180"),  # (read, not a write in the home: asked before)
+        ("gzip -d data.gz", AUTO_ALLOW, "G184"),  # (writes data: a project file, not read-only)
+        ("gzip -d ~/notes.gz", REQUEST_CONFIRM, "G185"),  # (writes ~/notes)
+    ],
+)
+def test_gzip_d_is_decompress_not_a_folder(
+    home_guard: Guard, archived: Path, command: str, answer: str, rule: str
+) -> None:
+    decision, rules = decide(home_guard, command, archived)
+    assert (decision, rule in rules) == (answer, True), (command, rules)
+
+
+def test_cat_through_a_pipe_to_a_shell_still_reads_a_script_from_a_pipe(home_guard: Guard, archived: Path) -> None:
+    """The file a stream came from does not make the pipe look empty: ``cat x.sh | bash`` asks (G194),
+    ``bash < x.sh`` runs a script from a file (G181), as before."""
+    assert "G194" in decide(home_guard, "cat x.sh | bash", archived)[1]
+    assert "G181" in decide(home_guard, "bash < x.sh", archived)[1]
 
 
 @pytest.mark.parametrize("command", BLOCKED)
@@ -186,6 +238,8 @@ def test_names_landing_elsewhere_keep_their_answer(
     [
         ("tar --transform 's,^,.claude/,' -xf flat.tar", "deny"),
         ("cpio -idm -F hooks.cpio", "deny"),
+        ("cat hooks.tar | tar -x", "deny"),
+        ("tar -xOf hooks.tar .claude/settings.json > member.json", "allow"),
         ("tar --transform 's,^,lib/,' -xf flat.tar", "allow"),
         ("tar --transform 's/x/\\U&/' -xf plain.tar", "ask"),
     ],

@@ -14,7 +14,7 @@ from guard import lazyre
 from guard.static.families import effects
 from guard.static.families.base import Handler, parse_opts
 from guard.static.reading.text import wordset
-from guard.static.scan import EMPTY, FROM_FILE, Cmd, Flow, Scan, display, interactive_shell
+from guard.static.scan import EMPTY, Cmd, Flow, Scan, display, interactive_shell
 
 _STRINGS = lazyre.compile(r"'(?:[^']|'')*'|\"(?:[^\"\\]|\\.)*\"|--[^\n]*|/\*.*?\*/|\$\$.*?\$\$", re.S)
 _DROP = lazyre.compile(r"\bDROP\s+(DATABASE|SCHEMA|TABLE|COLLECTION|KEYSPACE|USER|ROLE|OWNED)\b", re.I)
@@ -100,7 +100,7 @@ _NOT_CONSOLE = wordset("-l --list -V --version --help -? -h")
 
 def _console(cmd: Cmd, flags: frozenset[str]) -> bool:
     """A database client with no statement, file or piped input: it waits for what is typed next."""
-    return cmd.stdin == EMPTY and cmd.stdin is not FROM_FILE and not flags & _NOT_CONSOLE
+    return cmd.stdin == EMPTY and not flags & _NOT_CONSOLE  # (``< x.sql``: a file, not EMPTY)
 
 
 _SQLITE_SHELL = lazyre.compile(r"(?m)^\s*\.(?:shell|system)\b[ \t]*(.*)$")

@@ -439,6 +439,11 @@ def _tar(cmd: Cmd, scan: Scan) -> Flow:
         scan.engine.script(program)
         scan.hit("G118", f"tar runs {program}")
     archive = opts.value("-f", "--file")
+    if opts.has("-x", "--extract", "--get") and opts.has("-O", "--to-stdout"):  # printed, not written
+        if archive and archive != "-":
+            effects.read(scan, archive)
+        scan.hit("G180", "tar to stdout")
+        return Flow(cmd.stdin.bits)
     if opts.has("-x", "--extract", "--get"):
         target = opts.value("-C", "--directory") or "."
         place = scan.place(target)
@@ -448,8 +453,9 @@ def _tar(cmd: Cmd, scan: Scan) -> Flow:
         if absolute:  # members named /home/u/.bashrc land there, wherever -C points
             scan.hit("G126", "tar extracts absolute paths from the archive")
         strip = opts.value("--strip-components") or "0"
-        if strip.isdigit():
-            effects.unpack(scan, target, archive, int(strip), absolute, tuple(opts.all("--transform", "--xform")))
+        if strip.isdigit():  # (from stdin, GNU tar's default: the file it was redirected from or cat printed)
+            source = archive if archive and archive != "-" else cmd.stdin.file or None
+            effects.unpack(scan, target, source, int(strip), absolute, tuple(opts.all("--transform", "--xform")))
         else:
             effects.extract(scan, target)
         if archive and archive != "-":
@@ -473,28 +479,37 @@ def _tar(cmd: Cmd, scan: Scan) -> Flow:
 
 _ARCHIVE_TAKES = wordset("-d -x -o -P --password -TT --unzip-command -O -S")
 _UNZIP_TAKES = _ARCHIVE_TAKES - {"-o"}  # (unzip's ``-o`` overwrites without asking; 7z's ``-oDIR`` is a folder)
+_COMPRESSORS = frozenset(
+    ["gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4", "brotli", "compress"]
+)  # (``gzip -dc``: -d is a flag here, not unzip's folder)
+_COMPRESS_TAKES = wordset("-S --suffix -T --threads -o --output")
 
 
 def _archive(cmd: Cmd, scan: Scan) -> Flow:
     """zip/unzip/7z/gzip family: reading sources, writing archives or extracted files."""
     name = cmd.name
-    opts = parse_opts(cmd.args, _UNZIP_TAKES if name == "unzip" else _ARCHIVE_TAKES)
+    opts = parse_opts(
+        cmd.args, _UNZIP_TAKES if name == "unzip" else _COMPRESS_TAKES if name in _COMPRESSORS else _ARCHIVE_TAKES
+    )
     if name in ("unzip",) and opts.has("-l", "-v", "-t", "-Z", "-p"):
         scan.hit("G180", name)
         return EMPTY
     for test_command in opts.all("-TT", "--unzip-command"):  # zip tests the archive with this command
         scan.engine.script(test_command)
-    if name in ("gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4", "brotli", "compress"):
+    if name in _COMPRESSORS:
         if not opts.operands or opts.has("-c", "--stdout", "-l", "--list", "-t", "--test"):
             scan.hit("G180", name)
             flow = cmd.stdin
             for f in opts.operands:
                 flow = flow | effects.read_flow(scan, f)
+            unpacks = name.startswith(("un", "gun", "bun")) or opts.has("-d", "--decompress", "--uncompress")
             if not opts.operands and flow.text is not None:  # ``echo … | gzip -c | gunzip``: the same text back
-                unpacks = name.startswith(("un", "gun", "bun")) or opts.has("-d", "--decompress", "--uncompress")
                 if unpacks == bool(flow.bits & PACKED):
                     return Flow(flow.bits ^ PACKED, flow.text)
-            return Flow(flow.bits)  # a filter keeps the taint: ``curl … | gunzip | sh`` is still a download
+            # a filter keeps the taint (``curl … | gunzip | sh`` is still a download), and ``gzip -dc
+            # x.tgz |`` the file it unpacks (a tar read from it is that archive: its members are read)
+            whole = opts.operands[0] if len(opts.operands) == 1 else cmd.stdin.file if not opts.operands else ""
+            return Flow(flow.bits, file=whole if unpacks else "")
         for f in opts.operands:
             effects.write(scan, f, EMPTY, "write")
         return EMPTY
@@ -504,6 +519,11 @@ def _archive(cmd: Cmd, scan: Scan) -> Flow:
         into = _unpacked_into(cmd, opts) or "."
         if name == "unzip" and opts.operands:  # (``-j`` junks folders: a member's name is not where it lands)
             effects.unpack(scan, into, None if opts.has("-j") else opts.operands[0])
+        elif "-so" in cmd.args:  # ``7z x -so x.zip``: printed, not written
+            for archive in opts.operands[1:2]:
+                effects.read(scan, archive)
+            scan.hit("G180", f"{name} to stdout")
+            return Flow(cmd.stdin.bits)
         elif name in ("7z", "7za") and opts.operands[0] == "x" and len(opts.operands) > 1:  # (``e``: no folders)
             effects.unpack(scan, into, opts.operands[1])  # (7z reads zip and tar too; absolute names cut)
         else:

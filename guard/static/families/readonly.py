@@ -221,7 +221,19 @@ def _reader(cmd: Cmd, scan: Scan) -> Flow:
     bits = flow.bits & ~PACKED if cmd.name in ("zcat", "gzcat") else flow.bits
     if bits & ENDLESS and cmd.name == "head" and filters.head_bounded(cmd.args):
         bits &= ~ENDLESS
-    return Flow(bits, flow.text)
+    return Flow(bits, flow.text, file=_whole_file(cmd, files))
+
+
+_WHOLE = frozenset({"cat", "zcat", "gzcat", "bzcat", "xzcat", "zstdcat"})
+
+
+def _whole_file(cmd: Cmd, files: list[str]) -> str:
+    """The one file ``cat F`` (or ``zcat F``…) prints whole, or ``cat``'s own stdin's; "" otherwise."""
+    if cmd.name not in _WHOLE or cmd.args != tuple(files):  # (options: ``cat -n`` changes the bytes)
+        return ""
+    if not files or files == ["-"]:
+        return cmd.stdin.file
+    return files[0] if len(files) == 1 and files[0] != "-" else ""
 
 
 def _filtered(cmd: Cmd) -> str | None:

@@ -14,7 +14,7 @@ from guard.static.families import effects, selfguard
 from guard.static.families.base import Handler, Opts, parse_opts
 from guard.static.families.net import _is_local
 from guard.static.reading.text import wordset
-from guard.static.scan import EMPTY, FROM_FILE, REMOTE, SECRET, Cmd, Flow, Scan, display, interactive_shell
+from guard.static.scan import EMPTY, REMOTE, SECRET, Cmd, Flow, Scan, display, interactive_shell
 
 SOCKET, SHELL = 16, 32
 
@@ -83,7 +83,7 @@ def _ssh(cmd: Cmd, scan: Scan) -> Flow:
         scan.hit("G143", display(scan, " ".join(cmd.argv)))
     if len(operands) >= 2:
         scan.engine.script(" ".join(operands[1:]))  # the remote command is still a command that runs
-    elif operands and cmd.stdin == EMPTY and cmd.stdin is not FROM_FILE and not _no_shell(opts):
+    elif operands and cmd.stdin == EMPTY and not _no_shell(opts):
         interactive_shell(scan, f"{cmd.name} {operands[0]} logs in with no command")
     scan.hit("G149", display(scan, " ".join(cmd.argv)))
     return Flow(REMOTE)

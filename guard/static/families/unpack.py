@@ -46,7 +46,8 @@ def _cpio(cmd: Cmd, scan: Scan) -> Flow | None:
         if passing:
             effects.extract(scan, into)
         else:  # (an archive named by -F/-I is read for its members' names; from stdin, only the folder tells)
-            effects.unpack(scan, into, archive, absolute=not opts.has("--no-absolute-filenames"))
+            source = archive or cmd.stdin.file or None  # (``cpio -i < x.cpio``: the file it is redirected from)
+            effects.unpack(scan, into, source, absolute=not opts.has("--no-absolute-filenames"))
         if archive and not passing:
             effects.read(scan, archive)
         return EMPTY
@@ -79,7 +80,8 @@ def _pax(cmd: Cmd, scan: Scan) -> Flow:
         else:  # absolute names kept unless an ``-s /old/new/`` rewrites them (sed's ``s`` without the
             # ``s``; the first that matches is the last)
             renames = tuple("s" + e for e in opts.all("-s"))
-            effects.unpack(scan, ".", archive, absolute=True, renames=renames, first_only=True)
+            source = archive or cmd.stdin.file or None
+            effects.unpack(scan, ".", source, absolute=True, renames=renames, first_only=True)
         if archive and not writing:
             effects.read(scan, archive)
         for source in opts.operands[:-1] if copying else ():

@@ -22,7 +22,7 @@ from guard.static.families.cmdlets import CMDLETS, SECRET_RULES, param, shown, w
 from guard.static.reading import pwsh
 from guard.static.reading.text import DYN_OPEN, strip_markers, wordset
 from guard.static.reading.unwrap import WRAPPERS
-from guard.static.scan import EMPTY, OPAQUE_FLOW, Cmd, Flow, Scan, display
+from guard.static.scan import EMPTY, OPAQUE_FLOW, Cmd, Flow, Scan, display, piped
 
 _IEX = lazyre.compile(r"(?i)\b(iex|invoke-expression|invoke-command|icm)\b|\[scriptblock\]::create|\.invoke\(")
 _WEB = lazyre.compile(
@@ -89,8 +89,7 @@ def run(scan: Scan, text: str, mode: str, stdin: Flow = EMPTY) -> bool:
     try:
         out = EMPTY
         for sep, words in split.statements:
-            piped = out if out != EMPTY else OPAQUE_FLOW
-            out = _statement(scan, words, piped if sep == "|" else stdin, mode)
+            out = _statement(scan, words, piped(out) if sep == "|" else stdin, mode)
         for target in split.redirects:
             effects.write(scan, win_path(target), out)
         for inner in split.inner:

@@ -34,7 +34,7 @@ from guard.static.reading.text import (
 )
 from guard.static.reading.unwrap import WRAPPERS, Unwrapped, unwrap
 from guard.static.reading.winsyntax import looks_windows
-from guard.static.scan import DECODED, EMPTY, OPAQUE_FLOW, REMOTE, SECRET, Cmd, Flow, Hit, Scan, display
+from guard.static.scan import DECODED, EMPTY, OPAQUE_FLOW, REMOTE, SECRET, Cmd, Flow, Hit, Scan, display, piped
 from guard.static.shell import envvars, shells
 from guard.static.shell.walker import Walker
 
@@ -161,8 +161,7 @@ class Engine:
         """Run what :mod:`guard.static.reading.lexer` split, as the walker would run the same tree."""
         out = EMPTY
         for i, (sep, words) in enumerate(segments):
-            piped = out if out != EMPTY else OPAQUE_FLOW  # a pipe always carries something
-            given = piped if sep == "|" else stdin
+            given = piped(out) if sep == "|" else stdin  # (a pipe always carries something)
             if i + 1 < len(segments) and segments[i + 1][0] == "|":  # a stage before a pipe: a subshell
                 with self.scan.child():
                     out = self.simple(words, given, {})

@@ -15,7 +15,6 @@ from guard.static.scan import (
     BUILT,
     DECODED,
     EMPTY,
-    FROM_FILE,
     OPAQUE,
     OPAQUE_FLOW,
     PACKED,
@@ -88,7 +87,7 @@ def consume(engine: Interpreter, stdin: Flow, kind: str, interactive: bool = Fal
             analyse_code(scan, stdin.text, kind)
     elif stdin.bits:  # with a /dev/tcp descriptor open, what the shell reads may come from the socket
         scan.hit("G144" if scan.netdev else "G194", f"{kind} reads a script from a pipe")
-    elif stdin is FROM_FILE:  # ``bash < x.sh``: a script from a file, as before
+    elif stdin.from_file:  # ``bash < x.sh``: a script from a file, as before
         scan.shell_stdin = True
         scan.hit("G181", f"{kind} reads a script from a file")
         return Flow(SHELL)

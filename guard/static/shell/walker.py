@@ -16,7 +16,7 @@ from guard.static.reading.text import (
     IFS,
     wordset,
 )
-from guard.static.scan import EMPTY, FROM_FILE, OPAQUE_FLOW, Flow
+from guard.static.scan import EMPTY, OPAQUE_FLOW, Flow, piped
 from guard.static.shell import expand
 from guard.static.shell.expand import MAX_NEST
 
@@ -72,7 +72,7 @@ class Walker:
         if t == "pipeline":
             flow, stages = stdin, node.named_children
             for i, stage in enumerate(stages):
-                given = flow if i == 0 or flow != EMPTY else OPAQUE_FLOW
+                given = flow if i == 0 else piped(flow)
                 # every stage but the last runs in a subshell (zsh, ksh and bash's lastpipe run the last
                 # one in the shell itself): ``unset GUARD_HOME | claude`` starts claude with it set
                 flow = self.child(stage, given) if i < len(stages) - 1 else self.stmt(stage, given)
@@ -249,7 +249,7 @@ class Walker:
             if kind == "pipe":
                 flow = out
                 for stage in part.named_children:
-                    flow = self.stmt(stage, flow if flow != EMPTY else OPAQUE_FLOW)
+                    flow = self.stmt(stage, piped(flow))
             else:
                 self.stmt(part, EMPTY)
         return out
@@ -320,8 +320,7 @@ class Walker:
                 return self.scan.flow_of(word)
             if word in _TERMINALS:  # ``sh < /dev/tty``: input from the person's terminal, not a script
                 return stdin
-            flow = effects.read_flow(self.scan, word)
-            return FROM_FILE if flow == EMPTY else flow
+            return effects.read_flow(self.scan, word)._replace(file=word)  # (``bash < x.sh``, ``tar -x < x.tar``)
         outputs.append((("append" if op in (">>", "&>>") else "write") + (":2" if fd == "2" else ""), dest))
         if fd.isdigit() and int(fd) > 2 and op in (">", ">>", ">|", "<>"):
             for word in self.words(dest):
