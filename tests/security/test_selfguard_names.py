@@ -45,7 +45,6 @@ AS_PIP = {  # a versioned pip gets pip's own rules
 }
 ALLOWED = ["pip3.11 list", "pip3.13 show guard-preflight", "pip2 freeze", "pip show guard"]
 KEEP_THEIR_RULE = {
-    "pip install guard": "G183",  # an install names nothing of guard's removed
     "pip uninstall -y guardrails": "G183",
     "pip uninstall guard-rails": "G183",
     "pip3.16 list": "G182",  # no such pip: unknown, asked as before

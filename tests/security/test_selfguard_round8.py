@@ -218,6 +218,29 @@ def test_cat_through_a_pipe_to_a_shell_still_reads_a_script_from_a_pipe(home_gua
     assert "G181" in decide(home_guard, "bash < x.sh", archived)[1]
 
 
+@pytest.mark.parametrize(
+    ("command", "answer"),
+    [
+        # another project named "guard": its files land in guard's own ``guard`` folder, or its program
+        # over guard's on the PATH, as ``pip uninstall guard`` (blocked already) takes them away
+        ("pip install guard", BLOCK),
+        ("pip3 install 'guard[extra]>=1'", BLOCK),
+        ("uv pip install guard", BLOCK),
+        ("pipx install guard", BLOCK),
+        ("uv tool install guard", BLOCK),
+        ("pip install guardrails", REQUEST_CONFIRM),  # (another name: an ordinary install)
+        ("pip install guard-preflight", REQUEST_CONFIRM),  # (guard itself, already there: a no-op)
+        ("uv add guard", REQUEST_CONFIRM),  # (a project dependency, in the project's environment)
+        ("pip show guard", AUTO_ALLOW),
+    ],
+)
+def test_installing_the_other_project_named_guard_blocks(
+    home_guard: Guard, archived: Path, command: str, answer: str
+) -> None:
+    decision, rules = decide(home_guard, command, archived)
+    assert (decision, "G418" in rules) == (answer, answer == BLOCK), (command, rules)
+
+
 @pytest.mark.parametrize("command", BLOCKED)
 def test_an_unpacked_member_landing_on_a_protected_file_blocks(home_guard: Guard, archived: Path, command: str) -> None:
     decision, rules = decide(home_guard, command, archived)

@@ -347,7 +347,9 @@ _DIST = lazyre.compile(r"^guard[-_.]preflight(?:\[[\w,.\s-]*\])?(?:\s*[=<>!~@].*
 _DIST_IN = lazyre.compile(r"guard[-_.]preflight", re.I)  # in a URL, a wheel or a path
 # guard's import name taken for its distribution's (``pip uninstall guard``): an agent under guard
 # that removes "guard" means guard (another project owns the name on PyPI; its files would be
-# guard's own ``guard`` folder), so only the person may, from their terminal
+# guard's own ``guard`` folder), so only the person may, from their terminal; installing that other
+# project (``pip install guard``) writes its files over guard's folder, or its ``guard`` program
+# over guard's on the PATH (``pipx``, ``uv tool``), just as surely
 _IMPORT_NAME = lazyre.compile(r"^guard(?:\[[\w,.\s-]*\])?(?:\s*[=<>!~@].*)?$", re.I)
 _REPLACING = wordset(
     "--force-reinstall -U --upgrade -I --ignore-installed --reinstall --reinstall-package --force --no-deps -e "
@@ -381,9 +383,9 @@ def replaces_guard(cmd: Cmd, scan: Scan) -> bool:
     """``pip uninstall guard-preflight``, ``pipx uninstall …``, ``uv tool uninstall …``, ``pip install
     --force-reinstall git+https://…/guard-preflight``: taking guard's own distribution away, or putting
     another build in its place, switches guard off (G418); so does removing ``guard``, its import name
-    spelled as a distribution (``pip uninstall -y guard``). ``pip show``/``list`` and uninstalling any
-    other package are judged as before; a plain ``pip install guard-preflight`` (a no-op once installed)
-    stays an ordinary install."""
+    spelled as a distribution (``pip uninstall -y guard``), and installing the other project of that
+    name (``pip install guard``). ``pip show``/``list`` and uninstalling any other package are judged as
+    before; a plain ``pip install guard-preflight`` (a no-op once installed) stays an ordinary install."""
     joined = " ".join(cmd.args).lower()  # (every spelling of guard names ``guard``; runtime values
     if joined.isascii() and "guard" not in joined:  # are not ASCII: they go on)
         return False
@@ -393,13 +395,17 @@ def replaces_guard(cmd: Cmd, scan: Scan) -> bool:
         name, words = "uv tool", words[1:]
     sub = next((w for w in words if not w.startswith("-")), "")
     rest = words[words.index(sub) + 1 :] if sub else []
-    removes = sub in _REMOVES.get(name, ())
-    named = [w for w in rest if not w.startswith("-") and (_names_guard(w) or (removes and _IMPORT_NAME.match(w)))]
+    removes, installs = sub in _REMOVES.get(name, ()), sub in _INSTALLS.get(name, ())
+    named = [
+        w
+        for w in rest
+        if not w.startswith("-") and (_names_guard(w) or ((removes or installs) and _IMPORT_NAME.match(w)))
+    ]
     if not named:
         return False
     if removes:
         hit = True
-    elif sub in _INSTALLS.get(name, ()):
+    elif installs:
         replaces = any(w.split("=", 1)[0] in _REPLACING for w in words)
         hit = replaces or any(not _DIST.match(w) or any(c in w for c in "=<>~@") for w in named)
     else:
