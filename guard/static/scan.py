@@ -119,9 +119,9 @@ class Interpreter(Protocol):
     def script(
         self, text: str, stdin: Flow = EMPTY, positional: tuple[str, ...] | None = None, inline: bool = False
     ) -> Flow:
-        """A nested script (``bash -c``, ``eval``, ``watch``…) with its own variables and directory; a
-        child process (what it takes out of the environment ends with it) unless ``inline``
-        (``eval``, ``source``, an alias: the same shell)."""
+        """A nested script (``bash -c``, ``eval``, ``watch``…): a child process, whose directory, variables
+        and what it takes out of the environment end with it, unless ``inline`` (``eval``, ``source``,
+        an alias: the same shell, read as if its text were written in place)."""
         ...
 
     def run(self, argv: tuple[str, ...] | list[str], stdin: Flow = EMPTY) -> Flow:

@@ -93,16 +93,20 @@ class Engine:
     def script(
         self, text: str, stdin: Flow = EMPTY, positional: tuple[str, ...] | None = None, inline: bool = False
     ) -> Flow:
-        """A nested script (``bash -c``, ``eval``, ``watch``…): its own variables and working directory.
-        A child process (``bash -c``, a program running it) takes what it unset with it; ``inline``
-        (``eval``, ``source``, an alias) is the same shell: ``eval 'unset GUARD_HOME'; claude`` still has it gone."""
+        """A nested script (``bash -c``, ``eval``, ``watch``…). A child process (``bash -c``, a program
+        running it) has its own variables and working directory and takes what it unset with it;
+        ``inline`` (``eval``, ``source``, an alias) is the same shell, as if its text were written in
+        place: ``eval 'cd ~/.claude'; rm settings.json`` deletes the host's settings, and after
+        ``eval 'export GUARD_HOME=/tmp/x'`` or ``eval 'unset GUARD_HOME'`` a ``claude`` runs without guard's."""
         scan = self.scan
         if scan.depth >= scan.max_depth:
             scan.hit("G197", text[:80])
             return OPAQUE_FLOW
         scan.depth += 1
         try:
-            with scan.child(environment=not inline):
+            if inline:
+                return self._text(self._demarker(text), stdin, positional)
+            with scan.child():
                 return self._text(self._demarker(text), stdin, positional)
         finally:
             scan.depth -= 1
