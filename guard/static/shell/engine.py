@@ -83,7 +83,8 @@ class Engine:
         for name, (walker, body) in list(self.functions.items()):
             if name not in self.called:  # defined but not called here: its body may still run later
                 self.called.add(name)
-                walker.stmt(body, EMPTY)
+                with self.scan.call():
+                    walker.stmt(body, EMPTY)
         for name, value in list(self.aliases.items()):
             if name not in self.called:  # ``alias ls='rm -rf ~'`` in a startup file runs when ls is typed
                 self.called.add(name)
@@ -380,6 +381,9 @@ class Engine:
     def env_unset(self, names: Sequence[str]) -> None:
         envvars.unset(self.scan, names)
 
+    def declare(self, keyword: str, flags: Sequence[str], entries: Sequence[tuple[str, str | None]]) -> None:
+        envvars.declared(self, keyword, flags, entries)
+
     def alias(self, argv: tuple[str, ...]) -> Flow:
         for arg in argv[1:]:
             key, eq, value = arg.partition("=")
@@ -409,18 +413,22 @@ class Engine:
         if key in self.calling or scan.depth >= scan.max_depth:
             scan.hit("G181", f"recursive call of {name}")
             return OPAQUE_FLOW
-        saved = dict(scan.vars)
-        scan.vars["@"] = scan.vars["*"] = IFS.join(argv[1:])
-        for i, value in enumerate(argv[1:10], start=1):
-            scan.vars[str(i)] = value
         self.calling.append(key)
         scan.depth += 1
         try:
-            out = walker.stmt(body, stdin)
+            # the same shell: what the body changes stays changed, but for its arguments and its locals
+            # (a body written ``f() ( … )`` is a subshell, which the walker scopes as any other)
+            with scan.call():
+                for i in range(1, 10):
+                    scan.vars.pop(str(i), None)
+                scan.vars["@"] = scan.vars["*"] = IFS.join(argv[1:])
+                scan.vars["#"] = str(len(argv) - 1)
+                for i, value in enumerate(argv[1:10], start=1):
+                    scan.vars[str(i)] = value
+                out = walker.stmt(body, stdin)
         finally:
             scan.depth -= 1
             self.calling.pop()
-            scan.vars = saved
         scan.hit("G181", f"function {name}")
         return out
 

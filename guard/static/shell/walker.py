@@ -168,16 +168,24 @@ class Walker:
 
     def declaration(self, node: Any) -> Flow:
         keyword = node.children[0].type if node.child_count else "declare"
-        flags = []
+        flags: list[str] = []
+        entries: list[tuple[str, str | None]] = []
         for ch in node.named_children:
             if ch.type == "variable_assignment":
-                self.assign(ch)
+                entries.append(self.assignment(ch))
+            elif ch.type == "variable_name":
+                entries.append((self.text(ch), None))
             else:
-                flags.append(self.text(ch))
+                for word in self.words(ch):  # ``-n``, ``+x``, a quoted ``"X=1"``
+                    if len(word) > 1 and word[0] in "-+":
+                        flags.append(word)
+                    else:
+                        key, eq, value = word.partition("=")
+                        entries.append((key, value if eq else None))
         # no names: ``declare -x``/``export -p`` print (the family judges what), as on the fast path
-        dumps = not any(not f.startswith("-") for f in flags)
-        if dumps and not any(ch.type == "variable_assignment" for ch in node.named_children):
+        if not entries and not any(f[0] == "+" for f in flags):
             return self.engine.simple([keyword, *flags], EMPTY, {})  # ``export -p``: prints the environment
+        self.engine.declare(keyword, flags, entries)
         return EMPTY
 
     # -- commands and redirections
