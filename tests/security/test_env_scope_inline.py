@@ -8,10 +8,12 @@ Code's settings, where guard's hook is), and ``eval 'export GUARD_HOME=/tmp/x'; 
 and ``typeset +x`` (the variable no longer exported: a ``claude`` started after it runs without it)
 changed nothing.
 
-After: the text ``eval``, ``source``/``.`` or an alias runs is read as if written in place; a function's
-body changes the shell it runs in, except its positional parameters and what it declares ``local``
-(``declare``/``typeset`` in a function too), which end when it returns; a body written ``f() ( … )``
-is a subshell. Taking the export attribute away reads as an unset for what the shell starts later.
+After: the text ``eval``, ``source``/``.`` or an alias runs is read as if written in place, and so is a
+builtin run through ``builtin``, ``command`` or bash's ``time`` keyword (``builtin cd ~/.claude`` moved
+nothing before); a function's body changes the shell it runs in, except its positional parameters and
+what it declares ``local`` (``declare``/``typeset`` in a function too), which end when it returns; a
+body written ``f() ( … )`` is a subshell. Taking the export attribute away reads as an unset for what
+the shell starts later.
 
 Hits and near-misses side by side; driven through ``Guard.decide`` and ``guard hook claude-code`` in a
 subprocess with a fake HOME and GUARD_HOME (every command is data, never run).
@@ -38,6 +40,10 @@ SAME_SHELL_FOLDER = [  # the folder changed where the shell itself runs: ``rm`` 
     "f() { cd ~/.claude; }; f; rm settings.json",
     "f() { eval 'cd ~/.claude'; }; f; rm settings.json",
     'f() { cd "$1"; }; f ~/.claude; rm settings.json',
+    "builtin cd ~/.claude; rm settings.json",  # a builtin run through ``builtin``/``command``: the shell's own
+    "command cd ~/.claude; rm settings.json",
+    "command eval 'cd ~/.claude'; rm settings.json",
+    "time cd ~/.claude; rm settings.json",  # bash's ``time`` keyword
 ]
 CHILD_FOLDER = [  # the same ``cd`` in a child process: ``rm`` deletes the project's ``./settings.json``
     "(eval 'cd ~/.claude'); rm settings.json",
@@ -48,6 +54,9 @@ CHILD_FOLDER = [  # the same ``cd`` in a child process: ``rm`` deletes the proje
     "eval 'cd ~/.claude' & rm settings.json",
     "echo 'cd ~/.claude' > x.sh; bash x.sh; rm settings.json",
     "eval 'cd /tmp'; rm settings.json",  # the same shell, but another folder
+    "/usr/bin/time cd ~/.claude; rm settings.json",  # a program of its own
+    "env cd ~/.claude; rm settings.json",
+    "env -C ~/.claude ls; rm settings.json",
 ]
 SAME_SHELL_SETTINGS = [  # guard's settings or a host's home changed for the ``claude`` that follows (G443)
     "eval 'export GUARD_HOME=/tmp/x'; claude -p hi",

@@ -43,6 +43,9 @@ SHELLS = wordset("sh bash zsh dash ksh mksh ash fish csh tcsh yash posh rbash pd
 _NO_ENV: Mapping[str, str] = {}
 _BIN_DIRS = ("/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/opt/homebrew/bin")
 _ELEVATE = frozenset({"sudo", "doas", "pkexec", "run0"})  # administrator rights: never auto-allowed (G430)
+# Written as a bare word, these run their command in the shell itself (``builtin cd ~/.claude`` moves it;
+# bash's ``time`` keyword too); ``/usr/bin/time`` and every other wrapper is a program of its own.
+_SAME_SHELL = frozenset({"builtin", "command", "time"})
 _FORK_BOMB = r"(^|[^\w-]){n}\s*(\|\s*{n}|&(?!&))"
 # A brace word where a command starts: ``{`` glued to what follows (a group's ``{`` needs a blank).
 # bash's ``time`` keyword before a group or subshell (``time (npm run build)``, ``time { make; }``):
@@ -342,7 +345,9 @@ class Engine:
                 envvars.starts_host(scan, u.argv, env, gone)
             out = self.script(u.script, stdin) if u.script is not None else self.run(u.argv, stdin)
         finally:
-            scan.privileged, scan.cwd = saved
+            scan.privileged = saved[0]
+            if argv[0] not in _SAME_SHELL:
+                scan.cwd = saved[1]
         if u.privileged:
             new = scan.hits[before:]
             if new and max(r.risk for r in _rules(new)) < Risk.MEDIUM:
