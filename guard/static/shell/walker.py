@@ -169,23 +169,26 @@ class Walker:
     def declaration(self, node: Any) -> Flow:
         keyword = node.children[0].type if node.child_count else "declare"
         flags: list[str] = []
-        entries: list[tuple[str, str | None]] = []
-        for ch in node.named_children:
+        named = False
+        for ch in node.named_children:  # one name at a time, as the shell: ``local X=/ Y=$X`` reads the new X
             if ch.type == "variable_assignment":
-                entries.append(self.assignment(ch))
+                entries: list[tuple[str, str | None]] = [self.assignment(ch)]
             elif ch.type == "variable_name":
-                entries.append((self.text(ch), None))
+                entries = [(self.text(ch), None)]
             else:
-                for word in self.words(ch):  # ``-n``, ``+x``, a quoted ``"X=1"``
+                entries = []
+                for word in self.words(ch):  # ``-n``, ``+x``, a quoted ``"X=1"``, ``$(…)`` (which runs)
                     if len(word) > 1 and word[0] in "-+":
                         flags.append(word)
                     else:
                         key, eq, value = word.partition("=")
                         entries.append((key, value if eq else None))
+            if entries:
+                named = True
+                self.engine.declare(keyword, flags, entries)
         # no names: ``declare -x``/``export -p`` print (the family judges what), as on the fast path
-        if not entries and not any(f[0] == "+" for f in flags):
+        if not named and not any(f[0] == "+" for f in flags):
             return self.engine.simple([keyword, *flags], EMPTY, {})  # ``export -p``: prints the environment
-        self.engine.declare(keyword, flags, entries)
         return EMPTY
 
     # -- commands and redirections
