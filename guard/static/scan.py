@@ -133,9 +133,9 @@ class Interpreter(Protocol):
     def script(
         self, text: str, stdin: Flow = EMPTY, positional: tuple[str, ...] | None = None, inline: bool = False
     ) -> Flow:
-        """A nested script (``bash -c``, ``eval``, ``watch``…) with its own variables and directory; a
-        child process (what it takes out of the environment ends with it) unless ``inline``
-        (``eval``, ``source``, an alias: the same shell)."""
+        """A nested script (``bash -c``, ``eval``, ``watch``…): a child process, whose directory, variables
+        and what it takes out of the environment end with it, unless ``inline`` (``eval``, ``source``,
+        an alias: the same shell, read as if its text were written in place)."""
         ...
 
     def run(self, argv: tuple[str, ...] | list[str], stdin: Flow = EMPTY) -> Flow:
@@ -173,6 +173,11 @@ class Interpreter(Protocol):
         """Variables taken out of the environment (``unset X``): see :mod:`guard.static.shell.envvars`."""
         ...
 
+    def declare(self, keyword: str, flags: Sequence[str], entries: Sequence[tuple[str, str | None]]) -> None:
+        """``export``/``declare``/``typeset``/``local``/``readonly`` with its options and its names (each
+        with its value or ``None``): see :func:`guard.static.shell.envvars.declared`."""
+        ...
+
     def define_function(self, walker: Any, node: Any) -> None:
         """A shell function definition (``walker`` is the walker whose source holds ``node``)."""
         ...
@@ -191,13 +196,47 @@ class Child:
 
     def __enter__(self) -> None:
         scan = self.scan
-        self.saved = scan.cwd, dict(scan.vars), set(scan.unset)
+        self.saved = scan.cwd, dict(scan.vars), set(scan.unset), scan.frames
+        if scan.frames:  # a subshell of a function: ``local`` still works there, but what it declares ends
+            scan.frames = [{}]  # with the child, not with the function (the function's frame must not keep it)
 
     def __exit__(self, *exc: object) -> None:
         scan = self.scan
-        scan.cwd, scan.vars, unset = self.saved
+        scan.cwd, scan.vars, unset, scan.frames = self.saved
         if self.environment:
             scan.unset = unset
+
+
+# A function's positional parameters are its own: ``$1`` … and ``$@`` come back when it returns.
+_POSITIONAL = ("@", "*", "#", *map(str, range(1, 10)))
+
+
+class Call:
+    """See :meth:`Scan.call`."""
+
+    __slots__ = ("frame", "scan")
+
+    def __init__(self, scan: Scan) -> None:
+        self.scan = scan
+
+    def __enter__(self) -> None:
+        scan = self.scan
+        vars_, unset = scan.vars, scan.unset
+        self.frame = {k: (vars_.get(k), k in unset) for k in _POSITIONAL}
+        scan.frames.append(self.frame)
+
+    def __exit__(self, *exc: object) -> None:
+        scan = self.scan
+        scan.frames.pop()
+        for name, (value, gone) in self.frame.items():
+            if value is None:
+                scan.vars.pop(name, None)
+            else:
+                scan.vars[name] = value
+            if gone:
+                scan.unset.add(name)
+            else:
+                scan.unset.discard(name)
 
 
 class Scan:
@@ -214,6 +253,7 @@ class Scan:
         "effects",
         "engine",
         "fds",
+        "frames",
         "functions",
         "hits",
         "installs",
@@ -255,6 +295,9 @@ class Scan:
         self.effects: list[tuple[str, str]] = []
         self.vars: dict[str, str] = {}
         self.unset: set[str] = set()  # variables taken out of the environment (``unset X``): gone for what follows
+        # one per shell function running (innermost last): each name it declared ``local`` -> (the value,
+        # whether it was unset) before, put back when the function returns
+        self.frames: list[dict[str, tuple[str | None, bool]]] = []
         self.functions: set[str] = set()
         self.substs: list[Subst] = []
         self.shown: dict[str, str] = {}  # display() memo: text -> shown
@@ -286,6 +329,21 @@ class Scan:
         ``environment=False`` keeps what it took away (a tree guard could not read whole, where what
         looks like a subshell may be none: the stricter reading)."""
         return Child(self, environment)
+
+    def call(self) -> Call:
+        """``with scan.call(): …``: a shell function's body runs in the same shell, so its working
+        directory, variables and unset names stay changed after it (``f() { export GUARD_HOME=/tmp/x; }; f``),
+        except its positional parameters and what it declared ``local`` (see :meth:`local`)."""
+        return Call(self)
+
+    def local(self, name: str) -> None:
+        """``local NAME`` (``declare``/``typeset`` in a function): ``NAME`` is the function's own from
+        here on, and what it was before comes back when the function returns (outside one: nothing to
+        keep)."""
+        if self.frames:
+            frame = self.frames[-1]
+            if name not in frame:  # (a second ``local NAME`` in the same function keeps the first)
+                frame[name] = self.vars.get(name), name in self.unset
 
     # -- findings
     def hit(self, rule_id: str, detail: str = "") -> None:

@@ -136,15 +136,14 @@ def _unset(cmd: Cmd, scan: Scan) -> Flow:
 
 
 def _declare(cmd: Cmd, scan: Scan) -> Flow:
-    flags = [a for a in cmd.args if a.startswith("-")]
-    names = [a for a in cmd.args if not a.startswith("-")]
-    for name in names:  # ``export NODE_OPTIONS=--require=…`` (the walker judges the parsed form itself)
-        key, eq, value = name.partition("=")
-        if eq and key:
-            scan.vars[key] = value
-            scan.engine.env_var(key, value)
-    if not names and (not flags or any("p" in f or "x" in f for f in flags)):
+    flags = [a for a in cmd.args if len(a) > 1 and a[0] in "-+"]  # (``+x``: the attribute taken off)
+    names = [a for a in cmd.args if not (len(a) > 1 and a[0] in "-+")]
+    if not names and (not flags or any(f[0] == "-" and ("p" in f or "x" in f) for f in flags)):
         return _dump(cmd, scan, f"{cmd.name}: the exported environment")
+    # ``export NODE_OPTIONS=--require=…``, ``export -n GUARD_HOME``, ``local X`` (the walker hands over
+    # the parsed form itself)
+    entries = [(key, value if eq else None) for key, eq, value in (n.partition("=") for n in names)]
+    scan.engine.declare(cmd.name, flags, entries)
     secret = [n for n in names if is_secret_var(n.split("=")[0])]
     if secret and any("p" in f for f in flags):
         return _dump(cmd, scan, "$" + ", $".join(secret))
@@ -262,6 +261,8 @@ HANDLERS: dict[str, Handler] = {
     "export": _declare,
     "declare": _declare,
     "typeset": _declare,
+    "local": _declare,
+    "readonly": _declare,
     "compgen": _compgen,
     "docker-credential-desktop": _docker_credential,
     "docker-credential-osxkeychain": _docker_credential,

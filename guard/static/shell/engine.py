@@ -43,6 +43,9 @@ SHELLS = wordset("sh bash zsh dash ksh mksh ash fish csh tcsh yash posh rbash pd
 _NO_ENV: Mapping[str, str] = {}
 _BIN_DIRS = ("/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/opt/homebrew/bin")
 _ELEVATE = frozenset({"sudo", "doas", "pkexec", "run0"})  # administrator rights: never auto-allowed (G430)
+# Written as a bare word, these run their command in the shell itself (``builtin cd ~/.claude`` moves it;
+# bash's ``time`` keyword too); ``/usr/bin/time`` and every other wrapper is a program of its own.
+_SAME_SHELL = frozenset({"builtin", "command", "time"})
 _FORK_BOMB = r"(^|[^\w-]){n}\s*(\|\s*{n}|&(?!&))"
 # A brace word where a command starts: ``{`` glued to what follows (a group's ``{`` needs a blank).
 # bash's ``time`` keyword before a group or subshell (``time (npm run build)``, ``time { make; }``):
@@ -83,7 +86,8 @@ class Engine:
         for name, (walker, body) in list(self.functions.items()):
             if name not in self.called:  # defined but not called here: its body may still run later
                 self.called.add(name)
-                walker.stmt(body, EMPTY)
+                with self.scan.call():
+                    walker.stmt(body, EMPTY)
         for name, value in list(self.aliases.items()):
             if name not in self.called:  # ``alias ls='rm -rf ~'`` in a startup file runs when ls is typed
                 self.called.add(name)
@@ -93,16 +97,20 @@ class Engine:
     def script(
         self, text: str, stdin: Flow = EMPTY, positional: tuple[str, ...] | None = None, inline: bool = False
     ) -> Flow:
-        """A nested script (``bash -c``, ``eval``, ``watch``…): its own variables and working directory.
-        A child process (``bash -c``, a program running it) takes what it unset with it; ``inline``
-        (``eval``, ``source``, an alias) is the same shell: ``eval 'unset GUARD_HOME'; claude`` still has it gone."""
+        """A nested script (``bash -c``, ``eval``, ``watch``…). A child process (``bash -c``, a program
+        running it) has its own variables and working directory and takes what it unset with it;
+        ``inline`` (``eval``, ``source``, an alias) is the same shell, as if its text were written in
+        place: ``eval 'cd ~/.claude'; rm settings.json`` deletes the host's settings, and after
+        ``eval 'export GUARD_HOME=/tmp/x'`` or ``eval 'unset GUARD_HOME'`` a ``claude`` runs without guard's."""
         scan = self.scan
         if scan.depth >= scan.max_depth:
             scan.hit("G197", text[:80])
             return OPAQUE_FLOW
         scan.depth += 1
         try:
-            with scan.child(environment=not inline):
+            if inline:
+                return self._text(self._demarker(text), stdin, positional)
+            with scan.child():
                 return self._text(self._demarker(text), stdin, positional)
         finally:
             scan.depth -= 1
@@ -336,7 +344,9 @@ class Engine:
                 envvars.starts_host(scan, u.argv, env, gone)
             out = self.script(u.script, stdin) if u.script is not None else self.run(u.argv, stdin)
         finally:
-            scan.privileged, scan.cwd = saved
+            scan.privileged = saved[0]
+            if argv[0] not in _SAME_SHELL:
+                scan.cwd = saved[1]
         if u.privileged:
             new = scan.hits[before:]
             if new and max(r.risk for r in _rules(new)) < Risk.MEDIUM:
@@ -375,6 +385,9 @@ class Engine:
     def env_unset(self, names: Sequence[str]) -> None:
         envvars.unset(self.scan, names)
 
+    def declare(self, keyword: str, flags: Sequence[str], entries: Sequence[tuple[str, str | None]]) -> None:
+        envvars.declared(self, keyword, flags, entries)
+
     def alias(self, argv: tuple[str, ...]) -> Flow:
         for arg in argv[1:]:
             key, eq, value = arg.partition("=")
@@ -404,18 +417,22 @@ class Engine:
         if key in self.calling or scan.depth >= scan.max_depth:
             scan.hit("G181", f"recursive call of {name}")
             return OPAQUE_FLOW
-        saved = dict(scan.vars)
-        scan.vars["@"] = scan.vars["*"] = IFS.join(argv[1:])
-        for i, value in enumerate(argv[1:10], start=1):
-            scan.vars[str(i)] = value
         self.calling.append(key)
         scan.depth += 1
         try:
-            out = walker.stmt(body, stdin)
+            # the same shell: what the body changes stays changed, but for its arguments and its locals
+            # (a body written ``f() ( … )`` is a subshell, which the walker scopes as any other)
+            with scan.call():
+                for i in range(1, 10):
+                    scan.vars.pop(str(i), None)
+                scan.vars["@"] = scan.vars["*"] = IFS.join(argv[1:])
+                scan.vars["#"] = str(len(argv) - 1)
+                for i, value in enumerate(argv[1:10], start=1):
+                    scan.vars[str(i)] = value
+                out = walker.stmt(body, stdin)
         finally:
             scan.depth -= 1
             self.calling.pop()
-            scan.vars = saved
         scan.hit("G181", f"function {name}")
         return out
 

@@ -1,7 +1,8 @@
 """What setting a variable does: environment variables that load or run code.
 
 A variable is judged wherever it is set: as a command prefix (``X=v cmd``), a bare assignment,
-``export``/``declare -x``/``typeset``/``local``, or ``env X=v cmd``. What it makes later programs do:
+``export``/``declare -x``/``typeset``/``local`` (see :func:`declared`, which also reads ``export -n``
+and a function's locals), or ``env X=v cmd``. What it makes later programs do:
 
 - a shell command (``GIT_SSH_COMMAND``, ``PAGER``, ``EDITOR``, ``PROMPT_COMMAND`` …): the value is
   judged as the script it is (an unknown program name alone is not evidence: it runs only when asked);
@@ -98,8 +99,49 @@ def unset(scan: Scan, names: Iterable[str], scoped: bool = False) -> None:
         if not scoped:
             scan.vars.pop(name, None)
             scan.unset.add(name)
-        if name.startswith("GUARD_") and _loosens(name, ""):
-            scan.hit("G444", f"unset {name}")
+        _taken(scan, name, f"unset {name}")
+
+
+def _taken(scan: Scan, name: str, shown: str) -> None:
+    if name.startswith("GUARD_") and _loosens(name, ""):
+        scan.hit("G444", shown)
+
+
+def declared(
+    engine: Interpreter, keyword: str, flags: Sequence[str], entries: Sequence[tuple[str, str | None]]
+) -> None:
+    """``export``, ``declare``, ``typeset``, ``local`` or ``readonly`` with its options and its names
+    (each with the value it is given, or ``None``).
+
+    - a value is judged as any assignment;
+    - ``export -n X``, ``declare +x X``, ``typeset +x X``: X stays a shell variable but is no longer
+      exported, so what the shell starts after it runs without X, as after ``unset X``;
+    - ``local X`` (and ``declare``/``typeset`` in a function, bash's and zsh's locals): X is the
+      function's own until it returns (:meth:`Scan.local`), and with no value it is unset for what the
+      function starts. (bash refuses ``local`` outside a function; zsh takes it: read as unset there
+      too, the stricter reading.)
+    """
+    scan = engine.scan
+    on = "".join(f[1:] for f in flags if f[:1] == "-")
+    off = "".join(f[1:] for f in flags if f[:1] == "+")
+    names_only = "p" in on or "f" in on or "F" in on  # prints them, or names functions: no variable changes
+    local = keyword == "local" or (keyword in ("declare", "typeset") and bool(scan.frames) and "g" not in on)
+    hidden = not names_only and ((keyword == "export" and "n" in on) or "x" in off)
+    for name, value in entries:
+        if not name:
+            continue
+        if local and not names_only:
+            scan.local(name)
+        if value is not None:
+            scan.vars[name] = value
+            engine.env_var(name, value)  # ``export LD_PRELOAD=…`` loads code into what runs next
+        if hidden:  # (its value stays the shell's: ``$X`` still reads it)
+            scan.unset.add(name)
+            _taken(scan, name, f"{keyword} {' '.join(flags)} {name}")
+        elif value is None and local and not names_only:
+            scan.vars.pop(name, None)
+            scan.unset.add(name)
+            _taken(scan, name, f"{keyword} {name}")
 
 
 def starts_host(scan: Scan, argv: Sequence[str], env: Mapping[str, str], gone: Iterable[str] = ()) -> None:

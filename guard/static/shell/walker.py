@@ -168,15 +168,26 @@ class Walker:
 
     def declaration(self, node: Any) -> Flow:
         keyword = node.children[0].type if node.child_count else "declare"
-        flags = []
-        for ch in node.named_children:
+        flags: list[str] = []
+        named = False
+        for ch in node.named_children:  # one name at a time, as the shell: ``local X=/ Y=$X`` reads the new X
             if ch.type == "variable_assignment":
-                self.assign(ch)
+                entries: list[tuple[str, str | None]] = [self.assignment(ch)]
+            elif ch.type == "variable_name":
+                entries = [(self.text(ch), None)]
             else:
-                flags.append(self.text(ch))
+                entries = []
+                for word in self.words(ch):  # ``-n``, ``+x``, a quoted ``"X=1"``, ``$(…)`` (which runs)
+                    if len(word) > 1 and word[0] in "-+":
+                        flags.append(word)
+                    else:
+                        key, eq, value = word.partition("=")
+                        entries.append((key, value if eq else None))
+            if entries:
+                named = True
+                self.engine.declare(keyword, flags, entries)
         # no names: ``declare -x``/``export -p`` print (the family judges what), as on the fast path
-        dumps = not any(not f.startswith("-") for f in flags)
-        if dumps and not any(ch.type == "variable_assignment" for ch in node.named_children):
+        if not named and not any(f[0] == "+" for f in flags):
             return self.engine.simple([keyword, *flags], EMPTY, {})  # ``export -p``: prints the environment
         return EMPTY
 
