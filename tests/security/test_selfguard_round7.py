@@ -26,16 +26,14 @@ GUARD_HOME (every command is data, never run).
 
 from __future__ import annotations
 
-import io
 import os
-import tarfile
-import zipfile
 from pathlib import Path
 
 import pytest
 
 from guard.core import Guard
 from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM
+from tests.security.archive_files import tar, zip_of
 from tests.security.conftest import decide, hook_answer
 
 NODE = 'node -e "{}"'
@@ -97,32 +95,20 @@ def test_the_claude_code_hook_asks_for_a_host_started_with_guards_variables_unto
 
 
 # archives made by the tests (tarfile/zipfile, never tar or unzip run) in the project ``~/proj``
-def _tar(path: Path, names: list[str], mode: str = "w") -> None:
-    with tarfile.open(path, mode) as archive:  # type: ignore[call-overload]
-        for name in names:
-            info = tarfile.TarInfo(name)
-            info.size = 2
-            archive.addfile(info, io.BytesIO(b"{}"))
-
-
-def _zip(path: Path, names: list[str]) -> None:
-    with zipfile.ZipFile(path, "w") as archive:
-        for name in names:
-            archive.writestr(name, "{}")
 
 
 def make_archives(proj: Path, home: Path) -> None:
     """The archives the cases below unpack, in ``proj``."""
     (proj / "src").mkdir(exist_ok=True)
-    _tar(proj / "hooks.tar", ["src/app.py", ".claude/settings.json"])
-    _tar(proj / "local.tgz", ["pkg/.claude/settings.local.json"], "w:gz")
-    _tar(proj / "nested.tar.bz2", ["a/b/.claude/settings.json"], "w:bz2")
-    _tar(proj / "home.tar.xz", [".claude/settings.json"], "w:xz")
-    _tar(proj / "abs.tar", [str(home / ".claude" / "settings.json")])
-    _tar(proj / "guard.tar", [".guard/config.toml"])
-    _tar(proj / "plain.tar", ["src/app.py", "claude/settings.json", ".claude/other.json", "README.md"])
-    _zip(proj / "hooks.zip", ["src/app.py", ".claude/settings.json"])
-    _zip(proj / "plain.zip", ["src/app.py", "claude/settings.json"])
+    tar(proj / "hooks.tar", ["src/app.py", ".claude/settings.json"])
+    tar(proj / "local.tgz", ["pkg/.claude/settings.local.json"], "w:gz")
+    tar(proj / "nested.tar.bz2", ["a/b/.claude/settings.json"], "w:bz2")
+    tar(proj / "home.tar.xz", [".claude/settings.json"], "w:xz")
+    tar(proj / "abs.tar", [str(home / ".claude" / "settings.json")])
+    tar(proj / "guard.tar", [".guard/config.toml"])
+    tar(proj / "plain.tar", ["src/app.py", "claude/settings.json", ".claude/other.json", "README.md"])
+    zip_of(proj / "hooks.zip", ["src/app.py", ".claude/settings.json"])
+    zip_of(proj / "plain.zip", ["src/app.py", "claude/settings.json"])
     (proj / "fake.tar").write_text("not an archive\n")
 
 
@@ -180,12 +166,12 @@ def test_the_archive_is_read_again_when_it_changes(home_guard: Guard, fake_home:
     settings file, then allows again."""
     proj = fake_home / "changing"
     proj.mkdir(exist_ok=True)
-    _tar(proj / "x.tar", ["src/app.py"])
+    tar(proj / "x.tar", ["src/app.py"])
     assert decide(home_guard, "tar -xf x.tar", proj)[0] == AUTO_ALLOW
-    _tar(proj / "x.tar", ["src/app.py", ".claude/settings.json"])
+    tar(proj / "x.tar", ["src/app.py", ".claude/settings.json"])
     os.utime(proj / "x.tar", ns=(1, 1))
     assert decide(home_guard, "tar -xf x.tar", proj)[0] == BLOCK
-    _tar(proj / "x.tar", ["src/app.py"])
+    tar(proj / "x.tar", ["src/app.py"])
     assert decide(home_guard, "tar -xf x.tar", proj)[0] == AUTO_ALLOW
 
 

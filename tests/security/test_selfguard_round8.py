@@ -31,10 +31,7 @@ written byte by byte), never by running an archiver; every command is data, deci
 
 from __future__ import annotations
 
-import io
 import re
-import tarfile
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -44,21 +41,8 @@ from hypothesis import strategies as st
 from guard.core import Guard
 from guard.model import AUTO_ALLOW, BLOCK, REQUEST_CONFIRM
 from guard.static.facts import archives, renames
+from tests.security.archive_files import tar, zip_of
 from tests.security.conftest import decide, hook_answer
-
-
-def _tar(path: Path, names: list[str]) -> None:
-    with tarfile.open(path, "w") as archive:
-        for name in names:
-            info = tarfile.TarInfo(name)
-            info.size = 2
-            archive.addfile(info, io.BytesIO(b"{}"))
-
-
-def _zip(path: Path, names: list[str]) -> None:
-    with zipfile.ZipFile(path, "w") as archive:
-        for name in names:
-            archive.writestr(name, "{}")
 
 
 def _newc(names: list[str], folders: tuple[str, ...] = ()) -> bytes:
@@ -91,19 +75,16 @@ def _odc(names: list[str]) -> bytes:
 
 def make_archives(proj: Path, home: Path) -> None:
     """The archives the cases below unpack, in ``proj``."""
-    _tar(proj / "hooks.tar", ["src/app.py", ".claude/settings.json"])
-    _tar(proj / "flat.tar", ["settings.json", "app.py"])
-    _tar(proj / "pkg.tar", ["pkg/settings.json"])
-    _tar(proj / "abs.tar", [str(home / ".claude" / "settings.json")])
-    _tar(proj / "plain.tar", ["src/app.py", "README.md"])
-    with tarfile.open(proj / "hooks.tgz", "w:gz") as archive:
-        info = tarfile.TarInfo(".claude/settings.json")
-        info.size = 2
-        archive.addfile(info, io.BytesIO(b"{}"))
-    _zip(proj / "hooks.zip", ["src/app.py", ".claude/settings.json"])
-    _zip(proj / "plain.zip", ["src/app.py"])
-    _zip(proj / "hooks.jar", ["META-INF/MANIFEST.MF", ".claude/settings.json"])
-    _zip(proj / "plain.jar", ["META-INF/MANIFEST.MF", "a/B.class"])
+    tar(proj / "hooks.tar", ["src/app.py", ".claude/settings.json"])
+    tar(proj / "flat.tar", ["settings.json", "app.py"])
+    tar(proj / "pkg.tar", ["pkg/settings.json"])
+    tar(proj / "abs.tar", [str(home / ".claude" / "settings.json")])
+    tar(proj / "plain.tar", ["src/app.py", "README.md"])
+    tar(proj / "hooks.tgz", [".claude/settings.json"], "w:gz")
+    zip_of(proj / "hooks.zip", ["src/app.py", ".claude/settings.json"])
+    zip_of(proj / "plain.zip", ["src/app.py"])
+    zip_of(proj / "hooks.jar", ["META-INF/MANIFEST.MF", ".claude/settings.json"])
+    zip_of(proj / "plain.jar", ["META-INF/MANIFEST.MF", "a/B.class"])
     (proj / "hooks.cpio").write_bytes(_newc(["src/app.py", ".claude/settings.json"], folders=(".claude",)))
     (proj / "hooks.odc").write_bytes(_odc(["src/app.py", ".claude/settings.local.json"]))
     (proj / "abs.cpio").write_bytes(_newc([str(home / ".claude" / "settings.json")]))

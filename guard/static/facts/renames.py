@@ -91,10 +91,8 @@ def _one(text: str) -> tuple[Callable[[str], tuple[str, bool]], str]:
     if not set(flags) <= _FLAGS:
         raise Unread(flags)
     count = int("".join(c for c in flags if c.isdigit()) or "0")
-    pattern = re.compile(
-        _ere(regex, delim) if "x" in flags else _bre(regex, delim), re.IGNORECASE if "i" in flags else 0
-    )
-    template = _replacement(replacement, delim, pattern.groups)
+    pattern = re.compile(_ere(regex) if "x" in flags else _bre(regex), re.IGNORECASE if "i" in flags else 0)
+    template = _replacement(replacement, pattern.groups)
     every = "g" in flags
 
     def step(name: str) -> tuple[str, bool]:
@@ -162,7 +160,7 @@ def _bracket(regex: str, i: int) -> tuple[str, int]:
     raise Unread(regex)
 
 
-def _bre(regex: str, delim: str) -> str:
+def _bre(regex: str) -> str:
     """A POSIX basic regular expression (with GNU's extensions) in Python's syntax."""
     out: list[str] = []
     i, start = 0, True  # ``start``: where ``*`` is a plain character and ``^`` an anchor
@@ -175,22 +173,7 @@ def _bre(regex: str, delim: str) -> str:
                 out.append(n)
                 start = True
                 continue
-            if n in ")+?{}":
-                out.append(n)
-            elif n.isdigit() and n != "0":
-                out.append("\\" + n)
-            elif n in "<>":
-                out.append("\\b")
-            elif n in "wWsSb" or n == "B":
-                out.append("\\" + n)
-            elif n == "n":
-                out.append("\\n")
-            elif n == "t":
-                out.append("\\t")
-            elif n.isalnum():
-                raise Unread(regex)
-            else:
-                out.append(re.escape(n))
+            out.append(n if n in ")+?{}" else _escaped(n, regex))
             start = False
             continue
         if c == "[":
@@ -218,7 +201,7 @@ def _bre(regex: str, delim: str) -> str:
     return "".join(out)
 
 
-def _ere(regex: str, delim: str) -> str:
+def _ere(regex: str) -> str:
     """A POSIX extended regular expression in Python's syntax (brackets and escapes translated)."""
     out: list[str] = []
     i = 0
@@ -227,14 +210,7 @@ def _ere(regex: str, delim: str) -> str:
         if c == "\\" and i + 1 < len(regex):
             n = regex[i + 1]
             i += 2
-            if n in "<>":
-                out.append("\\b")
-            elif (n.isdigit() and n != "0") or n in "wWsSbB":
-                out.append("\\" + n)
-            elif n.isalnum():
-                raise Unread(regex)
-            else:
-                out.append(re.escape(n))
+            out.append(_escaped(n, regex))
             continue
         if c == "[":
             part, i = _bracket(regex, i)
@@ -245,7 +221,21 @@ def _ere(regex: str, delim: str) -> str:
     return "".join(out)
 
 
-def _replacement(text: str, delim: str, groups: int) -> Callable[[re.Match[str]], str]:
+def _escaped(n: str, regex: str) -> str:
+    """``\\n`` in either syntax: GNU's word boundaries (``\\< \\>``) and classes, a back-reference, a
+    tab or newline, or the character itself; any other letter is an escape not read here."""
+    if n in "<>":
+        return "\\b"
+    if (n.isdigit() and n != "0") or n in "wWsSbB":
+        return "\\" + n
+    if n in "nt":
+        return "\\" + n
+    if n.isalnum():
+        raise Unread(regex)
+    return re.escape(n)
+
+
+def _replacement(text: str, groups: int) -> Callable[[re.Match[str]], str]:
     """sed's replacement: ``&`` the match, ``\\1``-``\\9`` its groups, ``\\&`` and ``\\\\`` themselves."""
     parts: list[str | int] = []
     i = 0
