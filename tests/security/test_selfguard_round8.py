@@ -12,6 +12,8 @@ same archives without it, and were allowed (G184) or asked (G126) whatever they 
   ``shutil.unpack_archive(p)``), ``7z x``,
   ``jar x`` (a zip), ``cpio -i -F``/``-I`` (the ``newc`` and ``odc`` formats, read by guard),
   ``pax -r -f`` with its ``-s /old/new/`` rewrites (the first that matches);
+- only the members a ``tar -x`` names are looked at (``tar -xf x.tar src/``: blocked before whatever
+  else the archive held), as literal names or prefixes (GNU tar) or shell patterns (bsdtar);
 - an archive read from stdin: redirected from a file (``tar -x < x.tar``, ``cpio -idm < x.cpio``,
   ``pax -r < x.tar``) or printed whole by ``cat``/``zcat``/``gzip -dc`` into the pipe (the file a
   stream is the content of travels with it: ``Flow.file``).
@@ -140,6 +142,10 @@ BLOCKED = [
     "cpio -idm --no-absolute-filenames < hooks.cpio",
     "cat hooks.cpio | cpio -i --no-absolute-filenames",
     "pax -r < hooks.tar",
+    "tar -xf hooks.tar .claude",  # (the members named: the folder holding the settings file)
+    "tar -xf hooks.tar '*.json'",  # (a pattern, as bsdtar reads it)
+    "tar -xf hooks.tar src .claude/settings.json",
+    "tar -xf hooks.tar -T list.txt",  # (the names in a file: all of them, for all guard knows)
 ]
 KEPT = {  # names that land elsewhere, ordinary members, or a rename not read: the answer without them
     "tar --transform 's,^\\.claude,claude,' -xf hooks.tar": AUTO_ALLOW,  # (claude/settings.json)
@@ -173,6 +179,10 @@ KEPT = {  # names that land elsewhere, ordinary members, or a rename not read: t
     "tar -xOf hooks.tar .claude/settings.json > member.json": AUTO_ALLOW,  # (printed, not written)
     "tar -xf hooks.tar --to-stdout": AUTO_ALLOW,
     "7z x -so hooks.zip > out.bin": AUTO_ALLOW,
+    "tar -xf hooks.tar src": AUTO_ALLOW,  # (only src/ is unpacked: it holds no settings file)
+    "tar -xf hooks.tar ./src/app.py": AUTO_ALLOW,
+    "tar -xf hooks.tar 'src/*'": AUTO_ALLOW,
+    "tar -xf hooks.tar s": AUTO_ALLOW,  # (a name, not a prefix of src/)
 }
 
 

@@ -19,6 +19,7 @@ Reads are not recorded: reading a host's settings through a link is what reading
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import stat
@@ -46,13 +47,19 @@ UNPACK = "unpack"
 
 
 def unpack_op(
-    folder: str, strip: int = 0, absolute: bool = False, renames: tuple[str, ...] = (), first_only: bool = False
+    folder: str,
+    strip: int = 0,
+    absolute: bool = False,
+    renames: tuple[str, ...] = (),
+    first_only: bool = False,
+    members: tuple[str, ...] = (),
 ) -> str:
     """The op of an archive unpacked into ``folder`` (spelled), ``strip`` leading components cut from
-    each member's name, ``absolute`` names kept (``tar -P``), and the names rewritten by the sed
-    expressions ``renames`` (every one in turn, or with ``first_only`` the first that matches: pax)."""
-    rewrite = json.dumps([first_only, *renames]) if renames else ""
-    return f"{UNPACK}\t{strip}\t{int(absolute)}\t{rewrite}\t{folder}"
+    each member's name, ``absolute`` names kept (``tar -P``), the names rewritten by the sed
+    expressions ``renames`` (every one in turn, or with ``first_only`` the first that matches: pax),
+    and only the ``members`` named unpacked (``tar -xf x.tar src/``; none: all of them)."""
+    extra = json.dumps({"renames": renames, "first_only": first_only, "members": members}) if renames or members else ""
+    return f"{UNPACK}\t{strip}\t{int(absolute)}\t{extra}\t{folder}"
 
 
 def _landing(op: str, base: str, archive: str) -> list[str]:
@@ -60,14 +67,17 @@ def _landing(op: str, base: str, archive: str) -> list[str]:
 
     A name rewritten is looked at both ways round with the strip (which of the two a tar applies
     first differs between versions): each can be where the member lands."""
-    _, strip, absolute, rewrite, folder = op.split("\t", 4)
+    _, strip, absolute, extra, folder = op.split("\t", 4)
     names = archives.members(archive)
     if not names:
         return []
     renamer = None
-    if rewrite:
-        first_only, *expressions = json.loads(rewrite)
-        renamer = renames.parse(expressions, first_only)
+    if extra:
+        how = json.loads(extra)
+        if how["renames"]:
+            renamer = renames.parse(how["renames"], how["first_only"])
+        if how["members"]:
+            names = tuple(n for n in names if _selected(n, how["members"]))
     folder = folder if folder.startswith("/") else base.rstrip("/") + "/" + folder
     keep, cut = absolute == "1", int(strip)
     out = []
@@ -82,6 +92,19 @@ def _landing(op: str, base: str, archive: str) -> list[str]:
             elif way:
                 out.append(P.normpath(folder.rstrip("/") + "/" + way))
     return out
+
+
+def _selected(name: str, members: list[str]) -> bool:
+    """Is ``name`` among the ``members`` a call names: one of them, or under one (GNU tar's literal
+    names), or matched by one as a shell pattern (bsdtar's): either reading, the stricter one."""
+    bare = name.lstrip("/").removeprefix("./")
+    for member in members:
+        want = member.lstrip("/").removeprefix("./").rstrip("/")
+        if bare == want or bare.startswith(want + "/") or fnmatch.fnmatchcase(bare, want):
+            return True
+        if fnmatch.fnmatchcase(bare, want + "/*"):
+            return True
+    return False
 
 
 def _cut(name: str, strip: int, keep: bool) -> str:

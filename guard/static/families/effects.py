@@ -341,12 +341,14 @@ def unpack(
     absolute: bool = False,
     renames: tuple[str, ...] = (),
     first_only: bool = False,
+    members: tuple[str, ...] = (),
 ) -> Place:
     """:func:`extract`, and the archive's members looked at when the call is decided: one that lands
     on a protected file (``.claude/settings.json`` in ``x.tar`` unpacked in the project) is written
     (G156). ``strip`` leading components are cut from each name (``tar --strip-components``);
     ``absolute`` keeps a leading ``/`` (``tar -P``); ``renames`` are sed expressions that rewrite
-    each name (``tar --transform``, ``pax -s``, with ``first_only``: :mod:`guard.static.facts.renames`).
+    each name (``tar --transform``, ``pax -s``, with ``first_only``: :mod:`guard.static.facts.renames`);
+    ``members`` names the only members unpacked (``tar -xf x.tar src/``).
     An archive not read keeps :func:`extract`'s answer. Expressions guard cannot read exactly leave
     where members land unknown: asked (G126), whatever the archive holds."""
     place = extract(scan, folder)
@@ -355,7 +357,7 @@ def unpack(
         return place
     spelled_folder = ondisk.spelled(scan.resolver, folder, scan.cwd)
     if archive and archive != "-" and spelled_folder is not None:
-        scan.target(ondisk.unpack_op(spelled_folder, strip, absolute, renames, first_only), archive)
+        scan.target(ondisk.unpack_op(spelled_folder, strip, absolute, renames, first_only, members), archive)
     return place
 
 

@@ -455,7 +455,10 @@ def _tar(cmd: Cmd, scan: Scan) -> Flow:
         strip = opts.value("--strip-components") or "0"
         if strip.isdigit():  # (from stdin, GNU tar's default: the file it was redirected from or cat printed)
             source = archive if archive and archive != "-" else cmd.stdin.file or None
-            effects.unpack(scan, target, source, int(strip), absolute, tuple(opts.all("--transform", "--xform")))
+            renames = tuple(opts.all("--transform", "--xform"))
+            # the members named (``tar -xf x.tar src/``), unless a list comes from a file (-T: all of them)
+            members = () if opts.value("-T", "--files-from") else tuple(opts.operands)
+            effects.unpack(scan, target, source, int(strip), absolute, renames, members=members)
         else:
             effects.extract(scan, target)
         if archive and archive != "-":
