@@ -33,7 +33,9 @@ written byte by byte), never by running an archiver; every command is data, deci
 
 from __future__ import annotations
 
+import io
 import re
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -278,6 +280,29 @@ def test_a_cpio_archive_cut_short_is_not_read(tmp_path: Path) -> None:
     whole = _newc(["a/b", ".claude/settings.json"])
     (tmp_path / "cut.cpio").write_bytes(whole[: len(whole) - 130])  # (the trailer and part of a member gone)
     assert archives.members(str(tmp_path / "cut.cpio")) is None
+
+
+def test_an_archive_that_unpacks_past_the_cap_is_not_read(tmp_path: Path) -> None:
+    """A small compressed tar can hold gigabytes: what is read is capped after decompression
+    (``archives.MAX_BYTES``), so such a one is not read (the folder's answer stands), and a zip whose
+    end record declares more entries than ``MAX_MEMBERS`` is not parsed at all."""
+    zeros = b"\0" * (archives.MAX_BYTES + (1 << 20))
+    with tarfile.open(tmp_path / "bomb.tgz", "w:gz") as archive:
+        info = tarfile.TarInfo("pad.bin")
+        info.size = len(zeros)
+        archive.addfile(info, io.BytesIO(zeros))
+    assert (tmp_path / "bomb.tgz").stat().st_size < 1 << 20  # (it is small on disk)
+    assert archives.members(str(tmp_path / "bomb.tgz")) is None
+    zip_of(tmp_path / "many.zip", [f"f{i}" for i in range(archives.MAX_MEMBERS + 1)])
+    assert archives.members(str(tmp_path / "many.zip")) is None
+    zip_of(tmp_path / "enough.zip", [f"f{i}" for i in range(50)])
+    assert archives.members(str(tmp_path / "enough.zip")) == tuple(f"f{i}" for i in range(50))
+
+
+@pytest.mark.parametrize("mode", ["w:gz", "w:bz2", "w:xz"])
+def test_compressed_tars_are_read_by_guards_own_decompression(tmp_path: Path, mode: str) -> None:
+    tar(tmp_path / "x.tar", ["a/b.txt", ".claude/settings.json"], mode)
+    assert archives.members(str(tmp_path / "x.tar")) == ("a/b.txt", ".claude/settings.json")
 
 
 @given(st.binary(max_size=400))

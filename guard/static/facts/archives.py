@@ -14,15 +14,24 @@ is read again.
 
 from __future__ import annotations
 
+import bz2
+import contextlib
+import gzip
+import lzma
 import os
 import tarfile
 import threading
+import time
 import zipfile
 from collections import OrderedDict
-from typing import BinaryIO
+from collections.abc import Callable
+from typing import Any, BinaryIO
 
 MAX_MEMBERS = 5000
-MAX_BYTES = 64 << 20  # of the archive file read through (a tar is read to its end to list it)
+# of an archive's bytes read through, once decompressed (a tar is read to its end to list it): a
+# small .tar.xz can hold gigabytes, and tarfile's own decompression of one took 15 s for 60 MiB
+MAX_BYTES = 64 << 20
+MAX_SECONDS = 0.5  # reading one archive past this (bzip2 runs at 10-20 MiB/s): not read
 _CACHE_SIZE = 128
 _cache: OrderedDict[tuple[str, int, int], tuple[str, ...] | None] = OrderedDict()
 _lock = threading.Lock()
@@ -33,13 +42,15 @@ class _TooMuch(Exception):
 
 
 class _Capped:
-    """A file read through no further than ``MAX_BYTES`` (all :mod:`tarfile`'s stream mode calls)."""
+    """A file read through no further than ``MAX_BYTES`` and for no longer than ``MAX_SECONDS`` (all
+    :mod:`tarfile`'s stream mode calls)."""
 
-    def __init__(self, raw: BinaryIO) -> None:
+    def __init__(self, raw: BinaryIO | gzip.GzipFile | bz2.BZ2File | lzma.LZMAFile) -> None:
         self.raw, self.left = raw, MAX_BYTES
+        self.until = time.monotonic() + MAX_SECONDS
 
     def read(self, size: int = -1) -> bytes:
-        if self.left <= 0:
+        if self.left <= 0 or time.monotonic() > self.until:
             raise _TooMuch
         data = self.raw.read(self.left if size < 0 else min(size, self.left))
         self.left -= len(data)
@@ -72,25 +83,60 @@ def members(path: str) -> tuple[str, ...] | None:
 def _read(path: str) -> tuple[str, ...] | None:
     try:
         with open(path, "rb") as raw:
-            if raw.read(6) in _CPIO_MAGIC:
-                raw.seek(0)
+            head = raw.read(6)
+            raw.seek(0)
+            if head in _CPIO_MAGIC:
                 return _cpio(_Capped(raw))
-        if zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as archive:
-                infos = archive.infolist()
-                if len(infos) > MAX_MEMBERS:
+            entries = _zip_entries(raw)
+            if entries is not None:
+                if entries > MAX_MEMBERS:  # (before zipfile reads a directory of a million entries)
                     return None
-                return tuple(i.filename for i in infos if not i.is_dir())
-        with open(path, "rb") as raw, tarfile.open(fileobj=_Capped(raw), mode="r|*") as archive:  # type: ignore[call-overload]
-            names: list[str] = []
-            for member in archive:
-                if len(names) >= MAX_MEMBERS:
-                    return None
-                if not member.isdir():
-                    names.append(member.name)
-            return tuple(names)
+                with zipfile.ZipFile(raw) as zipped:
+                    infos = zipped.infolist()
+                    if len(infos) > MAX_MEMBERS:
+                        return None
+                    return tuple(i.filename for i in infos if not i.is_dir())
+            raw.seek(0)
+            opener = next((o for magic, o in _COMPRESSED if head.startswith(magic)), None)
+            with opener(raw) if opener else contextlib.nullcontext(raw) as stream:
+                return _tar(_Capped(stream))
     except Exception:  # (too much, unreadable, malformed, a format not known: not read, never a crash)
         return None
+
+
+# a tar compressed by one of these is decompressed here, into the caps (tarfile's own stream
+# decompression joins its buffer again at every block: quadratic on what compresses well); each is
+# opened as a context manager by ``_read``
+_COMPRESSED: tuple[tuple[bytes, Callable[[BinaryIO], Any]], ...] = (
+    (b"\x1f\x8b", lambda raw: gzip.GzipFile(fileobj=raw, mode="rb")),
+    (b"BZh", lambda raw: bz2.BZ2File(raw)),
+    (b"\xfd7zXZ\x00", lambda raw: lzma.LZMAFile(raw)),  # noqa: SIM115
+)
+
+
+def _tar(stream: _Capped) -> tuple[str, ...] | None:
+    names: list[str] = []
+    with tarfile.open(fileobj=stream, mode="r|") as archive:  # type: ignore[call-overload]
+        for member in archive:
+            if len(names) >= MAX_MEMBERS:
+                return None
+            if not member.isdir():
+                names.append(member.name)
+    return tuple(names)
+
+
+def _zip_entries(raw: BinaryIO) -> int | None:
+    """How many entries a zip's end record says it holds (0xFFFF: a zip64 that may hold more), or
+    None when the file has no end record (not a zip)."""
+    size = raw.seek(0, os.SEEK_END)
+    tail = min(size, 22 + 0xFFFF)  # (the record, and a comment of at most 64 KiB after it)
+    raw.seek(size - tail)
+    data = raw.read(tail)
+    at = data.rfind(b"PK\x05\x06")
+    if at < 0 or at + 22 > len(data):
+        return None
+    count = int.from_bytes(data[at + 10 : at + 12], "little")
+    return MAX_MEMBERS + 1 if count == 0xFFFF else count
 
 
 _CPIO_MAGIC = (b"070701", b"070702", b"070707")  # newc, newc with checksums, odc
