@@ -299,6 +299,14 @@ def test_an_archive_that_unpacks_past_the_cap_is_not_read(tmp_path: Path) -> Non
     assert archives.members(str(tmp_path / "enough.zip")) == tuple(f"f{i}" for i in range(50))
 
 
+def test_archives_not_read_in_the_decisions_time_are_read_again_later(tmp_path: Path) -> None:
+    """The archives one decision reads share one deadline; one it had no time for is not read (the
+    folder's answer stands for that call) and not remembered as unreadable."""
+    tar(tmp_path / "late.tar", [".claude/settings.json"])
+    assert archives.members(str(tmp_path / "late.tar"), until=0.0) is None  # (a deadline long gone)
+    assert archives.members(str(tmp_path / "late.tar")) == (".claude/settings.json",)
+
+
 @pytest.mark.parametrize("mode", ["w:gz", "w:bz2", "w:xz"])
 def test_compressed_tars_are_read_by_guards_own_decompression(tmp_path: Path, mode: str) -> None:
     tar(tmp_path / "x.tar", ["a/b.txt", ".claude/settings.json"], mode)

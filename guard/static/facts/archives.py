@@ -31,7 +31,7 @@ MAX_MEMBERS = 5000
 # of an archive's bytes read through, once decompressed (a tar is read to its end to list it): a
 # small .tar.xz can hold gigabytes, and tarfile's own decompression of one took 15 s for 60 MiB
 MAX_BYTES = 64 << 20
-MAX_SECONDS = 0.5  # reading one archive past this (bzip2 runs at 10-20 MiB/s): not read
+MAX_SECONDS = 0.5  # reading archives for one decision past this (bzip2 runs at 10-20 MiB/s): not read
 _CACHE_SIZE = 128
 _cache: OrderedDict[tuple[str, int, int], tuple[str, ...] | None] = OrderedDict()
 _lock = threading.Lock()
@@ -41,24 +41,35 @@ class _TooMuch(Exception):
     """More members or bytes than the caps allow."""
 
 
-class _Capped:
-    """A file read through no further than ``MAX_BYTES`` and for no longer than ``MAX_SECONDS`` (all
-    :mod:`tarfile`'s stream mode calls)."""
+class _TooLate(Exception):
+    """The time for reading archives is up (not the archive's doing: not remembered)."""
 
-    def __init__(self, raw: BinaryIO | gzip.GzipFile | bz2.BZ2File | lzma.LZMAFile) -> None:
-        self.raw, self.left = raw, MAX_BYTES
-        self.until = time.monotonic() + MAX_SECONDS
+
+class _Capped:
+    """A file read through no further than ``MAX_BYTES`` and not past ``until`` (``time.monotonic()``;
+    all :mod:`tarfile`'s stream mode calls)."""
+
+    def __init__(self, raw: BinaryIO | gzip.GzipFile | bz2.BZ2File | lzma.LZMAFile, until: float) -> None:
+        self.raw, self.left, self.until = raw, MAX_BYTES, until
 
     def read(self, size: int = -1) -> bytes:
-        if self.left <= 0 or time.monotonic() > self.until:
+        if self.left <= 0:
             raise _TooMuch
+        if time.monotonic() > self.until:
+            raise _TooLate
         data = self.raw.read(self.left if size < 0 else min(size, self.left))
         self.left -= len(data)
         return data
 
 
-def members(path: str) -> tuple[str, ...] | None:
-    """The names of the files (not folders) ``path`` holds, as stored; None when not read.
+def deadline() -> float:
+    """When the archives one decision reads must be read by (``until`` for :func:`members`)."""
+    return time.monotonic() + MAX_SECONDS
+
+
+def members(path: str, until: float | None = None) -> tuple[str, ...] | None:
+    """The names of the files (not folders) ``path`` holds, as stored; None when not read (by
+    ``until``, default :func:`deadline`: the decision's archives share one).
 
     >>> members("/nonexistent.tar") is None
     True
@@ -72,7 +83,10 @@ def members(path: str) -> tuple[str, ...] | None:
         if key in _cache:
             _cache.move_to_end(key)
             return _cache[key]
-    names = _read(path)
+    try:
+        names = _read(path, deadline() if until is None else until)
+    except _TooLate:
+        return None  # (read again next time: another decision may have the time)
     with _lock:
         _cache[key] = names
         while len(_cache) > _CACHE_SIZE:
@@ -80,13 +94,13 @@ def members(path: str) -> tuple[str, ...] | None:
     return names
 
 
-def _read(path: str) -> tuple[str, ...] | None:
+def _read(path: str, until: float) -> tuple[str, ...] | None:
     try:
         with open(path, "rb") as raw:
             head = raw.read(6)
             raw.seek(0)
             if head in _CPIO_MAGIC:
-                return _cpio(_Capped(raw))
+                return _cpio(_Capped(raw, until))
             entries = _zip_entries(raw)
             if entries is not None:
                 if entries > MAX_MEMBERS:  # (before zipfile reads a directory of a million entries)
@@ -99,7 +113,9 @@ def _read(path: str) -> tuple[str, ...] | None:
             raw.seek(0)
             opener = next((o for magic, o in _COMPRESSED if head.startswith(magic)), None)
             with opener(raw) if opener else contextlib.nullcontext(raw) as stream:
-                return _tar(_Capped(stream))
+                return _tar(_Capped(stream, until))
+    except _TooLate:
+        raise
     except Exception:  # (too much, unreadable, malformed, a format not known: not read, never a crash)
         return None
 

@@ -62,13 +62,13 @@ def unpack_op(
     return f"{UNPACK}\t{strip}\t{int(absolute)}\t{extra}\t{folder}"
 
 
-def _landing(op: str, base: str, archive: str) -> list[str]:
+def _landing(op: str, base: str, archive: str, until: float) -> list[str]:
     """Where each member of ``archive`` lands for an :func:`unpack_op` (empty when it is not read).
 
     A name rewritten is looked at both ways round with the strip (which of the two a tar applies
     first differs between versions): each can be where the member lands."""
     _, strip, absolute, extra, folder = op.split("\t", 4)
-    names = archives.members(archive)
+    names = archives.members(archive, until)
     if not names:
         return []
     renamer = None
@@ -239,13 +239,15 @@ def check(targets: Iterable[tuple[str, str]], resolver: Resolver, cwd: str | Non
     base = cwd if cwd and cwd.startswith("/") else os.getcwd()
     found: list[tuple[str, str]] = []
     seen: set[tuple[str, str]] = set()
+    until = 0.0
     for op, raw in targets:
         if (op, raw) in seen:
             continue
         seen.add((op, raw))
         path = raw if raw.startswith("/") else base.rstrip("/") + "/" + raw
         if op.startswith(UNPACK + "\t"):
-            for landing in _landing(op, base, path):
+            until = until or archives.deadline()  # (one deadline for all the call's archives)
+            for landing in _landing(op, base, path, until):
                 place = resolver.place(landing)
                 if place.tier == P.PROTECTED and place.kind != "holds_guard":
                     shown = landing if len(landing) < 80 else "…" + landing[-79:]
