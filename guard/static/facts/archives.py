@@ -31,7 +31,7 @@ MAX_MEMBERS = 5000
 # of an archive's bytes read through, once decompressed (a tar is read to its end to list it): a
 # small .tar.xz can hold gigabytes, and tarfile's own decompression of one took 15 s for 60 MiB
 MAX_BYTES = 64 << 20
-MAX_SECONDS = 0.5  # reading archives for one decision past this (bzip2 runs at 10-20 MiB/s): not read
+_SECONDS = 0.5  # (as ``ondisk.ARCHIVE_SECONDS``: this module is imported only when an archive is read)
 _CACHE_SIZE = 128
 _cache: OrderedDict[tuple[str, int, int], tuple[str, ...] | None] = OrderedDict()
 _lock = threading.Lock()
@@ -62,14 +62,10 @@ class _Capped:
         return data
 
 
-def deadline() -> float:
-    """When the archives one decision reads must be read by (``until`` for :func:`members`)."""
-    return time.monotonic() + MAX_SECONDS
-
-
 def members(path: str, until: float | None = None) -> tuple[str, ...] | None:
-    """The names of the files (not folders) ``path`` holds, as stored; None when not read (by
-    ``until``, default :func:`deadline`: the decision's archives share one).
+    """The names of the files (not folders) ``path`` holds, as stored; None when not read by
+    ``until`` (``time.monotonic()``; default :data:`guard.static.facts.ondisk.ARCHIVE_SECONDS` from
+    now: the archives of one decision share one).
 
     >>> members("/nonexistent.tar") is None
     True
@@ -84,7 +80,7 @@ def members(path: str, until: float | None = None) -> tuple[str, ...] | None:
             _cache.move_to_end(key)
             return _cache[key]
     try:
-        names = _read(path, deadline() if until is None else until)
+        names = _read(path, time.monotonic() + _SECONDS if until is None else until)
     except _TooLate:
         return None  # (read again next time: another decision may have the time)
     with _lock:

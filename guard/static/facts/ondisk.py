@@ -23,9 +23,10 @@ import fnmatch
 import json
 import os
 import stat
+import time
 from collections.abc import Iterable
 
-from guard.static.facts import archives, inodes, renames
+from guard.static.facts import inodes
 from guard.static.facts import paths as P
 from guard.static.facts.paths import Resolver
 from guard.static.reading.text import DYN_OPEN
@@ -44,6 +45,7 @@ _NO_FOLLOW = frozenset({DELETE})
 # protected file is written (G156). The op carries the folder (as spelled), how names are cut and
 # how they are rewritten (``tar --transform``, ``pax -s``: :mod:`guard.static.facts.renames`).
 UNPACK = "unpack"
+ARCHIVE_SECONDS = 0.5  # reading the archives one call unpacks past this (bzip2 runs at 10-20 MiB/s): not read
 
 
 def unpack_op(
@@ -67,6 +69,8 @@ def _landing(op: str, base: str, archive: str, until: float) -> list[str]:
 
     A name rewritten is looked at both ways round with the strip (which of the two a tar applies
     first differs between versions): each can be where the member lands."""
+    from guard.static.facts import archives, renames  # (only a call that unpacks reads an archive)
+
     _, strip, absolute, extra, folder = op.split("\t", 4)
     names = archives.members(archive, until)
     if not names:
@@ -246,7 +250,7 @@ def check(targets: Iterable[tuple[str, str]], resolver: Resolver, cwd: str | Non
         seen.add((op, raw))
         path = raw if raw.startswith("/") else base.rstrip("/") + "/" + raw
         if op.startswith(UNPACK + "\t"):
-            until = until or archives.deadline()  # (one deadline for all the call's archives)
+            until = until or time.monotonic() + ARCHIVE_SECONDS  # (one deadline for all the call's archives)
             for landing in _landing(op, base, path, until):
                 place = resolver.place(landing)
                 if place.tier == P.PROTECTED and place.kind != "holds_guard":

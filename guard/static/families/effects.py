@@ -15,7 +15,6 @@ from guard import lazyre
 from guard.model import Risk
 from guard.static.facts import ondisk, places
 from guard.static.facts import paths as P
-from guard.static.facts import renames as renaming
 from guard.static.facts.landmines import (
     PROJECT_PROGRAM,
     autorun_commands,
@@ -352,13 +351,20 @@ def unpack(
     An archive not read keeps :func:`extract`'s answer. Expressions guard cannot read exactly leave
     where members land unknown: asked (G126), whatever the archive holds."""
     place = extract(scan, folder)
-    if renames and renaming.parse(renames, first_only) is None:
+    if renames and _unread(renames, first_only):
         scan.hit("G126", f"member names rewritten by {renames[0]!r}, which guard does not read exactly")
         return place
     spelled_folder = ondisk.spelled(scan.resolver, folder, scan.cwd)
     if archive and archive != "-" and spelled_folder is not None:
         scan.target(ondisk.unpack_op(spelled_folder, strip, absolute, renames, first_only, members), archive)
     return place
+
+
+def _unread(renames: tuple[str, ...], first_only: bool) -> bool:
+    """Are the sed expressions ``renames`` beyond what guard reads exactly?"""
+    from guard.static.facts import renames as renaming  # (only a call that renames members reads them)
+
+    return renaming.parse(renames, first_only) is None
 
 
 # Names of storage and memory devices under /dev (one level; deeper paths such as /dev/mapper/root,
