@@ -234,3 +234,20 @@ def test_an_in_process_hook_loads_no_lancedb_and_no_parser_for_other_commands(ws
     modules = imported_modules(proc.stderr.decode())
     assert "guard.core" in modules  # it did decide here
     assert not modules & {"lancedb", "pyarrow", "loguru", "guard.cli.check", "guard.cli.stats", "guard.cli.install"}
+    # an archive's reader and what it needs are loaded only by a call that unpacks one (they were ~14 ms
+    # of every hook process)
+    unpacking = {"guard.static.facts.archives", "guard.static.facts.renames", "tarfile", "zipfile", "lzma", "bz2"}
+    assert not modules & unpacking, modules & unpacking
+
+
+def test_a_hook_that_unpacks_an_archive_loads_its_reader(ws: Path, tmp_path: Path) -> None:
+    """The near-miss: ``tar -xf x.tar`` does load the reader, and reads the members."""
+    call = claude("PreToolUse", "tar -xf x.tar", "toolu_1")
+    proc = subprocess.run(
+        [*GUARD_CMD[:1], "-X", "importtime", *GUARD_CMD[1:], "hook", "claude-code", "--workspace", str(ws)],
+        input=json.dumps(call).encode(),
+        capture_output=True,
+        env=hook_env(),
+    )
+    assert proc.returncode == 0
+    assert "guard.static.facts.archives" in imported_modules(proc.stderr.decode())
