@@ -14,6 +14,9 @@ same archives without it, and were allowed (G184) or asked (G126) whatever they 
   ``pax -r -f`` with its ``-s /old/new/`` rewrites (the first that matches);
 - only the members a ``tar -x`` names are looked at (``tar -xf x.tar src/``: blocked before whatever
   else the archive held), as literal names or prefixes (GNU tar) or shell patterns (bsdtar);
+- an archive the call copies before it unpacks it (``cp x.tar y.tar && tar -xf y.tar``, ``mv``, ``cat x.tar >
+  y.tar``, a folder copied with it in) is the file it copies; one the call makes otherwise (``curl -o``,
+  Python writing it, ``tar -c``) holds what is not on disk yet: asked (G126) instead of reading the stale one;
 - an archive read from stdin: redirected from a file (``tar -x < x.tar``, ``cpio -idm < x.cpio``,
   ``pax -r < x.tar``) or printed whole by ``cat``/``zcat``/``gzip -dc`` into the pipe (the file a
   stream is the content of travels with it: ``Flow.file``).
@@ -148,6 +151,14 @@ BLOCKED = [
     "tar -xf hooks.tar '*.json'",  # (a pattern, as bsdtar reads it)
     "tar -xf hooks.tar src .claude/settings.json",
     "tar -xf hooks.tar -T list.txt",  # (the names in a file: all of them, for all guard knows)
+    # a copy made by the call is the file it copies (it is not on disk yet when the call is decided)
+    "cp hooks.tar a.tar && tar -xf a.tar",
+    "mv hooks.tar a.tar && tar -xf a.tar",
+    "cat hooks.tar > a.tar; tar -xf a.tar",
+    "cp hooks.tar a.tar; cp a.tar b.tar; tar -xf b.tar",
+    "cp hooks.tar a.tar && tar -x < a.tar",
+    "mkdir -p d && cp hooks.tar d/ && tar -xf d/hooks.tar",
+    "cp -r . /tmp/copy && tar -xf /tmp/copy/hooks.tar",
 ]
 KEPT = {  # names that land elsewhere, ordinary members, or a rename not read: the answer without them
     "tar --transform 's,^\\.claude,claude,' -xf hooks.tar": AUTO_ALLOW,  # (claude/settings.json)
@@ -185,6 +196,14 @@ KEPT = {  # names that land elsewhere, ordinary members, or a rename not read: t
     "tar -xf hooks.tar ./src/app.py": AUTO_ALLOW,
     "tar -xf hooks.tar 'src/*'": AUTO_ALLOW,
     "tar -xf hooks.tar s": AUTO_ALLOW,  # (a name, not a prefix of src/)
+    "cp plain.tar a.tar && tar -xf a.tar": AUTO_ALLOW,
+    "cp -r . /tmp/copy && tar -xf /tmp/copy/plain.tar": AUTO_ALLOW,
+    # an archive the call makes some other way holds what is not on disk yet: asked (G126)
+    "python3 -c \"open('n.tar', 'wb').write(b'x')\" && tar -xf n.tar": REQUEST_CONFIRM,
+    "tar -cf x.tar src && tar -xf x.tar -C /tmp/t": REQUEST_CONFIRM,  # (made from src/: not followed)
+    "tar -xf plain.tar; python3 -c \"open('plain.tar', 'wb').write(b'x')\"": AUTO_ALLOW,  # (unpacked first)
+    "mkdir d && tar -xf d/x.tar": AUTO_ALLOW,  # (a folder made empty: nothing in it to unpack)
+    "cp \"$SRC\" b.tar && tar -xf b.tar": AUTO_ALLOW,  # (a runtime source: not read, and no loop looking for it)
 }
 
 

@@ -310,7 +310,8 @@ def write(scan: Scan, word: str, flow: Flow = EMPTY, how: str = "write") -> Plac
     scan.target(ondisk.CREATE if how == "create" else ondisk.WRITE, word)
     scan.tag("write")
     if how != "create" or place.path not in scan.written:
-        scan.written[place.path] = flow
+        # (a file copied whole keeps the file on disk it holds: ``cp x.tar y.tar``, ``cat x.tar > y.tar``)
+        scan.written[place.path] = flow._replace(file=origin(scan, flow.file) or "") if flow.file else flow
     scan.hit(_write_rule(scan, place, flow, how), place.path)
     if flow.bits & ENDLESS and tier != P.DEVICE:
         scan.hit("G009", place.path)
@@ -349,15 +350,41 @@ def unpack(
     each name (``tar --transform``, ``pax -s``, with ``first_only``: :mod:`guard.static.facts.renames`);
     ``members`` names the only members unpacked (``tar -xf x.tar src/``).
     An archive not read keeps :func:`extract`'s answer. Expressions guard cannot read exactly leave
-    where members land unknown: asked (G126), whatever the archive holds."""
+    where members land unknown: asked (G126), whatever the archive holds; so does an archive this
+    call makes before it unpacks it (``curl -o x.tar … && tar -xf x.tar``: what is on disk now is not
+    what is unpacked), unless it is a copy of a file on disk, whose members are read."""
     place = extract(scan, folder)
     if renames and _unread(renames, first_only):
         scan.hit("G126", f"member names rewritten by {renames[0]!r}, which guard does not read exactly")
         return place
+    if archive and archive != "-":
+        source = origin(scan, archive)
+        if source is None:
+            scan.hit("G126", f"{display(scan, archive)} is made by this call: what it holds is not known yet")
+            return place
+        archive = source
     spelled_folder = ondisk.spelled(scan.resolver, folder, scan.cwd)
     if archive and archive != "-" and spelled_folder is not None:
         scan.target(ondisk.unpack_op(spelled_folder, strip, absolute, renames, first_only, members), archive)
     return place
+
+
+def origin(scan: Scan, word: str) -> str | None:
+    """The file on disk whose bytes ``word`` holds at this point of the call: ``word`` itself (joined
+    to the working folder), or the file this call copied into it whole (``cp x.tar y.tar``, ``cat x.tar >
+    y.tar``, ``mv``, or a folder copied with it in); None when this call wrote it otherwise (what it holds
+    is not on disk yet)."""
+    path = scan.place(word).path
+    made = scan.written.get(path)
+    if made is not None:
+        return made.file or None
+    probe = path
+    while "/" in probe.strip("/"):  # (in a folder this call copied: ``cp -r . /tmp/c && tar -xf /tmp/c/x.tar``)
+        probe = probe.rstrip("/").rsplit("/", 1)[0]
+        folder = scan.written.get(probe)
+        if folder is not None and folder.file:
+            return folder.file.rstrip("/") + path[len(probe) :]
+    return ondisk.spelled(scan.resolver, word, scan.cwd) or word
 
 
 def _unread(renames: tuple[str, ...], first_only: bool) -> bool:

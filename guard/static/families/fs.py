@@ -247,8 +247,8 @@ def _mv(cmd: Cmd, scan: Scan) -> Flow:
             effects.delete(scan, src, True, f"mv {src} {dest}")  # moved into /dev/null: gone
             continue
         effects.move_away(scan, src, dest)
-        if dest:
-            carried = scan.written.get(scan.place(src).path, EMPTY)
+        if dest:  # (what it held goes with it: written by this call, or the file on disk)
+            carried = scan.written.get(scan.place(src).path) or Flow(file=src)
             effects.write(scan, _landing(cmd, scan, src, dest), carried)
     if not sources:
         scan.hit("G184", "mv")
@@ -257,9 +257,9 @@ def _mv(cmd: Cmd, scan: Scan) -> Flow:
 
 def _cp(cmd: Cmd, scan: Scan) -> Flow:
     sources, dest, _ = _sources_dest(cmd, wordset("-S --suffix -m --mode -o -g --owner --group"))
-    flows = [effects.read_flow(scan, src) for src in sources]
-    flow = EMPTY
-    for each in flows:
+    flows = [effects.read_flow(scan, src)._replace(file=src) for src in sources]  # (each a file's bytes)
+    flow = flows[0] if len(flows) == 1 else EMPTY
+    for each in flows if len(flows) > 1 else ():
         flow = flow | each
     linking = cmd.name == "cp" and any(
         a in ("--link", "--symbolic-link") or (a[:1] == "-" and a[1:2] != "-" and ("s" in a or "l" in a))
