@@ -203,7 +203,7 @@ KEPT = {  # names that land elsewhere, ordinary members, or a rename not read: t
     "tar -cf x.tar src && tar -xf x.tar -C /tmp/t": REQUEST_CONFIRM,  # (made from src/: not followed)
     "tar -xf plain.tar; python3 -c \"open('plain.tar', 'wb').write(b'x')\"": AUTO_ALLOW,  # (unpacked first)
     "mkdir d && tar -xf d/x.tar": AUTO_ALLOW,  # (a folder made empty: nothing in it to unpack)
-    "cp \"$SRC\" b.tar && tar -xf b.tar": AUTO_ALLOW,  # (a runtime source: not read, and no loop looking for it)
+    'cp "$SRC" b.tar && tar -xf b.tar': AUTO_ALLOW,  # (a runtime source: not read, and no loop looking for it)
 }
 
 

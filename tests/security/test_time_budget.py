@@ -349,3 +349,18 @@ def test_random_big_inputs_never_raise(pieces: list[str], repeat: int) -> None:
     command = "".join(pieces) * repeat
     analysis = analyse("bash", "Bash", {"command": command}, None, HOME, None, budget=Budget.start(200))
     assert analysis.hits
+
+
+@pytest.mark.parametrize(
+    ("command", "answer"),
+    [
+        ("mv /opt/app /tmp/n; rm -rf $Z", "ask"),  # a runtime value deleted after a move: the walk up its folders looped
+        ('cp "$SRC" b.tar && tar -xf b.tar', "ask"),  # a runtime source copied, then unpacked (outside a project: G185)
+    ],
+)
+def test_a_name_with_no_folder_ends_every_walk_up_the_folders(tmp_path: Path, command: str, answer: str) -> None:
+    """Answered by guard, not by the hook's watchdog (``no decision within 10 s``): a walk that
+    cuts a path one folder at a time stops at a name with no ``/``."""
+    out = claude_hook(tmp_path, command)
+    assert "no decision within" not in out.get("permissionDecisionReason", ""), out
+    assert out["permissionDecision"] == answer, out

@@ -526,12 +526,16 @@ def _linked(scan: Scan, word: str, place: Place) -> Place | None:
 
 
 def _moved_from(scan: Scan, path: str) -> Place | None:
+    """What this call moved to ``path`` or to a folder above it. (Each step cuts a component: a name
+    with no ``/``, such as a runtime value ``$Z``, ends the walk; it looped before.)"""
     if not scan.moved:
         return None
     probe = path
     while probe and probe not in ("/", "."):
         if probe in scan.moved:
             return scan.moved[probe]
+        if "/" not in probe:
+            return None
         probe = probe.rsplit("/", 1)[0]
     return None
 
