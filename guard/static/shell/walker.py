@@ -151,8 +151,7 @@ class Walker:
     def assign(self, node: Any) -> None:
         name, value = self.assignment(node)
         if name:
-            self.scan.vars[name] = value
-            self.engine.env_var(name, value)  # ``export LD_PRELOAD=…`` loads code into what runs next
+            self.scan.assign(name, value)
 
     def assignment(self, node: Any) -> tuple[str, str]:
         name, value = "", ""
@@ -201,7 +200,7 @@ class Walker:
             t = ch.type
             if t == "variable_assignment":
                 name, value = self.assignment(ch)
-                env[name] = value
+                env[self.scan.referent(name)] = value  # (``r=/tmp/x claude`` with ``declare -n r=GUARD_HOME``)
             elif t == "command_name":
                 for part in ch.named_children:
                     argv.extend(self.words(part))
