@@ -37,6 +37,7 @@ NAMEREF_CHANGES = [  # guard's workspace set or unset through a nameref before a
     "declare -n r=GUARD_HOME; r=/tmp/x codex exec hi",  # a prefix assignment through the ref
     "declare -n r=GUARD_HOME; unset r; claude -p hi",  # unsets what it points at
     "declare -n r=GUARD_HOME; export -n r; claude -p hi",
+    "declare -n r=GUARD_HOME; read r < /tmp/v; claude -p hi",
     "declare -n r=GUARD_THRESHOLDS_AUTO_ALLOW; r=0; claude -p hi",
     "f() { local -n r=GUARD_HOME; r=/tmp/x; }; f; claude -p hi",  # the target is the global one
     "f() { local -n r=$1; r=/tmp/x; }; f GUARD_HOME; claude -p hi",
@@ -85,11 +86,88 @@ def test_a_nameref_to_the_path_is_judged_as_the_path(home_guard: Guard, fake_hom
     assert "G158" in rules and decision != AUTO_ALLOW, rules
 
 
+RUNTIME_VALUES = [  # guard's workspace given a value read at runtime before a host starts (G443)
+    "read GUARD_HOME < /tmp/v; export GUARD_HOME; claude -p hi",
+    "read GUARD_HOME < /tmp/v; claude -p hi",  # (exported already: the new value goes with it)
+    "read -r GUARD_HOME; claude -p hi",
+    'IFS= read -r GUARD_HOME <<< "$x"; claude -p hi',
+    "read -r GUARD_HOME <<< /tmp/x; claude -p hi",  # a value guard knows
+    "read a GUARD_HOME < /tmp/v; claude -p hi",
+    "read -a GUARD_HOME < /tmp/v; claude -p hi",
+    "mapfile -t GUARD_HOME < /tmp/v; claude -p hi",
+    "readarray GUARD_HOME < /tmp/v; claude -p hi",
+    "getopts a GUARD_HOME; claude -p hi",
+    "printf -v GUARD_HOME '%s' /tmp/x; claude -p hi",
+    "printf -v GUARD_HOME '%s' \"$x\"; claude -p hi",
+    "read GUARD_HOOKS_HEADLESS < /tmp/v; claude -p hi",  # maybe not true any more
+    "GUARD_HOME=$(cat /tmp/v) claude -p hi",  # the direct form, for comparison
+]
+RUNTIME_UNRELATED = [  # another variable, or REPLY: ``claude`` asks as it does alone
+    "read x < /tmp/v; claude -p hi",
+    "read < /tmp/v; claude -p hi",
+    "read -r line <<< hello; claude -p hi",
+    "mapfile -t lines < /tmp/v; claude -p hi",
+    "getopts ab opt; claude -p hi",
+    "printf -v x '%s' /tmp/x; claude -p hi",
+    "(read GUARD_HOME < /tmp/v); claude -p hi",  # ends with the subshell: the read alone asks
+]
+
+
+@pytest.mark.parametrize("command", RUNTIME_VALUES)
+def test_a_setting_given_a_runtime_value_blocks_the_host(home_guard: Guard, fake_home: Path, command: str) -> None:
+    decision, rules = decide(home_guard, command, fake_home / "proj")
+    assert (decision, "G443" in rules) == (BLOCK, True), (command, rules)
+
+
+@pytest.mark.parametrize("command", RUNTIME_UNRELATED)
+def test_reading_another_variable_asks_what_the_host_asks(home_guard: Guard, fake_home: Path, command: str) -> None:
+    decision, rules = decide(home_guard, command, fake_home / "proj")
+    assert (decision, rules & {"G443"}) == (REQUEST_CONFIRM, set()), (command, rules)
+
+
+@pytest.mark.parametrize(
+    "command", ["read GUARD_HOME < /tmp/v", "mapfile -t GUARD_HOME < /tmp/v", "printf -v GUARD_HOME '%s' /tmp/x"]
+)
+def test_a_setting_read_at_runtime_alone_asks(home_guard: Guard, fake_home: Path, command: str) -> None:
+    """As ``GUARD_HOME=$(cat /tmp/v)`` alone: a guard started later in the shell reads another workspace."""
+    assert decide(home_guard, command, fake_home / "proj") == (REQUEST_CONFIRM, {"G444"}), command
+
+
+@pytest.mark.parametrize(
+    ("command", "answer"),
+    [
+        ('read -r line < notes.txt; echo "$line"', AUTO_ALLOW),
+        ("mapfile -t lines < notes.txt", AUTO_ALLOW),  # (was an unknown command: it asked)
+        ("while getopts ab opt; do echo $opt; done", AUTO_ALLOW),
+        ("mapfile -t x < ~/.ssh/id_rsa", REQUEST_CONFIRM),  # what it reads is still judged
+    ],
+)
+def test_reading_lines_into_variables_is_ordinary(
+    home_guard: Guard, fake_home: Path, command: str, answer: str
+) -> None:
+    assert decide(home_guard, command, fake_home / "proj")[0] == answer, command
+
+
+def test_a_mapfile_callback_runs(home_guard: Guard, fake_home: Path) -> None:
+    """``mapfile -C CALLBACK``: the callback is shell code the shell runs as it reads."""
+    decision, rules = decide(home_guard, "mapfile -C 'rm -rf ~' -c 1 x < notes.txt", fake_home / "proj")
+    assert (decision, "G101" in rules) == (BLOCK, True), rules
+
+
+def test_a_variable_read_at_runtime_no_longer_holds_its_old_value(home_guard: Guard, fake_home: Path) -> None:
+    """``x=/; read x < f; rm -rf $x``: ``x`` holds what is read (or nothing), not ``/``: a runtime path."""
+    decision, rules = decide(home_guard, "x=/; read x < f; rm -rf $x", fake_home / "proj")
+    assert decision == REQUEST_CONFIRM and "G101" not in rules, rules
+
+
 @pytest.mark.parametrize(
     ("command", "answer"),
     [
         ("declare -n r=GUARD_HOME; r=/tmp/x; claude -p hi", "deny"),
         ("declare -n r=GUARD_HOME; unset -n r; claude -p hi", "ask"),
+        ("read GUARD_HOME < /tmp/v; export GUARD_HOME; claude -p hi", "deny"),
+        ("mapfile -t GUARD_HOME < /tmp/v; claude -p hi", "deny"),
+        ("read x < /tmp/v; claude -p hi", "ask"),
     ],
 )
 def test_the_hook_answers_the_same(fake_home: Path, command: str, answer: str) -> None:
