@@ -160,6 +160,40 @@ def test_a_variable_read_at_runtime_no_longer_holds_its_old_value(home_guard: Gu
     assert decision == REQUEST_CONFIRM and "G101" not in rules, rules
 
 
+UNCALLED_HITS = [  # a body never called, judged from where the script ended and after the bodies before it
+    'D=~/.claude; f() { D=/tmp/safe; }; g() { rm -rf "$D"; }',  # g alone deletes ~/.claude (was allowed)
+    "D=~/.claude; f() { D=/tmp/safe; }; alias c='rm -rf $D'",
+    "cd ~/.claude; f() { cd /tmp; }; g() { rm settings.json; }",
+    "f() { cd ~/.claude; }; g() { rm settings.json; }",  # g after f: kept (the stricter reading)
+]
+UNCALLED_NEAR = [  # the same bodies where nothing of the host's is reached
+    'D=build; f() { D=/tmp/safe; }; g() { rm -rf "$D"; }',
+    "f() { cd /tmp; }; g() { rm settings.json; }",
+    "g() { rm settings.json; }; f() { cd ~/.claude; }",  # f changes nothing g could see first
+]
+
+
+@pytest.mark.parametrize("command", UNCALLED_HITS)
+def test_a_body_never_called_is_judged_alone_too(home_guard: Guard, fake_home: Path, command: str) -> None:
+    decision, rules = decide(home_guard, command, fake_home / "proj")
+    assert (decision, "G156" in rules or "G101" in rules) == (BLOCK, True), (command, rules)
+
+
+@pytest.mark.parametrize("command", UNCALLED_NEAR)
+def test_a_body_never_called_that_reaches_nothing_passes(home_guard: Guard, fake_home: Path, command: str) -> None:
+    decision, rules = decide(home_guard, command, fake_home / "proj")
+    assert decision == AUTO_ALLOW, (command, rules)
+
+
+def test_a_body_alone_leaves_nothing_for_the_next(home_guard: Guard, fake_home: Path) -> None:
+    """What a body changes when walked alone ends with it: ``h`` is judged after ``f`` and ``g`` in turn
+    (``/tmp``) or alone (the project), never from the home where ``g`` alone went (``cd ..``)."""
+    command = "f() { cd /tmp/a; }; g() { cd ..; }; h() { rm -rf .ssh; }"
+    _, rules = decide(home_guard, command, fake_home / "proj")
+    assert "G103" not in rules, rules  # (``cd ..; rm -rf .ssh`` from the project: G103, the home's keys)
+    assert decide(home_guard, "cd ..; rm -rf .ssh", fake_home / "proj") == (BLOCK, {"G103"})
+
+
 @pytest.mark.parametrize(
     ("command", "answer"),
     [
@@ -168,6 +202,8 @@ def test_a_variable_read_at_runtime_no_longer_holds_its_old_value(home_guard: Gu
         ("read GUARD_HOME < /tmp/v; export GUARD_HOME; claude -p hi", "deny"),
         ("mapfile -t GUARD_HOME < /tmp/v; claude -p hi", "deny"),
         ("read x < /tmp/v; claude -p hi", "ask"),
+        ('D=~/.claude; f() { D=/tmp/safe; }; g() { rm -rf "$D"; }', "deny"),
+        ('D=build; f() { D=/tmp/safe; }; g() { rm -rf "$D"; }', "allow"),
     ],
 )
 def test_the_hook_answers_the_same(fake_home: Path, command: str, answer: str) -> None:
