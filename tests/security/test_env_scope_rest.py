@@ -11,9 +11,10 @@ but never called were walked one after another only, so what one changed hid wha
 After: what is done to a nameref is done to the variable it names (through a chain of them, a loop
 read as the name itself); ``unset -n r`` and ``declare +n r`` take the ref away, not the target. A
 name ``read``/``mapfile``/``getopts`` sets holds the line read, or a runtime value, set as any
-assignment. A body never called is also walked alone from where the script ended, when the bodies
-before it changed the shell; the walk one after another is kept (it is one order they may be called
-in, and dropping it would allow ``f() { cd ~/.claude; }; g() { rm settings.json; }``).
+assignment, and so is a ``for``/``select`` variable (``for GUARD_HOME in /tmp/x`` passed). A body never
+called is also walked alone from where the script ended, when the bodies before it changed the shell;
+the walk one after another is kept (it is one order they may be called in, and dropping it would allow
+``f() { cd ~/.claude; }; g() { rm settings.json; }``).
 
 Hits and near-misses side by side; driven through ``Guard.decide`` and ``guard hook claude-code`` in a
 subprocess with a fake HOME and GUARD_HOME (every command is data, never run).
@@ -158,6 +159,28 @@ def test_a_variable_read_at_runtime_no_longer_holds_its_old_value(home_guard: Gu
     """``x=/; read x < f; rm -rf $x``: ``x`` holds what is read (or nothing), not ``/``: a runtime path."""
     decision, rules = decide(home_guard, "x=/; read x < f; rm -rf $x", fake_home / "proj")
     assert decision == REQUEST_CONFIRM and "G101" not in rules, rules
+
+
+LOOP_VARIABLES = [  # a ``for``/``select`` variable is set as any assignment; a nameref's names its target
+    ("for GUARD_HOME in /tmp/x; do :; done; claude -p hi", BLOCK),
+    ("declare -n r; for r in GUARD_HOME; do r=/tmp/x; done; claude -p hi", BLOCK),
+    ("declare -n r; for r in OTHER GUARD_HOME; do r=/tmp/x; done; claude -p hi", BLOCK),
+    ("declare -n r=GUARD_HOME; for r in /tmp/x; do :; done; claude -p hi", REQUEST_CONFIRM),  # r re-pointed
+    ("declare -n r; for r in A B; do r=/tmp/x; done; claude -p hi", REQUEST_CONFIRM),
+    ("for x in /tmp/x; do :; done; claude -p hi", REQUEST_CONFIRM),
+]
+
+
+@pytest.mark.parametrize(("command", "answer"), LOOP_VARIABLES)
+def test_a_loop_variable_is_an_assignment(home_guard: Guard, fake_home: Path, command: str, answer: str) -> None:
+    decision, rules = decide(home_guard, command, fake_home / "proj")
+    assert (decision, "G443" in rules) == (answer, answer == BLOCK), (command, rules)
+
+
+def test_a_loop_over_guards_workspace_alone_asks(home_guard: Guard, fake_home: Path) -> None:
+    """``for GUARD_HOME in /tmp/x; do :; done`` with nothing after it asks, as ``GUARD_HOME=/tmp/x`` (it passed)."""
+    for command in ("for GUARD_HOME in /tmp/x; do :; done", "select GUARD_HOME in a b; do break; done"):
+        assert decide(home_guard, command, fake_home / "proj") == (REQUEST_CONFIRM, {"G444"}), command
 
 
 UNCALLED_HITS = [  # a body never called, judged from where the script ended and after the bodies before it

@@ -144,8 +144,12 @@ class Walker:
                 body.append(ch)
             elif ch.is_named and seen_in and ch.type != "comment":
                 values.extend(self.words(ch))
-        if name:
-            self.scan.vars[name] = IFS.join(values) if seen_in else self.scan.dynamic(f"${name}")
+        if name in self.scan.refs:  # a nameref names each word in turn; the body is walked once, for the
+            # stricter one: a setting of guard's when one is named (``for r in A GUARD_HOME``), else the last
+            names = [v for v in values if v.isidentifier() and v.isascii()]
+            self.scan.refs[name] = next((v for v in names if v.startswith("GUARD_")), names[-1] if names else "")
+        elif name:  # (set as any assignment: ``for GUARD_HOME in /tmp/x; do …`` moves guard's workspace)
+            self.scan.assign(name, IFS.join(values) if seen_in else self.scan.dynamic(f"${name}"))
         return self.block(body, stdin)
 
     def assign(self, node: Any) -> None:
