@@ -25,6 +25,7 @@ from typing import Any, Protocol, TypeGuard
 
 import attrs
 
+from guard import lazyre
 from guard.model import Risk
 from guard.namedtuple import NamedTuple
 from guard.static.budget import Budget
@@ -196,13 +197,14 @@ class Child:
 
     def __enter__(self) -> None:
         scan = self.scan
-        self.saved = scan.cwd, dict(scan.vars), set(scan.unset), scan.frames
+        self.saved = scan.cwd, dict(scan.vars), set(scan.unset), scan.frames, dict(scan.refs) if scan.refs else None
         if scan.frames:  # a subshell of a function: ``local`` still works there, but what it declares ends
             scan.frames = [{}]  # with the child, not with the function (the function's frame must not keep it)
 
     def __exit__(self, *exc: object) -> None:
         scan = self.scan
-        scan.cwd, scan.vars, unset, scan.frames = self.saved
+        scan.cwd, scan.vars, unset, scan.frames, refs = self.saved
+        scan.refs = refs if refs is not None else {}
         if self.environment:
             scan.unset = unset
 
@@ -264,6 +266,7 @@ class Scan:
         "netdev",
         "places",
         "privileged",
+        "refs",
         "resolver",
         "segments",
         "shell_stdin",
@@ -298,6 +301,7 @@ class Scan:
         # one per shell function running (innermost last): each name it declared ``local`` -> (the value,
         # whether it was unset) before, put back when the function returns
         self.frames: list[dict[str, tuple[str | None, bool]]] = []
+        self.refs: dict[str, str] = {}  # namerefs (``declare -n r=GUARD_HOME``): name -> the variable it stands for
         self.functions: set[str] = set()
         self.substs: list[Subst] = []
         self.shown: dict[str, str] = {}  # display() memo: text -> shown
@@ -344,6 +348,31 @@ class Scan:
             frame = self.frames[-1]
             if name not in frame:  # (a second ``local NAME`` in the same function keeps the first)
                 frame[name] = self.vars.get(name), name in self.unset
+
+    def referent(self, name: str) -> str:
+        """The variable ``name`` stands for: itself, or what the nameref ``declare -n name=TARGET`` points
+        at, through a chain of them (a loop, which bash refuses, and a ref with no target yet: the name)."""
+        refs = self.refs
+        if not refs or name not in refs:
+            return name
+        target, seen = name, {name}
+        while refs.get(target):
+            target = refs[target]
+            if target in seen or len(seen) > _REF_CHAIN:
+                return name
+            seen.add(target)
+        return target
+
+    def assign(self, name: str, value: str) -> None:
+        """``name=value`` in the shell itself (an assignment, ``read``, ``printf -v``, ``mapfile`` …),
+        judged as any assignment (:meth:`Interpreter.env_var`); through a nameref, its target is set."""
+        if self.refs.get(name) == "":  # ``declare -n r; r=GUARD_HOME``: the first value names the target
+            if _IDENTIFIER.fullmatch(value):
+                self.refs[name] = value
+            return
+        name = self.referent(name)
+        self.vars[name] = value
+        self.engine.env_var(name, value)  # ``export LD_PRELOAD=…`` loads code into what runs next
 
     # -- findings
     def hit(self, rule_id: str, detail: str = "") -> None:
@@ -499,6 +528,8 @@ def interactive_shell(scan: Scan, detail: str) -> None:
     scan.hit("G425", detail)
 
 
+_REF_CHAIN = 8  # namerefs followed from one name (bash allows more; a longer chain is read as the name)
+_IDENTIFIER = lazyre.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 _MEMO_SIZE = 256  # the costly pattern is one long text shown again and again, not many texts
 
 _getframe = sys._getframe

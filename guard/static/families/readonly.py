@@ -20,7 +20,6 @@ from guard.static.scan import (
     DECODED,
     EMPTY,
     ENDLESS,
-    GUARD_PIDS,
     OPAQUE,
     OPAQUE_FLOW,
     PACKED,
@@ -76,18 +75,45 @@ def _lister(cmd: Cmd, scan: Scan) -> Flow:
 
 
 def _read(cmd: Cmd, scan: Scan) -> Flow:
-    """``read x <<< /``: the names hold the words of the first line, when guard knows the input."""
+    """``read x <<< /``: the names hold the words of the first line, when guard knows the input; else
+    each (``REPLY`` with none, the array of ``-a``) holds a runtime value carrying what the input carries
+    (``pgrep guard | while read p; do kill $p; done``: guard's ids), set as any assignment: ``read
+    GUARD_HOME < /tmp/v; claude`` starts the host in another workspace."""
     opts = parse_opts(cmd.args, wordset("-a -d -i -n -N -p -t -u"))
     names = list(opts.operands)
     text = cmd.stdin.text
     if names and text is not None and not opts.has("-a", "-d", "-n", "-N", "-u"):
         fields = text.split("\n", 1)[0].split(None, len(names) - 1)
         for name, field in zip(names, fields + [""] * (len(names) - len(fields)), strict=False):
-            scan.vars[name] = field
-    elif cmd.stdin.bits & GUARD_PIDS:  # ``pgrep guard | while read p; do kill $p; done``: guard's ids
-        for name in names or ["REPLY"]:
-            scan.vars[name] = scan.dynamic("$" + name, Flow(cmd.stdin.bits | OPAQUE))
+            scan.assign(name, field)
+    else:
+        _runtime_values(scan, cmd, [*opts.all("-a"), *names] or ["REPLY"])
     scan.hit("G180", "read")
+    return EMPTY
+
+
+def _runtime_values(scan: Scan, cmd: Cmd, names: list[str]) -> None:
+    for name in names:
+        if name:
+            scan.assign(name, scan.dynamic("$" + name, Flow(cmd.stdin.bits | OPAQUE)))
+
+
+def _mapfile(cmd: Cmd, scan: Scan) -> Flow:
+    """``mapfile -t LINES < f`` (``readarray``): the array holds the lines read (``MAPFILE`` with no
+    name); ``-C CALLBACK`` is shell code run every ``-c`` lines."""
+    opts = parse_opts(cmd.args, wordset("-d -n -O -s -u -C -c"))
+    _runtime_values(scan, cmd, list(opts.operands[:1]) or ["MAPFILE"])
+    for callback in opts.all("-C"):
+        scan.engine.script(callback, inline=True)
+    scan.hit("G180", cmd.name)
+    return EMPTY
+
+
+def _getopts(cmd: Cmd, scan: Scan) -> Flow:
+    """``getopts OPTSTRING NAME [ARGS]``: NAME holds the option found (and ``OPTARG`` its value)."""
+    if len(cmd.args) >= 2:
+        _runtime_values(scan, cmd, [cmd.args[1], "OPTARG"])
+    scan.hit("G180", "getopts")
     return EMPTY
 
 
@@ -309,7 +335,7 @@ def _echo(cmd: Cmd, scan: Scan) -> Flow:
             if len(args) >= 3:  # ``printf -v x '%s' /``: x holds what it would print
                 fmt, rest = args[2], args[3:]
                 value = " ".join(rest) if rest and "%" in fmt else fmt
-                scan.vars[args[1]] = decode_ansi_c(value) if "\\" in value else value
+                scan.assign(args[1], decode_ansi_c(value) if "\\" in value else value)
             return EMPTY
         fmt, rest = args[0], args[1:]
         text = " ".join(rest) if rest and "%" in fmt else fmt
@@ -550,6 +576,9 @@ HANDLERS: dict[str, Handler] = {
     "date": _date,
     "cd": _cd,
     "read": _read,
+    "mapfile": _mapfile,
+    "readarray": _mapfile,
+    "getopts": _getopts,
     "pushd": _cd,
     "popd": _cd,
     "chdir": _cd,

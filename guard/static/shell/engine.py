@@ -13,7 +13,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from guard import lazyre
@@ -83,16 +83,35 @@ class Engine:
     # -- scripts
     def top(self, text: str, stdin: Flow = EMPTY) -> Flow:
         out = self._text(text, stdin, None)
+        scan = self.scan
+        end = scan.cwd, dict(scan.vars), set(scan.unset)
         for name, (walker, body) in list(self.functions.items()):
             if name not in self.called:  # defined but not called here: its body may still run later
                 self.called.add(name)
-                with self.scan.call():
-                    walker.stmt(body, EMPTY)
+                self._later(end, functools.partial(self._uncalled, walker, body))
         for name, value in list(self.aliases.items()):
             if name not in self.called:  # ``alias ls='rm -rf ~'`` in a startup file runs when ls is typed
                 self.called.add(name)
-                self.script(value)
+                self._later(end, functools.partial(self.script, value))
         return out
+
+    def _later(self, end: tuple[str | None, dict[str, str], set[str]], body: Callable[[], object]) -> None:
+        """A body defined but not called (a function, an alias) runs later, from where the script ended
+        (``end``) or after other such bodies. They are walked one after another, so what one changes
+        (``f() { cd ~/.claude; }; g() { rm settings.json; }``) is there for the next: one order they may
+        be called in, and the stricter reading. When the bodies before it changed the shell, the body is
+        also walked alone from ``end`` (``cd ~; f() { cd /tmp; }; g() { rm -rf .claude; }``: ``g`` alone
+        deletes ``~/.claude``), and what that walk changes ends with it."""
+        scan = self.scan
+        if (scan.cwd, scan.vars, scan.unset) != end:
+            with scan.child():
+                scan.cwd, scan.vars, scan.unset = end[0], dict(end[1]), set(end[2])
+                body()
+        body()
+
+    def _uncalled(self, walker: Walker, body: Any) -> None:
+        with self.scan.call():
+            walker.stmt(body, EMPTY)
 
     def script(
         self, text: str, stdin: Flow = EMPTY, positional: tuple[str, ...] | None = None, inline: bool = False

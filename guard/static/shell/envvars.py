@@ -2,7 +2,9 @@
 
 A variable is judged wherever it is set: as a command prefix (``X=v cmd``), a bare assignment,
 ``export``/``declare -x``/``typeset``/``local`` (see :func:`declared`, which also reads ``export -n``
-and a function's locals), or ``env X=v cmd``. What it makes later programs do:
+and a function's locals), ``env X=v cmd``, or by ``read``/``mapfile``/``getopts``/``printf -v`` (a runtime
+value: :meth:`Scan.assign`); through a nameref (``declare -n r=X; r=v``) it is X that is set or unset
+(:meth:`Scan.referent`). What it makes later programs do:
 
 - a shell command (``GIT_SSH_COMMAND``, ``PAGER``, ``EDITOR``, ``PROMPT_COMMAND`` …): the value is
   judged as the script it is (an unknown program name alone is not evidence: it runs only when asked);
@@ -95,7 +97,11 @@ def unset(scan: Scan, names: Iterable[str], scoped: bool = False) -> None:
     words = list(names)
     if any(w.startswith("-") and "f" in w for w in words):
         return
-    for name in (w for w in words if not w.startswith("-")):
+    refs = not scoped and any(w.startswith("-") and "n" in w for w in words)  # ``unset -n r``: the nameref itself
+    for word in (w for w in words if not w.startswith("-")):
+        name = word if scoped or refs else scan.referent(word)  # ``unset r``: what the nameref ``r`` points at
+        if refs:
+            scan.refs.pop(name, None)
         if not scoped:
             scan.vars.pop(name, None)
             scan.unset.add(name)
@@ -127,14 +133,20 @@ def declared(
     names_only = "p" in on or "f" in on or "F" in on  # prints them, or names functions: no variable changes
     local = keyword == "local" or (keyword in ("declare", "typeset") and bool(scan.frames) and "g" not in on)
     hidden = not names_only and ((keyword == "export" and "n" in on) or "x" in off)
+    nameref = keyword != "export" and not names_only and "n" in on
     for name, value in entries:
         if not name:
             continue
+        if nameref:  # ``declare -n r=GUARD_HOME``: what is done to ``r`` from here on is done to GUARD_HOME
+            _nameref(scan, name, value, local)
+            continue
+        if keyword != "export" and "n" in off:  # ``declare +n r``: ``r`` is a variable of its own again
+            scan.refs.pop(name, None)
+        name = scan.referent(name)  # ``export r=/tmp/x``, ``declare +x r``: the nameref's target
         if local and not names_only:
             scan.local(name)
         if value is not None:
-            scan.vars[name] = value
-            engine.env_var(name, value)  # ``export LD_PRELOAD=…`` loads code into what runs next
+            scan.assign(name, value)  # ``export LD_PRELOAD=…`` loads code into what runs next
         if hidden:  # (its value stays the shell's: ``$X`` still reads it)
             scan.unset.add(name)
             _taken(scan, name, f"{keyword} {' '.join(flags)} {name}")
@@ -142,6 +154,21 @@ def declared(
             scan.vars.pop(name, None)
             scan.unset.add(name)
             _taken(scan, name, f"{keyword} {name}")
+
+
+def _nameref(scan: Scan, name: str, target: str | None, local: bool) -> None:
+    """``declare -n``/``typeset -n``/``local -n NAME[=TARGET]``. With no target the first value given
+    to NAME names it (:meth:`Scan.assign`); a target only known at runtime is no nameref guard can
+    follow. (``local -n`` in a function: the ref is kept after it returns, the stricter reading.)"""
+    if local:
+        scan.local(name)
+    if target is None or target == "":
+        scan.refs.setdefault(name, "")
+    elif DYN_OPEN not in target and target != name:
+        scan.refs[name] = target
+    else:
+        scan.refs.pop(name, None)
+    scan.vars.pop(name, None)
 
 
 def starts_host(scan: Scan, argv: Sequence[str], env: Mapping[str, str], gone: Iterable[str] = ()) -> None:

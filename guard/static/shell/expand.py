@@ -185,6 +185,8 @@ def oldpwd(scan: Scan, text: str) -> str:
 
 
 def variable(scan: Scan, name: str, quoted: bool) -> str:
+    if scan.refs:  # ``declare -n r=HOME; rm -rf "$r"``: the value of what the nameref points at
+        name = scan.referent(name)
     value = scan.vars.get(name)
     if value is not None:
         if len(value) > MAX_VALUE:
@@ -229,6 +231,8 @@ def expansion(walker: Walking, node: Any, quoted: bool) -> str:
             words.append(ch)
     if name is None or (op.startswith(("#", "!")) and not words):
         return scan.dynamic(walker.text(node), EMPTY)
+    if scan.refs:
+        name = scan.referent(name)
     known = (
         name in scan.vars
         or name in ("HOME", "USER", "LOGNAME", "TMPDIR", "SHELL", "GUARD_HOME")

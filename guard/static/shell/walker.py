@@ -144,15 +144,18 @@ class Walker:
                 body.append(ch)
             elif ch.is_named and seen_in and ch.type != "comment":
                 values.extend(self.words(ch))
-        if name:
-            self.scan.vars[name] = IFS.join(values) if seen_in else self.scan.dynamic(f"${name}")
+        if name in self.scan.refs:  # a nameref names each word in turn; the body is walked once, for the
+            # stricter one: a setting of guard's when one is named (``for r in A GUARD_HOME``), else the last
+            names = [v for v in values if v.isidentifier() and v.isascii()]
+            self.scan.refs[name] = next((v for v in names if v.startswith("GUARD_")), names[-1] if names else "")
+        elif name:  # (set as any assignment: ``for GUARD_HOME in /tmp/x; do …`` moves guard's workspace)
+            self.scan.assign(name, IFS.join(values) if seen_in else self.scan.dynamic(f"${name}"))
         return self.block(body, stdin)
 
     def assign(self, node: Any) -> None:
         name, value = self.assignment(node)
         if name:
-            self.scan.vars[name] = value
-            self.engine.env_var(name, value)  # ``export LD_PRELOAD=…`` loads code into what runs next
+            self.scan.assign(name, value)
 
     def assignment(self, node: Any) -> tuple[str, str]:
         name, value = "", ""
@@ -201,7 +204,7 @@ class Walker:
             t = ch.type
             if t == "variable_assignment":
                 name, value = self.assignment(ch)
-                env[name] = value
+                env[self.scan.referent(name)] = value  # (``r=/tmp/x claude`` with ``declare -n r=GUARD_HOME``)
             elif t == "command_name":
                 for part in ch.named_children:
                     argv.extend(self.words(part))
