@@ -354,8 +354,10 @@ def test_random_big_inputs_never_raise(pieces: list[str], repeat: int) -> None:
 @pytest.mark.parametrize(
     ("command", "answer"),
     [
-        ("mv /opt/app /tmp/n; rm -rf $Z", "ask"),  # a runtime value deleted after a move: the walk up its folders looped
-        ('cp "$SRC" b.tar && tar -xf b.tar', "ask"),  # a runtime source copied, then unpacked (outside a project: G185)
+        # a runtime value deleted after a move: the walk up its folders looped
+        ("mv /opt/app /tmp/n; rm -rf $Z", "ask"),
+        # a runtime source copied, then unpacked (outside a project: G185)
+        ('cp "$SRC" b.tar && tar -xf b.tar', "ask"),
     ],
 )
 def test_a_name_with_no_folder_ends_every_walk_up_the_folders(tmp_path: Path, command: str, answer: str) -> None:

@@ -83,6 +83,8 @@ class Engine:
     # -- scripts
     def top(self, text: str, stdin: Flow = EMPTY) -> Flow:
         out = self._text(text, stdin, None)
+        if not self.functions and not self.aliases:
+            return out
         scan = self.scan
         end = scan.cwd, dict(scan.vars), set(scan.unset)
         for name, (walker, body) in list(self.functions.items()):
