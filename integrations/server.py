@@ -15,6 +15,11 @@ warm. Every decision line the daemon writes says ``"via": "daemon"``. The daemon
 ``guard.toml`` or the client's ``GUARD_*`` environment changes, flushes its aggregates to
 the workspace while idle, and exits after ``idle`` seconds without a request (0 = never),
 on ``stop``, or on SIGTERM/SIGINT.
+
+A decision that has run for ``STUCK_SECONDS`` is stuck (a bug: every decision has a 200 ms budget and
+a hook waits seconds). It holds the one lock every other decision waits for, so the daemon would
+answer nothing again and not even stop on SIGTERM: it stops serving instead, removes its socket and
+ends, and hooks decide in-process (and start a fresh daemon) until it is back.
 """
 
 from __future__ import annotations
@@ -42,13 +47,19 @@ FLUSH_EVERY = 5.0
 # (64 answered only 65-69 of 100), and at most WORKERS are served at once, the rest wait in line.
 BACKLOG = 512
 WORKERS = 256
+STUCK_SECONDS = 60.0  # a decision running this long is stuck: the daemon makes way (see above)
 
 
 class HookServer:
-    def __init__(self, workspace: Path, *, idle_seconds: float = 0.0, version: str = "") -> None:
+    def __init__(
+        self, workspace: Path, *, idle_seconds: float = 0.0, version: str = "", stuck_seconds: float = STUCK_SECONDS
+    ) -> None:
         self.workspace = workspace
         self.idle_seconds = idle_seconds
         self.version = version
+        self.stuck_seconds = stuck_seconds
+        self._deciding: float | None = None  # when the decision running now began (time.monotonic())
+        self.gave_up = False  # serving stopped because a decision was stuck (``guard serve`` then ends at once)
         self.path = socket_path(workspace)
         self._stop = threading.Event()
         self._lock = threading.Lock()
@@ -79,9 +90,12 @@ class HookServer:
                     self.path.unlink()
                 except OSError:
                     pass
-                with self._lock:
-                    if self._guard is not None:
-                        self._guard.close()
+                if self._lock.acquire(timeout=1.0):  # (a stuck decision keeps it: the Guard goes with the process)
+                    try:
+                        if self._guard is not None:
+                            self._guard.close()
+                    finally:
+                        self._lock.release()
             return True
         finally:
             os.close(lock)
@@ -121,8 +135,9 @@ class HookServer:
                 conn, _ = sock.accept()
             except TimeoutError:
                 now = time.monotonic()
-                if self._dirty and now - last_flush >= FLUSH_EVERY:
-                    self._flush()
+                if self._stuck(now):
+                    return
+                if self._dirty and now - last_flush >= FLUSH_EVERY and self._flush():
                     last_flush = now
                 self.settle()
                 if self.idle_seconds and now - self._last > self.idle_seconds:
@@ -133,12 +148,26 @@ class HookServer:
                     return
                 raise
             self._last = time.monotonic()
+            if self._stuck(self._last):  # (busy or not: a stuck decision is found between connections too)
+                conn.close()
+                return
             self._workers.acquire()
             try:
                 threading.Thread(target=self._serve_one, args=(conn,), daemon=True).start()
             except RuntimeError:  # no thread to be had: the client falls back in-process
                 self._workers.release()
                 conn.close()
+
+    def _stuck(self, now: float) -> bool:
+        began = self._deciding
+        if began is None or now - began < self.stuck_seconds:
+            return False
+        sys.stderr.write(
+            f"guard serve: a decision has run for {now - began:.0f} s and holds every other one up; "
+            "stopping so that hooks decide on their own\n"
+        )
+        self.gave_up = True
+        return True
 
     def settle(self) -> None:
         """While idle, once modules were loaded or the Guard was rebuilt since the last time: put
@@ -148,20 +177,31 @@ class HookServer:
         thread after the first call; the warm Guard) lives as long as the daemon. A full collection
         walking all of it paused whichever decision was running: 45-170 ms with LanceDB loaded on
         this 2-core machine (``guard.pauses``); frozen, it walks only what came since. The young
-        generations are collected first: a frozen object is never collected."""
-        with self._lock:
+        generations are collected first: a frozen object is never collected. (Not while a decision
+        runs: the accept loop never waits for one, so that it can tell when one is stuck.)"""
+        if not self._lock.acquire(blocking=False):
+            return
+        try:
             now = len(sys.modules)
             if self._guard is None or now == self._settled:
                 return
             gc.collect(1)
             gc.freeze()
             self._settled = now
+        finally:
+            self._lock.release()
 
-    def _flush(self) -> None:
-        with self._lock:
+    def _flush(self) -> bool:
+        """Write the aggregates out; False when a decision is running (the loop tries again later)."""
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:
             if self._guard is not None:
                 self._guard.flush()
             self._dirty = False
+        finally:
+            self._lock.release()
+        return True
 
     # -- one connection -------------------------------------------------------------------
     def _serve_one(self, conn: socket.socket) -> None:
@@ -213,15 +253,19 @@ class HookServer:
         env = {str(k): str(v) for k, v in raw_env.items()} if isinstance(raw_env, dict) else {}
         text = request.get("input")
         with self._lock:  # ``run`` answers every failure in the host's own refusal; it does not raise
-            reply = run(
-                host,
-                text if isinstance(text, str) else "",
-                lambda: self._guard_for(env),
-                headless=request.get("headless") is True,
-                may_ask=request.get("may_ask") is not False,
-                env=env,
-                via="daemon",
-            )
+            self._deciding = time.monotonic()
+            try:
+                reply = run(
+                    host,
+                    text if isinstance(text, str) else "",
+                    lambda: self._guard_for(env),
+                    headless=request.get("headless") is True,
+                    may_ask=request.get("may_ask") is not False,
+                    env=env,
+                    via="daemon",
+                )
+            finally:
+                self._deciding = None
             self._dirty = True
         return {"v": PROTOCOL, "stdout": reply.stdout, "exit": reply.exit_code, "stderr": reply.stderr}
 

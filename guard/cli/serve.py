@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -70,4 +71,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not server.serve(ready):
         sys.stderr.write(f"guard serve: already running for {workspace}\n")
+    if server.gave_up:  # the stuck decision may hold what the exit handlers wait for: end now, lock and all
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(3)
     return 0
