@@ -201,6 +201,7 @@ KEPT = {  # names that land elsewhere, ordinary members, or a rename not read: t
     # an archive the call makes some other way holds what is not on disk yet: asked (G126)
     "python3 -c \"open('n.tar', 'wb').write(b'x')\" && tar -xf n.tar": REQUEST_CONFIRM,
     "tar -cf x.tar src && tar -xf x.tar -C /tmp/t": REQUEST_CONFIRM,  # (made from src/: not followed)
+    "cat plain.tar >> a.tar; tar -xf a.tar": REQUEST_CONFIRM,  # (appended to: more than the file it copies)
     "tar -xf plain.tar; python3 -c \"open('plain.tar', 'wb').write(b'x')\"": AUTO_ALLOW,  # (unpacked first)
     "mkdir d && tar -xf d/x.tar": AUTO_ALLOW,  # (a folder made empty: nothing in it to unpack)
     'cp "$SRC" b.tar && tar -xf b.tar': AUTO_ALLOW,  # (a runtime source: not read, and no loop looking for it)

@@ -310,8 +310,10 @@ def write(scan: Scan, word: str, flow: Flow = EMPTY, how: str = "write") -> Plac
     scan.target(ondisk.CREATE if how == "create" else ondisk.WRITE, word)
     scan.tag("write")
     if how != "create" or place.path not in scan.written:
-        # (a file copied whole keeps the file on disk it holds: ``cp x.tar y.tar``, ``cat x.tar > y.tar``)
-        scan.written[place.path] = flow._replace(file=origin(scan, flow.file) or "") if flow.file else flow
+        # (a file copied whole keeps the file on disk it holds: ``cp x.tar y.tar``, ``cat x.tar > y.tar``;
+        # appended to, it holds more than that file)
+        whole = origin(scan, flow.file) if flow.file and how == "write" else None
+        scan.written[place.path] = flow._replace(file=whole or "") if flow.file else flow
     scan.hit(_write_rule(scan, place, flow, how), place.path)
     if flow.bits & ENDLESS and tier != P.DEVICE:
         scan.hit("G009", place.path)
