@@ -17,6 +17,9 @@ same archives without it, and were allowed (G184) or asked (G126) whatever they 
 - an archive the call copies before it unpacks it (``cp x.tar y.tar && tar -xf y.tar``, ``mv``, ``cat x.tar >
   y.tar``, a folder copied with it in) is the file it copies; one the call makes otherwise (``curl -o``,
   Python writing it, ``tar -c``) holds what is not on disk yet: asked (G126) instead of reading the stale one;
+- a patch (``git apply``, ``git am``, ``patch``, from a file or stdin; unified and git diffs, ``rename
+  to``, Codex's ``*** Add File:``) has the names it changes read the same way
+  (:mod:`guard.static.facts.patches`): ``git apply x.diff`` that edits ``.claude/settings.json`` blocks;
 - an archive read from stdin: redirected from a file (``tar -x < x.tar``, ``cpio -idm < x.cpio``,
   ``pax -r < x.tar``) or printed whole by ``cat``/``zcat``/``gzip -dc`` into the pipe (the file a
   stream is the content of travels with it: ``Flow.file``).
@@ -80,6 +83,21 @@ def _odc(names: list[str]) -> bytes:
     return out
 
 
+PATCHES = {  # patch files written by the tests (never applied)
+    "hooks.diff": (
+        "diff --git a/.claude/settings.json b/.claude/settings.json\n--- a/.claude/settings.json\n"
+        '+++ b/.claude/settings.json\n@@ -1 +1 @@\n-{}\n+{"disableAllHooks": true}\n'
+    ),
+    "plain.diff": "diff --git a/src/app.py b/src/app.py\n--- a/src/app.py\n+++ b/src/app.py\n@@ -1 +1 @@\n-a\n+b\n",
+    "rename.diff": (
+        "diff --git a/x.json b/.claude/settings.local.json\nsimilarity index 100%\n"
+        "rename from x.json\nrename to .claude/settings.local.json\n"
+    ),
+    "codex.patch": "*** Begin Patch\n*** Add File: .claude/settings.json\n+{}\n*** End Patch\n",
+    "bare.diff": "--- settings.json\n+++ settings.json\n@@ -1 +1 @@\n-a\n+b\n",
+}
+
+
 def make_archives(proj: Path, home: Path) -> None:
     """The archives the cases below unpack, in ``proj``."""
     tar(proj / "hooks.tar", ["src/app.py", ".claude/settings.json"])
@@ -96,6 +114,8 @@ def make_archives(proj: Path, home: Path) -> None:
     (proj / "hooks.odc").write_bytes(_odc(["src/app.py", ".claude/settings.local.json"]))
     (proj / "abs.cpio").write_bytes(_newc([str(home / ".claude" / "settings.json")]))
     (proj / "plain.cpio").write_bytes(_newc(["src/app.py"]))
+    for name, text in PATCHES.items():
+        (proj / name).write_text(text)
 
 
 @pytest.fixture(scope="module")
@@ -159,6 +179,18 @@ BLOCKED = [
     "cp hooks.tar a.tar && tar -x < a.tar",
     "mkdir -p d && cp hooks.tar d/ && tar -xf d/hooks.tar",
     "cp -r . /tmp/copy && tar -xf /tmp/copy/hooks.tar",
+    # patches, read when the call is decided
+    "git apply hooks.diff",
+    "git apply rename.diff",  # (git's ``rename to`` has no ``b/``)
+    "git am hooks.diff",
+    "git am < hooks.diff",
+    "cat hooks.diff | git apply",
+    "git apply codex.patch",  # (Codex's patch format)
+    "git apply -p2 hooks.diff",  # (the name whole counts too: the stricter reading)
+    "patch -p1 < hooks.diff",
+    "patch -p1 -i hooks.diff",
+    "patch -d .claude < bare.diff",  # (GNU patch with no -p may take the bare name)
+    "cp hooks.diff /tmp/p.diff && git apply /tmp/p.diff",
 ]
 KEPT = {  # names that land elsewhere, ordinary members, or a rename not read: the answer without them
     "tar --transform 's,^\\.claude,claude,' -xf hooks.tar": AUTO_ALLOW,  # (claude/settings.json)
@@ -204,6 +236,13 @@ KEPT = {  # names that land elsewhere, ordinary members, or a rename not read: t
     "cat plain.tar >> a.tar; tar -xf a.tar": REQUEST_CONFIRM,  # (appended to: more than the file it copies)
     "tar -xf plain.tar; python3 -c \"open('plain.tar', 'wb').write(b'x')\"": AUTO_ALLOW,  # (unpacked first)
     "mkdir d && tar -xf d/x.tar": AUTO_ALLOW,  # (a folder made empty: nothing in it to unpack)
+    "git apply plain.diff": AUTO_ALLOW,
+    "git apply --check hooks.diff": AUTO_ALLOW,  # (checked, not applied)
+    "git apply --stat hooks.diff": AUTO_ALLOW,
+    "patch -p1 < plain.diff": AUTO_ALLOW,
+    "patch < bare.diff": AUTO_ALLOW,  # (a bare settings.json in the project)
+    "git apply missing.diff": AUTO_ALLOW,  # (not there: git fails, as before)
+    "printf x > n.diff && git apply n.diff": REQUEST_CONFIRM,  # (made by the call: G126)
     'cp "$SRC" b.tar && tar -xf b.tar': AUTO_ALLOW,  # (a runtime source: not read, and no loop looking for it)
 }
 
@@ -275,6 +314,8 @@ def test_names_landing_elsewhere_keep_their_answer(
         ("tar --transform 's,^,.claude/,' -xf flat.tar", "deny"),
         ("cpio -idm -F hooks.cpio", "deny"),
         ("cat hooks.tar | tar -x", "deny"),
+        ("git apply hooks.diff", "deny"),
+        ("git apply plain.diff", "allow"),
         ("tar -xOf hooks.tar .claude/settings.json > member.json", "allow"),
         ("tar --transform 's,^,lib/,' -xf flat.tar", "allow"),
         ("tar --transform 's/x/\\U&/' -xf plain.tar", "ask"),
@@ -331,6 +372,24 @@ def test_archives_not_read_in_the_decisions_time_are_read_again_later(tmp_path: 
 def test_compressed_tars_are_read_by_guards_own_decompression(tmp_path: Path, mode: str) -> None:
     tar(tmp_path / "x.tar", ["a/b.txt", ".claude/settings.json"], mode)
     assert archives.members(str(tmp_path / "x.tar")) == ("a/b.txt", ".claude/settings.json")
+
+
+@given(st.binary(max_size=600))
+def test_any_patch_text_gives_names_and_never_raises(data: bytes) -> None:
+    from guard.static.facts import patches
+
+    names = patches._names(b"diff --git " + data + b"\n+++ " + data + b"\nrename to " + data)
+    assert all(isinstance(n, str) and n for n in names)
+
+
+def test_patch_names_are_read_from_every_header_kind() -> None:
+    from guard.static.facts import patches
+
+    text = (
+        'diff --git "a/x y" "b/x y"\n--- a/p.py\t2026-01-01\n+++ b/p.py\nIndex: svn/f.c\n'
+        "copy to c/d.txt\n*** Update File: u.py\n*** Move to: m.py\n--- /dev/null\n"
+    )
+    assert patches._names(text.encode()) == ("a/x y", "b/x y", "a/p.py", "b/p.py", "svn/f.c", "c/d.txt", "u.py", "m.py")
 
 
 @given(st.binary(max_size=400))

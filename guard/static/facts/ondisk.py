@@ -98,6 +98,39 @@ def _landing(op: str, base: str, archive: str, until: float) -> list[str]:
     return out
 
 
+# A patch applied in a folder (``git apply x.diff``, ``patch -p1 < x.diff``): the names it changes are
+# read from the patch when the call is decided (:mod:`guard.static.facts.patches`), and one that lands
+# on a protected file is written (G156). The op carries how many leading components the patch's names
+# lose (-1: GNU patch with no ``-p``, which may use the bare name) and the folders they are read from.
+PATCH = "patch"
+
+
+def patch_op(strip: int, folders: tuple[str, ...]) -> str:
+    return f"{PATCH}\t{strip}\t{json.dumps(folders)}"
+
+
+def _patched(op: str, base: str, patch: str) -> list[str]:
+    """Where the names ``patch`` changes land for a :func:`patch_op`: each name whole and with its
+    ``-p`` components cut (a ``rename to`` name has no ``a/``; cutting it would hide it), or its
+    bare name without ``-p`` (empty when the patch is not read)."""
+    from guard.static.facts import patches  # (only a call that applies a patch reads one)
+
+    _, strip, folders = op.split("\t", 2)
+    names = patches.paths(patch)
+    if not names:
+        return []
+    cut = int(strip)
+    out = []
+    for folder in json.loads(folders):
+        folder = folder if folder.startswith("/") else base.rstrip("/") + "/" + folder
+        for name in names:
+            ways = {name, _cut(name, cut, True) if cut > 0 else name, name.rsplit("/", 1)[-1] if cut < 0 else name}
+            for way in ways:
+                if way:
+                    out.append(P.normpath(way if way.startswith("/") else folder.rstrip("/") + "/" + way))
+    return out
+
+
 def _selected(name: str, members: list[str]) -> bool:
     """Is ``name`` among the ``members`` a call names: one of them, or under one (GNU tar's literal
     names), or matched by one as a shell pattern (bsdtar's): either reading, the stricter one."""
@@ -256,6 +289,14 @@ def check(targets: Iterable[tuple[str, str]], resolver: Resolver, cwd: str | Non
                 if place.tier == P.PROTECTED and place.kind != "holds_guard":
                     shown = landing if len(landing) < 80 else "…" + landing[-79:]
                     found.append(("G156", f"{shown}: a member of {raw.rsplit('/', 1)[-1]} lands there"))
+                    break
+            continue
+        if op.startswith(PATCH + "\t"):
+            for landing in _patched(op, base, path):
+                place = resolver.place(landing)
+                if place.tier == P.PROTECTED and place.kind != "holds_guard":
+                    shown = landing if len(landing) < 80 else "…" + landing[-79:]
+                    found.append(("G156", f"{shown}: {raw.rsplit('/', 1)[-1]} patches it"))
                     break
             continue
         if op == MATCHED:

@@ -512,11 +512,22 @@ def _patch(cmd: Cmd, scan: Scan) -> Flow | None:
     """``patch -p1 < fix.patch`` edits the files the patch names, under the current (or ``-d``) directory."""
     opts = parse_opts(
         cmd.args,
-        wordset("-p -i --input -o --output -d --directory -r --reject-file -D --ifdef -B --prefix -z --suffix -F"),
+        wordset(
+            "-p --strip -i --input -o --output -d --directory -r --reject-file -D --ifdef -B --prefix -z --suffix -F"
+        ),
     )
-    for patch_file in opts.all("-i", "--input") + list(opts.operands[1:2]):
+    patch_files = opts.all("-i", "--input") + list(opts.operands[1:2])
+    for patch_file in patch_files:
         effects.read(scan, patch_file)
     base = (opts.value("-d", "--directory") or ".").rstrip("/") or "/"
+    strip = opts.value("-p", "--strip")
+    # the names the patch changes, read when the call is decided (``patch -p1 < x.diff``: from stdin's file)
+    effects.patch(
+        scan,
+        (patch_files or [cmd.stdin.file])[-1],
+        int(strip) if strip and strip.isdigit() else -1,
+        (base,),
+    )
     targets = opts.all("-o", "--output") + opts.all("-r", "--reject-file") + list(opts.operands[:1])
     for target in targets or [f"{base}/match".replace("//", "/")]:
         if target != "-":

@@ -371,6 +371,22 @@ def unpack(
     return place
 
 
+def patch(scan: Scan, patch_file: str | None, strip: int, folders: tuple[str, ...]) -> None:
+    """A patch applied under ``folders`` (``git apply x.diff``, ``patch -p1 < x.diff``): the names it
+    changes are read when the call is decided, and one on a protected file is written (G156). ``strip``
+    leading components are cut from each name (-1: GNU patch with no ``-p``). A patch this call makes
+    first holds what is not on disk yet: asked (G126); one not on disk or not read keeps the answer."""
+    if not patch_file or patch_file == "-":
+        return
+    source = origin(scan, patch_file)
+    if source is None:
+        scan.hit("G126", f"{display(scan, patch_file)} is made by this call: what it changes is not known yet")
+        return
+    spelled = tuple(f for f in (ondisk.spelled(scan.resolver, d, scan.cwd) for d in folders) if f is not None)
+    if spelled:
+        scan.target(ondisk.patch_op(strip, spelled), source)
+
+
 def origin(scan: Scan, word: str) -> str | None:
     """The file on disk whose bytes ``word`` holds at this point of the call: ``word`` itself (joined
     to the working folder), or the file this call copied into it whole (``cp x.tar y.tar``, ``cat x.tar >

@@ -128,6 +128,8 @@ def _git(cmd: Cmd, scan: Scan) -> Flow:
         scan.chdir(workdir)  # ``git -C dir``: git runs, and reads its paths, in dir
     try:
         out = _subcommand(sub, rest, scan)
+        if sub in ("apply", "am"):
+            _patches(sub, rest, scan, cmd.stdin.file)
         over_protected(sub, rest, scan, worktree)
         if any(h.rule_id == "G137" for h in scan.hits[before:]):
             place = scan.place(
@@ -138,6 +140,26 @@ def _git(cmd: Cmd, scan: Scan) -> Flow:
     finally:
         scan.cwd = saved
     return out
+
+
+_APPLY_TAKES = wordset("-p -C --directory --exclude --include --whitespace --build-fake-ancestor --patch-format")
+_NOT_APPLIED = wordset("--check --stat --numstat --summary --abort --skip --quit --continue --show-current-patch")
+
+
+def _patches(sub: str, rest: tuple[str, ...], scan: Scan, stdin_file: str) -> None:
+    """``git apply x.diff``, ``git am x.mbox`` (or from stdin): the names the patches change are read when
+    the call is decided, from the working folder and the project's top (git reads them from the top),
+    with ``-pN`` (1 by default) and ``--directory=DIR``. ``--check``/``--stat`` only read them."""
+    opts = parse_opts(rest, _APPLY_TAKES)
+    if opts.has(*_NOT_APPLIED) and not opts.has("--apply"):
+        return
+    strip = opts.value("-p") or "1"
+    folders: tuple[str, ...] = (".", scan.resolver.project or ".")
+    directory = opts.value("--directory")
+    if directory:
+        folders = tuple(f"{f.rstrip('/')}/{directory}" for f in folders)
+    for patch_file in list(opts.operands) or [stdin_file]:
+        effects.patch(scan, patch_file, int(strip) if strip.isdigit() else 1, folders)
 
 
 def _subcommand(sub: str, rest: tuple[str, ...], scan: Scan) -> Flow:
