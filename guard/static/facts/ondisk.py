@@ -131,6 +131,29 @@ def _patched(op: str, base: str, patch: str) -> list[str]:
     return out
 
 
+# The work tree switched to another revision (``git checkout BRANCH``, ``git merge X``, ``git stash pop``):
+# whether that revision holds another version of the project's hook settings than HEAD is read from
+# the repository's objects when the call is decided (:mod:`guard.static.facts.gitobjects`): G445.
+GITREV = "gitrev"
+_HOOK_SETTINGS = (".claude/settings.json", ".claude/settings.local.json")
+
+
+def gitrev_op(rev: str) -> str:
+    return f"{GITREV}\t{rev}"
+
+
+def _switched(op: str, folder: str) -> str | None:
+    """The hook settings file ``op``'s revision holds in another version than HEAD, in the repository
+    holding ``folder``; None when none does or it cannot be told."""
+    from guard.static.facts import gitobjects  # (only a call that switches the work tree reads git's objects)
+
+    repo = gitobjects.gitdir(folder)
+    if repo is None:
+        return None
+    rev = op.split("\t", 1)[1]
+    return next((p for p in _HOOK_SETTINGS if gitobjects.changes(repo, rev, p)), None)
+
+
 def _selected(name: str, members: list[str]) -> bool:
     """Is ``name`` among the ``members`` a call names: one of them, or under one (GNU tar's literal
     names), or matched by one as a shell pattern (bsdtar's): either reading, the stricter one."""
@@ -298,6 +321,11 @@ def check(targets: Iterable[tuple[str, str]], resolver: Resolver, cwd: str | Non
                     shown = landing if len(landing) < 80 else "…" + landing[-79:]
                     found.append(("G156", f"{shown}: {raw.rsplit('/', 1)[-1]} patches it"))
                     break
+            continue
+        if op.startswith(GITREV + "\t"):
+            changed = _switched(op, path)
+            if changed is not None:
+                found.append(("G445", f"{op.split(chr(9), 1)[1]} holds another {changed}"))
             continue
         if op == MATCHED:
             if os.path.lexists(path):

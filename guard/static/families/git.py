@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from guard import lazyre
 from guard.model import Risk
+from guard.static.facts import ondisk
 from guard.static.facts import paths as P
 from guard.static.families import effects
 from guard.static.families.base import Handler, parse_opts
@@ -130,6 +131,8 @@ def _git(cmd: Cmd, scan: Scan) -> Flow:
         out = _subcommand(sub, rest, scan)
         if sub in ("apply", "am"):
             _patches(sub, rest, scan, cmd.stdin.file)
+        for rev in _switched_to(sub, rest):  # (read from git's objects when the call is decided: G445)
+            scan.target(ondisk.gitrev_op(rev), ".")
         over_protected(sub, rest, scan, worktree)
         if any(h.rule_id == "G137" for h in scan.hits[before:]):
             place = scan.place(
@@ -160,6 +163,30 @@ def _patches(sub: str, rest: tuple[str, ...], scan: Scan, stdin_file: str) -> No
         folders = tuple(f"{f.rstrip('/')}/{directory}" for f in folders)
     for patch_file in list(opts.operands) or [stdin_file]:
         effects.patch(scan, patch_file, int(strip) if strip.isdigit() else 1, folders)
+
+
+_SWITCH_TAKES = wordset("-b -B --orphan --conflict --pathspec-from-file -c -C --create --force-create -m -s -X")
+
+
+def _switched_to(sub: str, rest: tuple[str, ...]) -> list[str]:
+    """The revisions a subcommand puts the work tree at, or merges into it: ``git checkout BRANCH``,
+    ``git switch X`` (or the start point of ``-b NEW X``), ``git merge X…``, ``git reset --hard X``,
+    ``git stash pop``/``apply`` (the stash). Paths (``checkout X -- f``) are the pathspec rules' own."""
+    if "--" in rest:
+        return []
+    opts = parse_opts(rest, _SWITCH_TAKES)
+    operands = list(opts.operands)
+    if sub in ("checkout", "switch"):
+        if opts.has("-b", "-B", "--orphan", "-c", "-C", "--create", "--force-create"):
+            return operands[:1]  # (the start point; none: a new branch at HEAD)
+        return operands[:1] if len(operands) == 1 else []
+    if sub == "merge" and not opts.has("--abort", "--quit", "--continue"):
+        return operands
+    if sub == "reset" and opts.has("--hard", "--merge", "--keep"):
+        return operands[:1]
+    if sub == "stash" and operands[:1] in (["pop"], ["apply"]):
+        return ["refs/stash"] if len(operands) == 1 else []
+    return []
 
 
 def _subcommand(sub: str, rest: tuple[str, ...], scan: Scan) -> Flow:
