@@ -16,7 +16,12 @@ from guard.static.rules.catalog import CATALOG, RULES
 
 ROOT = Path(__file__).resolve().parents[2]
 # found on the file system at decision time, not in a call's text: tests/security/test_protected_paths.py
-ON_DISK = {"G415", "G417", "G451"}  # G451: the manifest read on disk (tests/security/test_nagging_round2)
+ON_DISK = {
+    "G415",
+    "G417",
+    "G451",
+    "G445",
+}  # G451: the manifest read on disk (tests/security/test_nagging_round2); G445: git objects (tests/security/test_selfguard_git)
 SOURCE = ROOT / "guard" / "static"
 
 
