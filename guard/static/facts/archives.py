@@ -20,29 +20,27 @@ import gzip
 import lzma
 import os
 import tarfile
-import threading
 import time
 import zipfile
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, BinaryIO
+
+from guard.static.facts.filecache import FileCache, Unremembered
 
 MAX_MEMBERS = 5000
 # of an archive's bytes read through, once decompressed (a tar is read to its end to list it): a
 # small .tar.xz can hold gigabytes, and tarfile's own decompression of one took 15 s for 60 MiB
 MAX_BYTES = 64 << 20
 _SECONDS = 0.5  # (as ``ondisk.ARCHIVE_SECONDS``: this module is imported only when an archive is read)
-_CACHE_SIZE = 128
-_cache: OrderedDict[tuple[str, int, int], tuple[str, ...] | None] = OrderedDict()
-_lock = threading.Lock()
+_cache: FileCache[tuple[str, ...]] = FileCache(128)
 
 
 class _TooMuch(Exception):
     """More members or bytes than the caps allow."""
 
 
-class _TooLate(Exception):
-    """The time for reading archives is up (not the archive's doing: not remembered)."""
+class _TooLate(Unremembered):
+    """The time for reading archives is up (not the archive's doing: read again next time)."""
 
 
 class _Capped:
@@ -70,24 +68,8 @@ def members(path: str, until: float | None = None) -> tuple[str, ...] | None:
     >>> members("/nonexistent.tar") is None
     True
     """
-    try:
-        st = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    key = (path, st.st_size, st.st_mtime_ns)
-    with _lock:
-        if key in _cache:
-            _cache.move_to_end(key)
-            return _cache[key]
-    try:
-        names = _read(path, time.monotonic() + _SECONDS if until is None else until)
-    except _TooLate:
-        return None  # (read again next time: another decision may have the time)
-    with _lock:
-        _cache[key] = names
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
-    return names
+    deadline = time.monotonic() + _SECONDS if until is None else until
+    return _cache.get(path, lambda _: _read(path, deadline))
 
 
 def _read(path: str, until: float) -> tuple[str, ...] | None:

@@ -21,6 +21,8 @@ import zlib
 from typing import BinaryIO
 
 MAX_DELTA_DEPTH = 64
+_BLOBS: dict[tuple[str, str, str], str] = {}  # (objects folder, commit, path) -> blob: a commit never changes
+_BLOBS_SIZE = 512
 MAX_OBJECT = 16 << 20  # bytes of one commit or tree object, inflated
 _HEX = re.compile(r"[0-9a-f]{40}")
 _NAME = re.compile(r"[A-Za-z0-9._/@+-]{1,200}")
@@ -83,6 +85,8 @@ class _Store:
         self.common = common
         self.objects = os.path.join(common, "objects")
         self._packs: list[tuple[str, mmap.mmap]] | None = None
+        self._bases = (repo,) if common == repo else (repo, common)
+        self._packed_refs: dict[str, str] | None = None
 
     # -- references
     def resolve(self, rev: str) -> str | None:
@@ -104,7 +108,7 @@ class _Store:
     def _ref(self, name: str, depth: int) -> str | None:
         if depth > 8:
             raise Unread(name)
-        for base in (self.repo, self.common):
+        for base in self._bases:
             try:
                 with open(os.path.join(base, name), encoding="utf-8") as f:
                     text = f.read(512).strip()
@@ -113,18 +117,31 @@ class _Store:
             if text.startswith("ref:"):
                 return self._ref(text[4:].strip(), depth + 1)
             return text if _HEX.fullmatch(text) else None
-        try:
-            with open(os.path.join(self.common, "packed-refs"), encoding="utf-8") as f:
-                for line in f:
-                    sha, _, ref = line.strip().partition(" ")
-                    if ref == name and _HEX.fullmatch(sha):
-                        return sha
-        except OSError:
-            pass
-        return None
+        return self._refs_packed().get(name)
+
+    def _refs_packed(self) -> dict[str, str]:
+        """``packed-refs``, read once for the call: ref -> id."""
+        if self._packed_refs is None:
+            self._packed_refs = {}
+            try:
+                with open(os.path.join(self.common, "packed-refs"), encoding="utf-8") as f:
+                    for line in f:
+                        sha, _, ref = line.strip().partition(" ")
+                        if ref and _HEX.fullmatch(sha):
+                            self._packed_refs[ref] = sha
+            except OSError:
+                pass
+        return self._packed_refs
 
     def _peeled(self, sha: str) -> str:
-        """A commit's id, through an annotated tag."""
+        """A commit's id, through an annotated tag (remembered, as objects never change)."""
+        key = (self.objects, sha, "")
+        found = _BLOBS.get(key)
+        if found is None:
+            found = _BLOBS[key] = self._peel(sha)
+        return found
+
+    def _peel(self, sha: str) -> str:
         for _ in range(8):
             kind, data = self.read(sha)
             if kind != b"tag":
@@ -134,7 +151,18 @@ class _Store:
 
     # -- trees
     def blob_at(self, commit: str, path: str) -> str:
-        """The blob id at ``path`` in ``commit``'s tree; "" when there is none."""
+        """The blob id at ``path`` in ``commit``'s tree; "" when there is none (remembered: a commit's
+        tree never changes, and a decision on ``git checkout X`` otherwise reads it every time)."""
+        key = (self.objects, commit, path)
+        found = _BLOBS.get(key)
+        if found is None:
+            found = self._blob_at(commit, path)
+            if len(_BLOBS) >= _BLOBS_SIZE:
+                _BLOBS.pop(next(iter(_BLOBS)))
+            _BLOBS[key] = found
+        return found
+
+    def _blob_at(self, commit: str, path: str) -> str:
         kind, data = self.read(commit)
         if kind != b"commit" or not data.startswith(b"tree "):
             raise Unread(commit)

@@ -154,6 +154,15 @@ def _switched(op: str, folder: str) -> str | None:
     return next((p for p in _HOOK_SETTINGS if gitobjects.changes(repo, rev, p)), None)
 
 
+def _protected_landing(landings: Iterable[str], resolver: Resolver) -> str:
+    """The first of ``landings`` on a protected file (shown short), or ""."""
+    for landing in landings:
+        place = resolver.place(landing)
+        if place.tier == P.PROTECTED and place.kind != "holds_guard":
+            return landing if len(landing) < 80 else "…" + landing[-79:]
+    return ""
+
+
 def _selected(name: str, members: list[str]) -> bool:
     """Is ``name`` among the ``members`` a call names: one of them, or under one (GNU tar's literal
     names), or matched by one as a shell pattern (bsdtar's): either reading, the stricter one."""
@@ -307,20 +316,14 @@ def check(targets: Iterable[tuple[str, str]], resolver: Resolver, cwd: str | Non
         path = raw if raw.startswith("/") else base.rstrip("/") + "/" + raw
         if op.startswith(UNPACK + "\t"):
             until = until or time.monotonic() + ARCHIVE_SECONDS  # (one deadline for all the call's archives)
-            for landing in _landing(op, base, path, until):
-                place = resolver.place(landing)
-                if place.tier == P.PROTECTED and place.kind != "holds_guard":
-                    shown = landing if len(landing) < 80 else "…" + landing[-79:]
-                    found.append(("G156", f"{shown}: a member of {raw.rsplit('/', 1)[-1]} lands there"))
-                    break
+            hit = _protected_landing(_landing(op, base, path, until), resolver)
+            if hit:
+                found.append(("G156", f"{hit}: a member of {raw.rsplit('/', 1)[-1]} lands there"))
             continue
         if op.startswith(PATCH + "\t"):
-            for landing in _patched(op, base, path):
-                place = resolver.place(landing)
-                if place.tier == P.PROTECTED and place.kind != "holds_guard":
-                    shown = landing if len(landing) < 80 else "…" + landing[-79:]
-                    found.append(("G156", f"{shown}: {raw.rsplit('/', 1)[-1]} patches it"))
-                    break
+            hit = _protected_landing(_patched(op, base, path), resolver)
+            if hit:
+                found.append(("G156", f"{hit}: {raw.rsplit('/', 1)[-1]} patches it"))
             continue
         if op.startswith(GITREV + "\t"):
             changed = _switched(op, path)

@@ -13,14 +13,10 @@ can only refuse more, never allow more. Names are cached by ``(path, size, mtime
 
 from __future__ import annotations
 
-import os
-import threading
-from collections import OrderedDict
+from guard.static.facts.filecache import FileCache
 
 MAX_BYTES = 8 << 20
-_CACHE_SIZE = 64
-_cache: OrderedDict[tuple[str, int, int], tuple[str, ...] | None] = OrderedDict()
-_lock = threading.Lock()
+_cache: FileCache[tuple[str, ...]] = FileCache(64)
 _HEADS = (b"--- ", b"+++ ", b"Index: ")
 _GIT_HEADS = (b"rename from ", b"rename to ", b"copy from ", b"copy to ")
 _CODEX_HEADS = (b"*** Add File: ", b"*** Update File: ", b"*** Delete File: ", b"*** Move to: ")
@@ -28,27 +24,15 @@ _CODEX_HEADS = (b"*** Add File: ", b"*** Update File: ", b"*** Delete File: ", b
 
 def paths(path: str) -> tuple[str, ...] | None:
     """The names ``path``'s patch changes, as written (prefixes such as ``a/`` kept); None when not read."""
+    return _cache.get(path, lambda st: _read(path) if st.st_size <= MAX_BYTES else None)
+
+
+def _read(path: str) -> tuple[str, ...] | None:
     try:
-        st = os.stat(path)
-    except (OSError, ValueError):
+        with open(path, "rb") as f:
+            return _names(f.read(MAX_BYTES + 1))
+    except OSError:
         return None
-    key = (path, st.st_size, st.st_mtime_ns)
-    with _lock:
-        if key in _cache:
-            _cache.move_to_end(key)
-            return _cache[key]
-    names: tuple[str, ...] | None = None
-    if st.st_size <= MAX_BYTES:
-        try:
-            with open(path, "rb") as f:
-                names = _names(f.read(MAX_BYTES + 1))
-        except OSError:
-            names = None
-    with _lock:
-        _cache[key] = names
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
-    return names
 
 
 def _names(data: bytes) -> tuple[str, ...]:
