@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from guard import lazyre
 from guard.model import Risk
@@ -396,9 +396,7 @@ def origin(scan: Scan, word: str) -> str | None:
     made = scan.written.get(path)
     if made is not None:
         return made.file or None
-    probe = path
-    while "/" in probe.strip("/"):  # (in a folder this call copied: ``cp -r . /tmp/c && tar -xf /tmp/c/x.tar``)
-        probe = probe.rstrip("/").rsplit("/", 1)[0]
+    for probe in _folders_above(path):  # (in a folder this call copied: ``cp -r . /tmp/c && tar -xf /tmp/c/x.tar``)
         folder = scan.written.get(probe)
         if folder is not None and folder.file:
             return folder.file.rstrip("/") + path[len(probe) :]
@@ -544,18 +542,21 @@ def _linked(scan: Scan, word: str, place: Place) -> Place | None:
 
 
 def _moved_from(scan: Scan, path: str) -> Place | None:
-    """What this call moved to ``path`` or to a folder above it. (Each step cuts a component: a name
-    with no ``/``, such as a runtime value ``$Z``, ends the walk; it looped before.)"""
-    if not scan.moved:
+    """What this call moved to ``path`` or to a folder above it."""
+    if not scan.moved or path in ("", "/", "."):
         return None
+    moved = scan.moved
+    return next((moved[p] for p in (path, *_folders_above(path)) if p in moved), None)
+
+
+def _folders_above(path: str) -> Iterator[str]:
+    """The folders above ``path``, nearest first, short of the root: ``/a/b/c`` gives ``/a/b``, ``/a``.
+    Each step cuts a component, so a name with no ``/`` (a runtime value such as ``$Z``) ends the walk
+    (two walks written here before looped on one)."""
     probe = path
-    while probe and probe not in ("/", "."):
-        if probe in scan.moved:
-            return scan.moved[probe]
-        if "/" not in probe:
-            return None
-        probe = probe.rsplit("/", 1)[0]
-    return None
+    while "/" in probe.strip("/"):
+        probe = probe.rstrip("/").rsplit("/", 1)[0]
+        yield probe
 
 
 def _join(a: str, b: str) -> str:
